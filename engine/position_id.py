@@ -1,0 +1,79 @@
+"""GNU Backgammon Position IDs: 80 bits, Base64, for a board with the mover on roll.
+
+The bits list the side NOT on roll first, then the side on roll; for each, points
+1..24 in its own numbering and then its bar, one ``1`` per checker and a ``0``
+after each point. Bits are packed least-significant first into 10 bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+import numpy as np
+
+from engine.board import validate_board
+from engine.errors import InvalidPositionError
+
+
+def _side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
+    """Per-side counts in each side's own numbering: points 1..24 then the bar."""
+    opponent = [int(-board[25 - p]) if board[25 - p] < 0 else 0 for p in range(1, 25)] + [int(-board[0])]
+    mover = [int(board[p]) if board[p] > 0 else 0 for p in range(1, 25)] + [int(board[25])]
+    return opponent, mover
+
+
+def encode_position_id(board: np.ndarray) -> str:
+    """Position ID of ``board`` (mover's view, the mover on roll)."""
+    board = validate_board(board)
+    bits: list[int] = []
+    for counts in _side_counts(board):
+        for n in counts:
+            bits.extend([1] * n)
+            bits.append(0)
+    bits.extend([0] * (80 - len(bits)))
+    key = bytearray(10)
+    for i, bit in enumerate(bits):
+        if bit:
+            key[i // 8] |= 1 << (i % 8)
+    return base64.b64encode(bytes(key)).decode("ascii")[:14]
+
+
+def decode_position_id(position_id: str) -> np.ndarray:
+    """Board (mover's view) of a Position ID; raise InvalidPositionError naming the problem."""
+    text = position_id.strip() if isinstance(position_id, str) else position_id
+    if not isinstance(text, str) or len(text) != 14:
+        raise InvalidPositionError(f"Position ID {position_id!r}: expected 14 characters")
+    try:
+        key = base64.b64decode(text + "==", validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidPositionError(f"Position ID {position_id!r}: not valid Base64") from None
+    bits = [(key[i // 8] >> (i % 8)) & 1 for i in range(80)]
+    sides: list[list[int]] = [[], []]
+    side, run = 0, 0
+    for bit in bits:
+        if side == 2:
+            if bit:
+                raise InvalidPositionError(f"Position ID {position_id!r}: more than 30 checkers")
+            continue
+        if bit:
+            run += 1
+        else:
+            sides[side].append(run)
+            run = 0
+            if len(sides[side]) == 25:
+                side += 1
+    if side < 2:
+        raise InvalidPositionError(f"Position ID {position_id!r}: too many checkers for 80 bits")
+    opponent, mover = sides
+    for name, counts in (("opponent", opponent), ("player on roll", mover)):
+        if sum(counts) > 15:
+            raise InvalidPositionError(f"Position ID {position_id!r}: the {name} has {sum(counts)} checkers")
+    board = np.zeros(26, dtype=np.int8)
+    for p in range(1, 25):
+        if mover[p - 1] and opponent[24 - p]:
+            raise InvalidPositionError(f"Position ID {position_id!r}: both sides have checkers on point {p}")
+        board[p] = mover[p - 1] - opponent[24 - p]
+    board[25] = mover[24]
+    board[0] = -opponent[24]
+    return board
