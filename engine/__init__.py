@@ -9,4 +9,5 @@ from engine.errors import (
     InvalidMoveError,
     InvalidPositionError,
 )
+from engine.movegen import afterstates
 from engine.position_id import decode_position_id, encode_position_id

@@ -1,0 +1,212 @@
+"""Batched legal-move generation: every distinct afterstate of a roll, for many boards at once.
+
+All work is numpy array operations over the whole batch; the only Python loops run
+over the (at most four) die steps of a turn. Boards are in the mover's view (see
+``engine.board``); afterstates stay in the mover's view.
+
+How it stays fast (see DESIGN.md): boards live in 32-byte rows so a gather moves
+four 64-bit words; the mover's checkers and the opponent's blocks are bit masks,
+so the legal sources of a die are a few integer operations per row; every board
+carries a linear hash key that a step updates with three table lookups, so the
+last step of a non-double is de-duplicated by key before any row is built; and
+doubles need no de-duplication because their steps are generated with
+non-increasing source points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+WIDTH = 32  # bytes per board row: 26 points padded to four 64-bit words
+BAR = 25
+
+_rng = np.random.default_rng(0x6A5D)
+# Linear hash: key(board) = sum(board[p] * HASH[p]) modulo 2**64 (int64 arithmetic wraps).
+HASH = _rng.integers(-(2**63), 2**63 - 1, size=26, dtype=np.int64)
+HASH.setflags(write=False)
+
+_BITS = np.int64(1) << np.arange(32, dtype=np.int64)
+_ABOVE_HOME = np.int64(sum(1 << p for p in range(7, 26)))  # points 7..24 and the bar
+# Highest set bit (a point 1..6) of a home-board mask, -1 for an empty mask.
+_HIGHEST_HOME = np.array([int(m).bit_length() - 1 for m in range(128)], dtype=np.int64)
+# Sources a die can move from without bearing off: points d+1..25.
+_NORMAL_SOURCES = np.array([((1 << 26) - 1) & ~((1 << (d + 1)) - 1) for d in range(7)], dtype=np.int64)
+
+
+def afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All distinct afterstates of each board's roll.
+
+    ``boards`` is (B, 26) int8 in the mover's view, ``dice`` (B, 2). Returns
+    ``children`` (N, 26) int8, still in the mover's view, and ``parent`` (N,)
+    int64, the index of each child's board; children are grouped by parent in
+    order. A board with no legal play yields one child equal to itself.
+    Inputs are trusted: validate them at the front door (``engine.board``).
+    """
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+    dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
+    count = len(boards)
+    rows = np.zeros((count, WIDTH), dtype=np.int8)
+    rows[:, :26] = boards
+    keys = boards.astype(np.int64) @ HASH
+    high = dice.max(axis=1)
+    low = dice.min(axis=1)
+    is_double = high == low
+
+    pieces = []  # (rows, parent) of every final afterstate
+    doubles = np.flatnonzero(is_double)
+    if len(doubles):
+        pieces.append(_doubles(rows[doubles], high[doubles], doubles))
+    mixed = np.flatnonzero(~is_double)
+    if len(mixed):
+        pieces.append(_non_doubles(rows[mixed], keys[mixed], high[mixed], low[mixed], mixed))
+
+    children = np.concatenate([p[0] for p in pieces])
+    parent = np.concatenate([p[1] for p in pieces])
+    if len(pieces) > 1:
+        order = np.argsort(parent, kind="stable")
+        children, parent = children[order], parent[order]
+    return np.ascontiguousarray(children[:, :26]), parent
+
+
+def _masks(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bit masks per row: points holding the mover's checkers (bit 25 = bar), points the opponent blocks."""
+    own = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
+    blocked = np.packbits(rows < -1, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
+    return own, blocked
+
+
+def _legal_steps(
+    rows: np.ndarray, blocked: np.ndarray, die: np.ndarray, max_source: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every legal single checker step of ``die`` from each row.
+
+    Returns (row index, source, destination, hit) per step; a destination <= 0
+    is a bear-off. ``max_source`` caps the source point per row (for doubles).
+    """
+    own = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
+    on_bar = (own >> BAR) & 1 == 1
+    normal = own & ~(blocked << die) & _NORMAL_SOURCES[die]
+    normal = np.where(on_bar, normal & (1 << BAR), normal)
+    all_home = (own & _ABOVE_HOME) == 0
+    highest = _HIGHEST_HOME[own & 127]
+    from_highest = (highest >= 1) & (highest < die)
+    bear_off = (own & (np.int64(1) << die)) | np.where(from_highest, np.int64(1) << np.maximum(highest, 0), 0)
+    sources = normal | np.where(all_home, bear_off, 0)
+    if max_source is not None:
+        sources &= (np.int64(2) << max_source) - 1
+    flat = np.flatnonzero(np.unpackbits(sources.astype(np.uint32).view(np.uint8), bitorder="little"))
+    row = flat >> 5
+    source = flat & 31
+    destination = source - die[row]
+    on_board = destination > 0
+    landing = rows.reshape(-1)[row * WIDTH + np.where(on_board, destination, 0)]
+    hit = on_board & (landing == -1)
+    return row, source, destination, hit
+
+
+def _step_keys(keys: np.ndarray, source: np.ndarray, destination: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """Hash keys after a step, from the keys before it: no row is built."""
+    on_board = destination > 0
+    dest = np.where(on_board, destination, 0)
+    gain = np.where(on_board, np.where(hit, 2, 1), 0)
+    return keys - HASH[source] + gain * HASH[dest] - np.where(hit, HASH[0], 0)
+
+
+def _apply(rows: np.ndarray, row: np.ndarray, source: np.ndarray, destination: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """New rows: ``rows[row]`` with one step each applied."""
+    out = rows.view(np.uint64)[row].view(np.int8)  # gather four 64-bit words per row
+    flat = out.reshape(-1)
+    base = np.arange(len(row), dtype=np.int64) * WIDTH
+    flat[base + source] -= 1
+    on_board = np.flatnonzero(destination > 0)
+    landed = base[on_board] + destination[on_board]
+    flat[landed] = np.where(hit[on_board], 1, flat[landed] + 1)
+    flat[base[hit]] -= 1  # the hit checker goes to the opponent's bar, b[0]
+    return out
+
+
+def _doubles(rows: np.ndarray, die: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Afterstates of doubles: up to four steps, sources non-increasing so no play repeats."""
+    _, blocked = _masks(rows)
+    level_rows, level_parent = rows, np.arange(len(rows))
+    max_source = np.full(len(rows), BAR, dtype=np.int64)
+    depth = np.zeros(len(rows), dtype=np.int64)
+    levels = [(rows, np.arange(len(rows)))]
+    for step in range(1, 5):
+        row, source, destination, hit = _legal_steps(
+            level_rows, blocked[level_parent], die[level_parent], max_source
+        )
+        if len(row) == 0:
+            break
+        level_rows = _apply(level_rows, row, source, destination, hit)
+        level_parent = level_parent[row]
+        max_source = source
+        depth[level_parent] = step
+        levels.append((level_rows, level_parent))
+    kept_rows, kept_parent = [], []
+    for step, (level_rows, level_parent) in enumerate(levels):
+        keep = depth[level_parent] == step
+        kept_rows.append(level_rows[keep])
+        kept_parent.append(level_parent[keep])
+    out_rows = np.concatenate(kept_rows)
+    out_parent = np.concatenate(kept_parent)
+    order = np.argsort(out_parent, kind="stable")
+    return out_rows[order], parent[out_parent[order]]
+
+
+def _non_doubles(
+    rows: np.ndarray, keys: np.ndarray, high: np.ndarray, low: np.ndarray, parent: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Afterstates of non-doubles: both orders of the dice, de-duplicated by hash key.
+
+    Each board appears twice in the first step, once per die first, so every
+    later array stays grouped by board.
+    """
+    count = len(rows)
+    _, blocked = _masks(rows)
+    twice = np.repeat(np.arange(count), 2)
+    first_die = np.stack([high, low], axis=1).reshape(-1)
+    second_die = np.stack([low, high], axis=1).reshape(-1)
+    start_rows = rows.view(np.uint64)[twice].view(np.int8)
+
+    row1, src1, dst1, hit1 = _legal_steps(start_rows, blocked[twice], first_die)
+    rows1 = _apply(start_rows, row1, src1, dst1, hit1)
+    keys1 = _step_keys(keys[twice[row1]], src1, dst1, hit1)
+    board1 = twice[row1]  # which board each one-step row belongs to
+
+    row2, src2, dst2, hit2 = _legal_steps(rows1, blocked[board1], second_die[row1])
+    board2 = board1[row2]
+    keys2 = _step_keys(keys1[row2], src2, dst2, hit2)
+
+    two_dice = np.zeros(count, dtype=bool)
+    two_dice[board2] = True
+
+    # Two dice played: sort by (board, key) and keep one row per distinct key.
+    shift = max(int(count).bit_length(), 1)
+    sort_key = (board2.astype(np.uint64) << np.uint64(64 - shift)) | (keys2.view(np.uint64) >> np.uint64(shift))
+    order = np.argsort(sort_key)
+    sorted_key = sort_key[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = sorted_key[1:] != sorted_key[:-1]
+    unique = order[first]
+    rows_two = _apply(rows1, row2[unique], src2[unique], dst2[unique], hit2[unique])
+    board_two = board2[unique]
+
+    # One die only: the larger one if it can be played, else the smaller.
+    played_high = np.zeros(count, dtype=bool)
+    played_high[board1[first_die[row1] == high[board1]]] = True
+    one_die = ~two_dice[board1] & (
+        (first_die[row1] == high[board1]) | ~played_high[board1]
+    )
+    rows_one = rows1[one_die]
+    board_one = board1[one_die]
+
+    # No die can be played: the board itself.
+    none = np.ones(count, dtype=bool)
+    none[board1] = False
+    board_none = np.flatnonzero(none)
+
+    out_rows = np.concatenate([rows_two, rows_one, rows[board_none]])
+    out_board = np.concatenate([board_two, board_one, board_none])
+    order = np.argsort(out_board, kind="stable")
+    return out_rows[order], parent[out_board[order]]
