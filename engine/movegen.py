@@ -19,6 +19,7 @@ import numpy as np
 
 WIDTH = 32  # bytes per board row: 26 points padded to four 64-bit words
 BAR = 25
+CHUNK = 1024  # boards per pass: bigger batches are split so the working arrays stay in cache
 
 _rng = np.random.default_rng(0x6A5D)
 # Linear hash: key(board) = sum(board[p] * HASH[p]) modulo 2**64 (int64 arithmetic wraps).
@@ -44,6 +45,16 @@ def afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.nd
     """
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
+    if len(boards) <= CHUNK:
+        return _afterstates(boards, dice)
+    parts = [_afterstates(boards[i : i + CHUNK], dice[i : i + CHUNK]) for i in range(0, len(boards), CHUNK)]
+    children = np.concatenate([c for c, _ in parts])
+    parent = np.concatenate([p + i for (_, p), i in zip(parts, range(0, len(boards), CHUNK))])
+    return children, parent
+
+
+def _afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``afterstates`` for one chunk of boards."""
     count = len(boards)
     rows = np.zeros((count, WIDTH), dtype=np.int8)
     rows[:, :26] = boards
