@@ -1,0 +1,168 @@
+"""Cube decisions against GNU Backgammon's 2-ply answers on the 400 fixture positions.
+
+For each position of ``fixtures/cube.jsonl`` (money and match play, every cube
+position, Crawford and post-Crawford scores) the bot decides from cubeless
+probabilities with ``bot.cube.cube_decision``. Printed:
+
+- agreement on ``should_double`` (an ``OPTIONAL_*`` verdict accepts either answer),
+  over all positions and over those where GNU Backgammon lets the side double;
+- agreement on ``should_take`` (a take and a pass within 1e-5 accept either);
+- the average cost of the bot's choices measured with GNU Backgammon's own
+  normalised equities (pass = +1): for the doubler, best of no double and
+  double (the taker answering as GNU Backgammon says) minus what the bot's
+  choice is worth; for the taker, what the bot's answer gives away.
+
+Probabilities come from the project's network (``--probabilities network``,
+checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
+own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
+(``--probabilities gnubg``, 0-ply unless ``--plies``): with the same inputs as
+GNU Backgammon the decisions should mostly agree.
+
+    python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from bot.cube import CubeState, cube_decision
+from engine import decode_position_id
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
+DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.pt"
+TIE = 1e-5
+NO_CUBE_ACCESS = {"NOT_AVAILABLE", "NODOUBLE_DEADCUBE", "NO_REDOUBLE_DEADCUBE"}
+
+
+def load_records() -> list[dict]:
+    with open(SHARED / "fixtures" / "cube.jsonl") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def state_of(record: dict) -> CubeState:
+    return CubeState(
+        cube=record["cube"],
+        owner=record["owner"],
+        match_length=record["match_length"],
+        score=tuple(record["score"]),
+        crawford=record["crawford"],
+    )
+
+
+def gnubg_board(board: np.ndarray) -> list[list[int]]:
+    """Our board (side on roll's view) as gnubg's 2 x 25 lists: [opponent, side on roll], bar last."""
+    on_roll = [max(int(board[i]), 0) for i in range(1, 25)] + [int(board[25])]
+    opponent = [max(-int(board[25 - k]), 0) for k in range(1, 25)] + [-int(board[0])]
+    return [opponent, on_roll]
+
+
+def gnubg_probabilities(boards: np.ndarray, plies: int) -> np.ndarray:
+    import gnubg_nn
+
+    return np.array([gnubg_nn.probabilities(gnubg_board(b), plies) for b in boards], dtype=np.float64)
+
+
+def network_probabilities(boards: np.ndarray, checkpoint: Path) -> np.ndarray:
+    from bot.checkpoint import load_network
+
+    return np.asarray(load_network(checkpoint).probabilities(boards), dtype=np.float64)
+
+
+def doubler_cost(record: dict, doubles: bool) -> float:
+    """GNU Backgammon's equity lost by the side on roll's choice (0 if right)."""
+    if record["decision"] in NO_CUBE_ACCESS:
+        return 0.0
+    doubled = min(record["double_take"], record["double_pass"])
+    chosen = doubled if doubles else record["no_double"]
+    return max(record["no_double"], doubled) - chosen
+
+
+def taker_cost(record: dict, takes: bool) -> float:
+    """GNU Backgammon's equity lost by the doubled side's answer (0 if right)."""
+    chosen = record["double_take"] if takes else record["double_pass"]
+    return chosen - min(record["double_take"], record["double_pass"])
+
+
+def run(records: list[dict], probs: np.ndarray, boards: np.ndarray) -> dict:
+    tally: Counter = Counter()
+    double_cost = take_cost = 0.0
+    misses = []
+    for record, board, p in zip(records, boards, probs):
+        decision = cube_decision(board, p, state_of(record))
+        optional = record["decision"].startswith("OPTIONAL_")
+        double_ok = optional or decision.should_double == record["should_double"]
+        tie = abs(record["double_take"] - record["double_pass"]) <= TIE
+        take_ok = tie or decision.should_take == record["should_take"]
+        access = record["decision"] not in NO_CUBE_ACCESS
+        tally["double_ok"] += double_ok
+        tally["access"] += access
+        tally["access_ok"] += access and double_ok
+        tally["take_ok"] += take_ok
+        double_cost += doubler_cost(record, decision.should_double)
+        take_cost += taker_cost(record, decision.should_take)
+        if not (double_ok and take_ok):
+            misses.append((record, decision))
+    n = len(records)
+    return {
+        "n": n,
+        "double": tally["double_ok"] / n,
+        "double_access": tally["access_ok"] / max(tally["access"], 1),
+        "access": tally["access"],
+        "take": tally["take_ok"] / n,
+        "double_cost": double_cost / n,
+        "take_cost": take_cost / n,
+        "misses": misses,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--probabilities", choices=("network", "gnubg"), default="network",
+                        help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn")
+    parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--plies", type=int, default=0, help="plies of gnubg-nn's cubeless evaluation (gnubg mode)")
+    parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
+    args = parser.parse_args()
+
+    records = load_records()
+    boards = np.array([decode_position_id(r["position_id"]) for r in records])
+    if args.probabilities == "gnubg":
+        try:
+            probs = gnubg_probabilities(boards, args.plies)
+        except ImportError:
+            print("gnubg mode needs the PyPI package gnubg-nn (pip install gnubg-nn)", file=sys.stderr)
+            return 2
+        source = f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only"
+    else:
+        try:
+            probs = network_probabilities(boards, args.checkpoint)
+        except (ImportError, OSError, ValueError) as error:
+            print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
+            return 2
+        source = f"the project's network, {args.checkpoint}"
+
+    result = run(records, probs, boards)
+    print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
+    print(f"  should_double agreement: {result['double']:.1%} "
+          f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)")
+    print(f"  should_take agreement:   {result['take']:.1%}")
+    print(f"  mean equity cost (gnubg's equities, pass = 1): doubler {result['double_cost']:.4f}, "
+          f"taker {result['take_cost']:.4f}")
+    for record, decision in result["misses"][: args.show]:
+        print(f"  {record['position_id']} len {record['match_length']} score {record['score']} "
+              f"cube {record['cube']} {record['owner']}{' crawford' if record['crawford'] else ''}: "
+              f"gnubg {record['decision']} nd {record['no_double']:+.3f} dt {record['double_take']:+.3f} | "
+              f"bot {decision.verdict.value} nd {decision.no_double:+.3f} dt {decision.double_take:+.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
