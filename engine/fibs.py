@@ -1,0 +1,146 @@
+"""FIBS board strings as GNU Backgammon's external-player protocol sends them.
+
+``board:NAME1:NAME2:MATCHLEN:SCORE1:SCORE2:`` then 26 board fields, then
+``turn:d1:d2:od1:od2:cube:maydouble:oppmaydouble:wasdoubled:colour:direction:
+home:bar:off:oppoff:onbar:opponbar:canmove:forced:postcrawford:noncrawford``
+(53 fields). "Player" is the side the board is sent to (GNU Backgammon's
+player 1, the external player), "opponent" the other. Board fields are seen
+from the player: positive = the player's checkers. GNU Backgammon's quirk:
+the names and scores come as (opponent, player) on the player's own turns and
+as (player, opponent) when the player must answer a double; ``parse_fibs_board``
+undoes it, ``format_fibs_board`` reproduces it.
+
+The board is kept in our convention, in the player's view (whether or not the
+player is on roll: see ``turn``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.board import borne_off, validate_board
+from engine.errors import InvalidPositionError
+
+MONEY = 9999
+_FIELDS = 53
+
+
+@dataclass(frozen=True)
+class FibsBoard:
+    """The fields of a FIBS board that matter to a player.
+
+    ``board``: the player's view (our convention). ``turn``: 1 when the player is
+    on roll, -1 when the opponent is (e.g. the player must answer the opponent's
+    double). ``dice``: None before the roll. ``match_length``: 0 for money.
+    ``crawford``: this is the Crawford game; ``post_crawford``: it has been played.
+    """
+
+    board: np.ndarray = field(compare=False)
+    player_name: str = "player"
+    opponent_name: str = "opponent"
+    match_length: int = 0
+    player_score: int = 0
+    opponent_score: int = 0
+    turn: int = 1
+    dice: tuple[int, int] | None = None
+    cube: int = 1
+    may_double: bool = True
+    opponent_may_double: bool = True
+    was_doubled: bool = False
+    crawford: bool = False
+    post_crawford: bool = False
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FibsBoard):
+            return NotImplemented
+        same_fields = all(getattr(self, f) == getattr(other, f) for f in self.__dataclass_fields__ if f != "board")
+        return same_fields and np.array_equal(self.board, other.board)
+
+    @property
+    def answering_double(self) -> bool:
+        """Whether the player must take or drop (the opponent is on roll and has doubled)."""
+        return self.was_doubled and self.turn == -1
+
+
+def parse_fibs_board(text: str) -> FibsBoard:
+    """Read a FIBS board string; raise InvalidPositionError naming it when it is malformed."""
+    what = f"FIBS board {text[:60] + '...' if isinstance(text, str) and len(text) > 60 else text!r}"
+    if not isinstance(text, str):
+        raise InvalidPositionError(f"{what}: expected text")
+    fields = text.strip().rstrip("\x00").strip().split(":")
+    if len(fields) != _FIELDS or fields[0] != "board":
+        raise InvalidPositionError(f"{what}: expected 'board:' and 53 ':'-separated fields, got {len(fields)}")
+    if not all(re.fullmatch(r"-?\d+", f) for f in fields[3:]):
+        bad = next(f for f in fields[3:] if not re.fullmatch(r"-?\d+", f))
+        raise InvalidPositionError(f"{what}: field {bad!r} is not a whole number")
+    name1, name2 = fields[1], fields[2]
+    length, score1, score2 = (int(f) for f in fields[3:6])
+    raw = [int(f) for f in fields[6:32]]
+    (turn, d1, d2, od1, od2, cube, may_double, opp_may_double, was_doubled, colour, direction,
+     _home, _bar, _off, _opp_off, _on_bar, _opp_on_bar, _can_move, _forced, post_crawford, non_crawford) = (
+        int(f) for f in fields[32:]
+    )
+    if colour not in (1, -1) or direction not in (1, -1):
+        raise InvalidPositionError(f"{what}: colour and direction must be 1 or -1")
+    if turn not in (1, -1):
+        raise InvalidPositionError(f"{what}: turn must be 1 or -1 (0 means the game is over)")
+    board = np.zeros(26, dtype=np.int64)
+    for p in range(1, 25):
+        board[p] = colour * raw[p if direction == -1 else 25 - p]
+    own_bar, opp_bar = (raw[25], raw[0]) if direction == -1 else (raw[0], raw[25])
+    board[25], board[0] = abs(own_bar), -abs(opp_bar)
+    board = validate_board(board, what)
+    dice = (d1, d2) if d1 else (od1, od2) if od1 else None
+    if dice is not None and not all(1 <= d <= 6 for d in dice):
+        raise InvalidPositionError(f"{what}: dice {dice} must be 1..6")
+    if cube < 1 or cube & (cube - 1):
+        raise InvalidPositionError(f"{what}: cube {cube} is not a power of 2")
+    match_length = 0 if length in (0, MONEY) else length
+    if match_length < 0 or min(score1, score2) < 0:
+        raise InvalidPositionError(f"{what}: match length and scores cannot be negative")
+    answering = bool(was_doubled) and turn == -1
+    player_name, opponent_name = (name1, name2) if answering else (name2, name1)
+    player_score, opponent_score = (score1, score2) if answering else (score2, score1)
+    if match_length and max(player_score, opponent_score) >= match_length:
+        raise InvalidPositionError(f"{what}: a score reaches the match length {match_length}")
+    return FibsBoard(
+        board=board,
+        player_name=player_name,
+        opponent_name=opponent_name,
+        match_length=match_length,
+        player_score=player_score,
+        opponent_score=opponent_score,
+        turn=turn,
+        dice=dice,
+        cube=cube,
+        may_double=bool(may_double),
+        opponent_may_double=bool(opp_may_double),
+        was_doubled=bool(was_doubled),
+        crawford=bool(match_length) and not non_crawford,
+        post_crawford=bool(post_crawford),
+    )
+
+
+def format_fibs_board(fb: FibsBoard) -> str:
+    """The FIBS board string GNU Backgammon would send the player (no trailing newline)."""
+    board = validate_board(fb.board, "FIBS board")
+    for name in (fb.player_name, fb.opponent_name):
+        if ":" in name or not name:
+            raise InvalidPositionError(f"FIBS board: name {name!r} must be non-empty and without ':'")
+    names = [fb.player_name, fb.opponent_name]
+    scores = [fb.player_score, fb.opponent_score]
+    if not fb.answering_double:
+        names.reverse()
+        scores.reverse()
+    d1, d2 = fb.dice or (0, 0)
+    own_off, opp_off = borne_off(board)
+    fields = (
+        ["board", *names, fb.match_length, *scores]
+        + board.tolist()
+        + [fb.turn, d1, d2, d1, d2, fb.cube, int(fb.may_double), int(fb.opponent_may_double), int(fb.was_doubled)]
+        + [1, -1, 0, 25, own_off, opp_off, 0, 0, 0, 0, int(fb.post_crawford), int(not fb.crawford)]
+    )
+    return ":".join(str(f) for f in fields)
