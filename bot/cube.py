@@ -181,6 +181,13 @@ class CubeDecision:
         """Normalised equity of the side on roll after both sides' right cube actions."""
         return min(self.double_take, self.double_pass) if self.should_double else self.no_double
 
+    @property
+    def mwc(self) -> Optional[float]:
+        """The same as a match-winning chance (match play; None for money)."""
+        if self.mwc_no_double is None:
+            return None
+        return min(self.mwc_double_take, self.mwc_double_pass) if self.should_double else self.mwc_no_double
+
 
 def check_probabilities(probs) -> np.ndarray:
     """Five cubeless probabilities as float64, or raise InvalidEvaluationError."""
@@ -256,7 +263,7 @@ def _money_cubeful(p: np.ndarray, x: float, owner: Owner, jacoby: bool) -> float
     gammons_count = not (jacoby and owner is Owner.CENTERED)
     dead = 2.0 * win - 1.0 + ((wg - lg + wbg - lbg) if gammons_count else 0.0)
     if win <= CERTAIN_EPSILON or win >= 1.0 - CERTAIN_EPSILON:
-        return dead
+        return float(dead)
     w = 1.0 + (wg + wbg) / win  # average value of a win
     l = 1.0 + (lg + lbg) / (1.0 - win)  # average value of a loss
     take_point = (l - 0.5) / (w + l + 0.5)
@@ -269,15 +276,15 @@ def _money_cubeful(p: np.ndarray, x: float, owner: Owner, jacoby: bool) -> float
         opp_cash=(take_point, -1.0) if owner is not Owner.ME else None,
         my_cash=(cash_point, 1.0) if owner is not Owner.OPP else None,
     )
-    return (1.0 - x) * dead + x * live
+    return float((1.0 - x) * dead + x * live)
 
 
 # ---------------------------------------------------------------- match play
 
 
 @dataclass(frozen=True)
-class _MatchScore:
-    """Away counts of (side on roll, opponent) and the table to read results from."""
+class MatchScore:
+    """Away counts of (side on roll, opponent) and the table that prices this game's results."""
 
     away_me: int
     away_opp: int
@@ -285,10 +292,11 @@ class _MatchScore:
     met: MatchEquityTable
 
     @classmethod
-    def of(cls, state: CubeState, met: MatchEquityTable) -> "_MatchScore":
+    def of(cls, state: CubeState, met: Optional[MatchEquityTable] = None) -> "MatchScore":
+        """The score of a match ``state`` (``met`` defaults to Kazaross-XG2)."""
         # After the Crawford game, or during it, any game that follows is post-Crawford.
         post = state.crawford or 1 in state.away
-        return cls(*state.away, post, met)
+        return cls(*state.away, post, met or default_met())
 
     def after(self, points: int) -> float:
         """My MWC after this game if I win ``points`` (negative: the opponent wins them)."""
@@ -301,10 +309,10 @@ class _MatchScore:
     def normalise(self, mwc: float, cube: int) -> float:
         """MWC as equity: -1 = I lose ``cube`` points, +1 = I win them (linear between)."""
         win, lose = self.after(cube), self.after(-cube)
-        return (2.0 * mwc - (win + lose)) / (win - lose)
+        return float((2.0 * mwc - (win + lose)) / (win - lose))
 
 
-def _outcome_average(score: _MatchScore, on_roll: bool, points: int, gammons: float, backgammons: float) -> float:
+def _outcome_average(score: MatchScore, on_roll: bool, points: int, gammons: float, backgammons: float) -> float:
     """MWC of a player (the side on roll, or else the opponent) winning a game worth ``points``
     a single, twice that a gammon, three times a backgammon, averaged over those."""
     return (
@@ -314,7 +322,7 @@ def _outcome_average(score: _MatchScore, on_roll: bool, points: int, gammons: fl
     )
 
 
-def _match_cubeless(p: np.ndarray, score: _MatchScore, cube: int) -> float:
+def _match_cubeless(p: np.ndarray, score: MatchScore, cube: int) -> float:
     """Dead-cube MWC: every outcome of this game weighted by its probability."""
     win, wg, wbg, lg, lbg = p
     return (
@@ -327,7 +335,7 @@ def _match_cubeless(p: np.ndarray, score: _MatchScore, cube: int) -> float:
     )
 
 
-def _match_cash_points(rates: tuple[float, float, float, float], score: _MatchScore, cube: int) -> tuple[float, float]:
+def _match_cash_points(rates: tuple[float, float, float, float], score: MatchScore, cube: int) -> tuple[float, float]:
     """Live-cube cash points (each as the doubler's own P(win)) of (me, opponent) with ``cube`` on.
 
     Starting from the highest cube level that can still be useful to both sides, where
@@ -365,7 +373,7 @@ def _match_cash_points(rates: tuple[float, float, float, float], score: _MatchSc
     return cash[True], cash[False]
 
 
-def _cube_alive(score: _MatchScore, cube: int, crawford: bool) -> bool:
+def _cube_alive(score: MatchScore, cube: int, crawford: bool) -> bool:
     """Whether a cube of ``cube`` can still change the match (else cubeless MWC is used)."""
     if crawford:
         return False
@@ -375,11 +383,11 @@ def _cube_alive(score: _MatchScore, cube: int, crawford: bool) -> bool:
     return not (score.away_me == 2 and score.away_opp == 2)
 
 
-def _match_cubeful(p: np.ndarray, x: float, score: _MatchScore, cube: int, owner: Owner, crawford: bool) -> float:
+def _match_cubeful(p: np.ndarray, x: float, score: MatchScore, cube: int, owner: Owner, crawford: bool) -> float:
     """Match cubeful MWC for the side on roll (Janowski on MWC)."""
     dead = _match_cubeless(p, score, cube)
     if not _cube_alive(score, cube, crawford):
-        return dead
+        return float(dead)
     rates = _gammon_rates(p)
     my_cash, opp_cash = _match_cash_points(rates, score, cube)
     live = _live(
@@ -389,7 +397,7 @@ def _match_cubeful(p: np.ndarray, x: float, score: _MatchScore, cube: int, owner
         opp_cash=(1.0 - opp_cash, score.after(-cube)) if owner is not Owner.ME else None,
         my_cash=(my_cash, score.after(cube)) if owner is not Owner.OPP else None,
     )
-    return (1.0 - x) * dead + x * live
+    return float((1.0 - x) * dead + x * live)
 
 
 # ---------------------------------------------------------------- decisions
@@ -466,19 +474,20 @@ def cube_decision(
         dt = 2.0 * _money_cubeful(p, x, Owner.OPP, state.jacoby)
         dp = 1.0
     else:
-        score = _MatchScore.of(state, met or default_met())
+        score = MatchScore.of(state, met)
         mwcs = (
             _match_cubeful(p, x, score, state.cube, state.owner, state.crawford),
             _match_cubeful(p, x, score, doubled, Owner.OPP, state.crawford),
             score.after(state.cube),
         )
-        nd, dt, dp = (score.normalise(m, state.cube) for m in mwcs)
+        nd, dt = (score.normalise(m, state.cube) for m in mwcs[:2])
+        dp = 1.0  # winning the current cube, by the normalisation
     verdict = _verdict(nd, dt, dp, bool(p[1] > 0.0), state)
     return CubeDecision(
         verdict=verdict,
-        no_double=float(nd),
-        double_take=float(dt),
-        double_pass=float(dp),
+        no_double=nd,
+        double_take=dt,
+        double_pass=dp,
         should_double=verdict in DOUBLING_VERDICTS,
         should_take=bool(dt <= dp),
         should_beaver=bool(state.is_money and state.beavers and dt < 0.0),
@@ -505,7 +514,7 @@ def cubeful_equity(
     x = _efficiency(board, efficiency)
     if state.is_money:
         return float(_money_cubeful(p, x, state.owner, state.jacoby))
-    score = _MatchScore.of(state, met or default_met())
+    score = MatchScore.of(state, met)
     return float(score.normalise(_match_cubeful(p, x, score, state.cube, state.owner, state.crawford), state.cube))
 
 
@@ -520,5 +529,5 @@ def cubeful_mwc(
     if state.is_money:
         raise InvalidMatchError("cubeful_mwc: a money game has no match-winning chance")
     p = check_probabilities(probs)
-    score = _MatchScore.of(state, met or default_met())
+    score = MatchScore.of(state, met)
     return float(_match_cubeful(p, _efficiency(board, efficiency), score, state.cube, state.owner, state.crawford))

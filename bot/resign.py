@@ -1,0 +1,150 @@
+"""Resignations: when to offer one (single, gammon, backgammon) and when to accept one.
+
+Board, probabilities and cube state are those of the side ON ROLL (see
+``bot.cube``). The value of playing on is the cubeful equity after both sides'
+right cube actions (``CubeDecision.equity``); a resignation at level r is worth r
+times the cube (money; with the Jacoby rule and a centred cube a gammon counts
+single) or the match-winning chance after losing that many points. Equities are
+normalised as in ``bot.cube`` (winning the current cube = +1), each in the view of
+the side the answer is for; in match play the same numbers are also given as MWC.
+
+As GNU Backgammon does, a side resigns at the cheapest level its opponent should
+accept, provided that costs it at most ``max_cost``; a side accepts when the
+resignation is worth at least playing on (within ``tolerance``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Optional
+
+import numpy as np
+
+from bot.cube import CubeState, MatchScore, Owner, cube_decision
+from bot.met import MatchEquityTable
+from engine.errors import BackgammonError
+
+MAX_COST = 0.05
+TOLERANCE = 1e-6
+
+
+class InvalidResignationError(BackgammonError):
+    """A resignation level other than 1 (single), 2 (gammon) or 3 (backgammon)."""
+
+
+class ResignLevel(IntEnum):
+    """How much a resignation concedes, in multiples of the cube."""
+
+    SINGLE = 1
+    GAMMON = 2
+    BACKGAMMON = 3
+
+
+@dataclass(frozen=True)
+class ResignationOffer:
+    """Whether the side on roll should resign, and the numbers behind it (its own view).
+
+    ``equity_resign[i]`` / ``mwc_resign[i]``: after resigning at level ``i + 1``.
+    """
+
+    level: Optional[ResignLevel]
+    equity_play: float
+    equity_resign: tuple[float, float, float]
+    mwc_play: Optional[float] = None
+    mwc_resign: Optional[tuple[float, float, float]] = None
+
+
+@dataclass(frozen=True)
+class ResignationAnswer:
+    """Whether to accept a resignation, and the numbers behind it (the accepting side's view)."""
+
+    accept: bool
+    level: ResignLevel
+    equity_play: float
+    equity_accept: float
+    mwc_play: Optional[float] = None
+    mwc_accept: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class _Values:
+    """Values in the view of the side on roll: playing on, and winning ``points`` x cube now."""
+
+    state: CubeState
+    equity_play: float
+    mwc_play: Optional[float]
+    score: Optional[MatchScore]
+
+    def equity_of(self, cubes: int) -> float:
+        if self.score is None:
+            gammons_count = not (self.state.jacoby and self.state.owner is Owner.CENTERED)
+            return float(cubes if gammons_count else np.sign(cubes))
+        return self.score.normalise(self.mwc_of(cubes), self.state.cube)
+
+    def mwc_of(self, cubes: int) -> Optional[float]:
+        return None if self.score is None else self.score.after(cubes * self.state.cube)
+
+
+def _values(board: np.ndarray, probs, state: CubeState, met: Optional[MatchEquityTable]) -> _Values:
+    decision = cube_decision(board, probs, state, met)
+    score = None if state.is_money else MatchScore.of(state, met)
+    return _Values(state, decision.equity, decision.mwc, score)
+
+
+def offer_resignation(
+    board: np.ndarray,
+    probs,
+    state: CubeState,
+    max_cost: float = MAX_COST,
+    met: Optional[MatchEquityTable] = None,
+) -> ResignationOffer:
+    """The cheapest resignation the side on roll should offer (and its opponent accept), if any.
+
+    A level is offered when resigning it is worth at least playing on for the
+    opponent (so it should accept) and costs the side on roll at most ``max_cost``.
+    """
+    values = _values(board, probs, state, met)
+    play = values.equity_play
+    resign = tuple(values.equity_of(-r) for r in ResignLevel)
+    level = None
+    for candidate in ResignLevel:
+        after = resign[candidate - 1]
+        if play - after > max_cost:
+            break  # this level and every higher one costs too much
+        if after <= play + TOLERANCE:
+            level = candidate
+            break
+    mwc_resign = None if values.score is None else tuple(values.mwc_of(-r) for r in ResignLevel)
+    return ResignationOffer(level, play, resign, values.mwc_play, mwc_resign)
+
+
+def accept_resignation(
+    board: np.ndarray,
+    probs,
+    state: CubeState,
+    level: int,
+    resigner_on_roll: bool,
+    tolerance: float = TOLERANCE,
+    met: Optional[MatchEquityTable] = None,
+) -> ResignationAnswer:
+    """Whether to accept a resignation at ``level`` (1 single, 2 gammon, 3 backgammon).
+
+    ``resigner_on_roll``: the side on roll resigns (the answer is its opponent's);
+    otherwise the opponent resigns and the side on roll answers. Accept when the
+    resignation is worth at least playing on, less ``tolerance``.
+    """
+    try:
+        level = ResignLevel(level)
+    except ValueError:
+        raise InvalidResignationError(f"resignation level {level!r}: expected 1 (single), 2 (gammon) or 3 (backgammon)") from None
+    values = _values(board, probs, state, met)
+    sign = -1 if resigner_on_roll else 1  # +1: the side on roll answers and would win ``level`` cubes
+    play = sign * values.equity_play
+    accept = sign * values.equity_of(sign * level)
+    mwc_play = mwc_accept = None
+    if values.score is not None:
+        mwc_play = values.mwc_play if sign > 0 else 1.0 - values.mwc_play
+        mwc_on_roll = values.mwc_of(sign * level)
+        mwc_accept = mwc_on_roll if sign > 0 else 1.0 - mwc_on_roll
+    return ResignationAnswer(accept >= play - tolerance, level, play, accept, mwc_play, mwc_accept)
