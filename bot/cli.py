@@ -1,0 +1,248 @@
+"""The command line: ``python -m bot SUBCOMMAND`` (or ``nardy SUBCOMMAND``).
+
+Subcommands: ``play`` (a game or match against the bot in the terminal), ``hint``
+(ranked plays, or the cube decision), ``eval`` (probabilities and equities),
+``external`` (GNU Backgammon's external-player server), ``serve`` (HTTP API).
+Each only parses its arguments, calls ``bot.facade.Bot`` and prints. Bad input
+gives one ``error: ...`` line on stderr and exit status 2.
+
+A subcommand is a function ``add(subparsers)`` in ``SUBCOMMANDS``: it adds its
+parser and sets ``run=handler`` (``handler(args, stdin, stdout) -> int``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Callable, Optional, TextIO
+
+import numpy as np
+
+from bot.cube import CubeState, Owner
+from bot.facade import Bot, Evaluation, RankedPlay
+from bot.positions import Situation, parse_position
+from engine.board import pip_counts, validate_dice
+
+EXIT_BAD_INPUT = 2
+DEFAULT_TOP = 10
+PROBABILITY_NAMES = ("Win", "W g", "W bg", "L g", "L bg")
+
+
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
+
+
+def _add_plies(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="search depth (default 0)")
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def describe_state(state: CubeState) -> str:
+    """One line on the game kind, score and cube, seen by the side on roll."""
+    if state.is_money:
+        kind = "money game" + (", Jacoby" if state.jacoby else "")
+    else:
+        mine, theirs = state.score
+        kind = f"{state.match_length}-point match, score {mine}-{theirs} (side on roll first)"
+        if state.crawford:
+            kind += ", Crawford game"
+        elif 1 in state.away:
+            kind += ", post-Crawford"
+    owner = {Owner.CENTERED: "centred", Owner.ME: "owned by the side on roll", Owner.OPP: "owned by the opponent"}
+    return f"{kind}; cube {state.cube} {owner[state.owner]}"
+
+
+def format_probabilities(five: np.ndarray) -> str:
+    """The five probabilities in fixed columns."""
+    return " ".join(f"{x:6.3f}" for x in five)
+
+
+def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
+    """A table of ranked plays: notation, equity, MWC in a match, the gap to the best, probabilities.
+
+    The gap is in the ranking's unit: equity for money, MWC percentage points in a match.
+    """
+    match = ranked[0].mwc is not None
+    width = max(12, *(len(r.notation) for r in ranked))
+    header = f"     {'Play':<{width}}  {'Equity':>7}" + (f" {'MWC':>7}" if match else "") + f" {'Diff':>7}"
+    header += "  " + " ".join(f"{n:>6}" for n in PROBABILITY_NAMES) + "  Ply"
+    lines = [header]
+    best = ranked[0]
+    for i, r in enumerate(ranked, 1):
+        line = f"{i:>3}. {r.notation or '(no move)':<{width}}  {r.equity:+7.3f}"
+        if match:
+            line += f" {r.mwc * 100:6.2f}% {(r.mwc - best.mwc) * 100:+7.2f}"
+        else:
+            line += f" {r.equity - best.equity:+7.3f}"
+        lines.append(line + "  " + format_probabilities(r.probabilities) + f"  {r.plies:>3}")
+    return lines
+
+
+def format_evaluation(result: Evaluation, state: CubeState) -> list[str]:
+    """Probabilities, cubeless and cubeful equity (or MWC) of the side on roll."""
+    lines = [
+        "Probabilities (side on roll): " + ", ".join(
+            f"{name} {x:.3f}" for name, x in zip(("win", "win gammon", "win bg", "lose gammon", "lose bg"),
+                                                 result.probabilities)
+        ),
+        f"Cubeless equity: {result.cubeless_equity:+.3f}",
+        f"Cubeful equity:  {result.cubeful_equity:+.3f}",
+    ]
+    if result.mwc is not None:
+        lines.append(f"Match-winning chance: {result.mwc * 100:.2f}%")
+    return lines
+
+
+def format_cube(result: Evaluation) -> list[str]:
+    """The three cubeful equities and the verdict."""
+    cube = result.cube
+    lines = ["Cubeful equities (a pass = +1):"]
+    rows = (("No double", cube.no_double, cube.mwc_no_double), ("Double, take", cube.double_take,
+            cube.mwc_double_take), ("Double, pass", cube.double_pass, cube.mwc_double_pass))
+    for name, value, mwc in rows:
+        line = f"  {name:<13} {value:+.3f}"
+        if mwc is not None:
+            line += f"  (MWC {mwc * 100:.2f}%)"
+        lines.append(line)
+    lines.append(
+        f"Proper cube action: {cube.verdict.value} "
+        f"(double: {'yes' if cube.should_double else 'no'}, take: {'yes' if cube.should_take else 'no'})"
+    )
+    return lines
+
+
+def _situation_header(situation: Situation) -> list[str]:
+    mover, opponent = pip_counts(situation.board)
+    return [
+        f"Position ID: {situation.position_id}  ({describe_state(situation.state)})",
+        f"Pips: side on roll {mover}, opponent {opponent}",
+    ]
+
+
+# ---------------------------------------------------------------- subcommands
+
+
+def _load(args: argparse.Namespace) -> Bot:
+    return Bot.load(args.checkpoint)
+
+
+def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    situation = parse_position(args.position)
+    dice = validate_dice(args.dice) if args.dice else situation.dice
+    if args.top is not None and args.top < 1:
+        raise ValueError(f"--top {args.top}: expected a positive number")
+    bot = _load(args)
+    lines = _situation_header(situation)
+    if dice is None:
+        result = bot.evaluate(situation.board, situation.state, args.plies)
+        lines += [f"Cube decision ({args.plies}-ply), no dice rolled:"] + format_evaluation(result, situation.state)
+        lines += format_cube(result)
+    else:
+        ranked = bot.rank_plays(situation.board, dice, plies=args.plies, top=args.top, state=situation.state)
+        lines.append(f"Dice {dice[0]}{dice[1]}: best plays ({args.plies}-ply), equities for the mover after the play")
+        lines += format_ranked_plays(ranked)
+    stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    situation = parse_position(args.position)
+    result = _load(args).evaluate(situation.board, situation.state, args.plies)
+    lines = _situation_header(situation) + [f"Evaluation ({args.plies}-ply):"]
+    stdout.write("\n".join(lines + format_evaluation(result, situation.state)) + "\n")
+    return 0
+
+
+def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from bot.external import ExternalServer
+
+    with ExternalServer(_load(args), args.host, args.port, args.plies) as server:
+        host, port = server.server_address[:2]
+        stdout.write(f"external player listening on {host}:{port} (in gnubg: set player 1 external {host}:{port})\n")
+        stdout.flush()
+        server.serve_forever()
+    return 0
+
+
+def _run_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from bot.http_api import serve
+
+    serve(_load(args), args.host, args.port)
+    return 0
+
+
+def add_hint(subparsers) -> None:
+    p = subparsers.add_parser("hint", help="ranked plays for a roll, or the cube decision without dice")
+    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+    p.add_argument("dice", metavar="DICE", nargs="?", help="the roll, e.g. 31 (default: from the Match ID/XGID)")
+    p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"show the best N plays (default {DEFAULT_TOP})")
+    _add_plies(p)
+    _add_common(p)
+    p.set_defaults(run=_run_hint)
+
+
+def add_eval(subparsers) -> None:
+    p = subparsers.add_parser("eval", help="probabilities, cubeless and cubeful equity or match-winning chance")
+    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+    _add_plies(p)
+    _add_common(p)
+    p.set_defaults(run=_run_eval)
+
+
+def add_external(subparsers) -> None:
+    from bot.external import DEFAULT_PORT
+
+    p = subparsers.add_parser("external", help="serve GNU Backgammon's external-player protocol over TCP")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT)
+    _add_plies(p)
+    _add_common(p)
+    p.set_defaults(run=_run_external)
+
+
+def add_serve(subparsers) -> None:
+    p = subparsers.add_parser("serve", help="serve the HTTP JSON API (OpenAPI at /docs)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    _add_common(p)
+    p.set_defaults(run=_run_serve)
+
+
+# Every subcommand, in the order `--help` lists them. The `match` subcommand of
+# bot/match_play.py registers here the same way: append its `add(subparsers)`.
+SUBCOMMANDS: list[Callable] = [add_hint, add_eval, add_external, add_serve]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand of ``SUBCOMMANDS``."""
+    parser = argparse.ArgumentParser(prog="nardy", description="A TD-Gammon-style backgammon bot.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what the servers do")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(subparsers)
+    return parser
+
+
+def run(
+    argv: Optional[list[str]] = None,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+    stderr: TextIO = sys.stderr,
+) -> int:
+    """Run one command line; return its exit status (2 with ``error: ...`` on bad input)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse has printed its usage and message
+        return int(exit_.code or 0)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
+    try:
+        return args.run(args, stdin, stdout)
+    except ValueError as error:  # engine errors and bad checkpoints name the input
+        stderr.write(f"error: {error}\n")
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,273 @@
+"""The bot as the front doors see it: one ``Bot`` answering moves, evaluations, cube and resignation.
+
+The command line, the GNU Backgammon external-player server and the HTTP API only
+parse their input, call a ``Bot`` method and format the answer; every decision is
+made here, on top of ``bot.evaluator`` (probabilities, 1-ply search), ``bot.cube``
+(cube decisions and cubeful equities) and ``bot.resign``.
+
+Perspective: every board passed in is seen by the side on roll (DESIGN.md), and
+every ``CubeState`` too (score = (side on roll, opponent)). Ranked plays carry the
+mover's probabilities and equities after the play; evaluations and decisions are
+for the side on roll. Network calls hold a lock, so one ``Bot`` can serve many
+threads at once.
+
+>>> bot = Bot.load()  # doctest: +SKIP
+>>> bot.rank_plays(START, (3, 1), top=1)[0].notation  # doctest: +SKIP
+'8/5 6/5'
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from bot.checkpoint import load_network
+from bot.cube import CubeDecision, CubeState, Owner, cube_decision
+from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator, one_ply_probabilities
+from bot.outcomes import equity, invert
+from engine.board import CHECKERS, borne_off, flip, validate_board, validate_dice
+from engine.errors import InvalidPositionError
+from engine.notation import format_play
+from engine.plays import Play, legal_plays
+
+# Where the shipped network lives, relative to the repository (or the working directory).
+DEFAULT_CHECKPOINT = Path("checkpoints") / "default.pt"
+# Environment variable naming a checkpoint to use instead of the shipped one.
+CHECKPOINT_ENV = "NARDY_CHECKPOINT"
+# At 1-ply, this many plays (the best by 0-ply, or ``top`` if more) are looked at again.
+ONE_PLY_CANDIDATES = 8
+PLIES = (0, 1)
+MONEY = CubeState()
+
+
+def default_checkpoint() -> Path:
+    """The checkpoint to load when none is named: $NARDY_CHECKPOINT, else the shipped one.
+
+    The shipped one is looked for beside the package (a source checkout or an editable
+    install), then under the working directory (a clone with a regular install).
+    """
+    if os.environ.get(CHECKPOINT_ENV):
+        return Path(os.environ[CHECKPOINT_ENV])
+    beside_package = Path(__file__).resolve().parents[1] / DEFAULT_CHECKPOINT
+    if beside_package.is_file() or not DEFAULT_CHECKPOINT.is_file():
+        return beside_package
+    return DEFAULT_CHECKPOINT.resolve()
+
+
+def swap_state(state: CubeState) -> CubeState:
+    """The same cube state seen by the other side (score reversed, ownership turned)."""
+    owner = {Owner.ME: Owner.OPP, Owner.OPP: Owner.ME}.get(state.owner, state.owner)
+    return CubeState(
+        cube=state.cube,
+        owner=owner,
+        match_length=state.match_length,
+        score=(state.score[1], state.score[0]),
+        crawford=state.crawford,
+        jacoby=state.jacoby,
+        beavers=state.beavers,
+    )
+
+
+@dataclass(frozen=True)
+class RankedPlay:
+    """One legal play with its evaluation, for the mover (the side that rolled).
+
+    ``probabilities`` are the mover's five after the play, ``equity`` the mover's
+    cubeless money equity; ``mwc`` the mover's cubeful match-winning chance (match
+    play only, and then the ranking key). ``plies`` says how deep it was evaluated.
+    """
+
+    play: Play
+    notation: str
+    probabilities: np.ndarray
+    equity: float
+    mwc: Optional[float]
+    plies: int
+
+    @property
+    def afterstate(self) -> np.ndarray:
+        """The board right after the play, still in the mover's view."""
+        return self.play.afterstate
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A position evaluated for the side on roll, before it rolls.
+
+    ``cubeful_equity`` is normalised as GNU Backgammon prints it (money: per unit of
+    the current cube; match: -1/+1 = losing/winning the current cube) and ``mwc`` is
+    the cubeful match-winning chance (match play only), both after the right cube
+    actions of ``cube``, the cube decision.
+    """
+
+    probabilities: np.ndarray
+    cubeless_equity: float
+    cubeful_equity: float
+    mwc: Optional[float]
+    cube: CubeDecision
+    plies: int
+
+
+def check_game_on(board: np.ndarray) -> np.ndarray:
+    """The board (mover's view) as int8 if it is a legal position with a game still on.
+
+    Raise InvalidPositionError when it breaks the board convention or a side has
+    no checker left (the game is over: nothing to decide).
+    """
+    board = validate_board(board, "position")
+    mover, opponent = borne_off(board)
+    for side, off in (("side on roll", mover), ("opponent", opponent)):
+        if off == CHECKERS:
+            raise InvalidPositionError(f"position: the {side} has borne off all 15 checkers, the game is over")
+    return board
+
+
+def _check_plies(plies: int) -> int:
+    if plies not in PLIES:
+        raise ValueError(f"plies {plies!r}: expected 0 or 1")
+    return plies
+
+
+class Bot:
+    """Move choice, evaluation, cube and resignation decisions from one evaluator."""
+
+    def __init__(self, evaluator: ProbabilityEvaluator, name: str = "nardy") -> None:
+        self.evaluator = evaluator
+        self.name = name
+        self._lock = threading.Lock()
+
+    @classmethod
+    def load(cls, checkpoint: str | os.PathLike | None = None) -> "Bot":
+        """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError."""
+        path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
+        network = load_network(path)
+        return cls(NetworkEvaluator(network), name=path.stem)
+
+    # ------------------------------------------------------------ probabilities
+
+    def _afterstate_probabilities(self, children: np.ndarray, plies: int) -> np.ndarray:
+        """(N, 5) the mover's probabilities of afterstates (mover's view) at 0 or 1 ply.
+
+        Clipped to [0, 1]: float32 sums and ``1 - win`` may stray past the ends by a rounding error.
+        """
+        with self._lock:
+            if plies == 0:
+                five = self.evaluator.afterstate_probabilities(children)
+            else:
+                five = one_ply_probabilities(self.evaluator, children)
+        return np.clip(five, 0.0, 1.0)
+
+    def probabilities(self, board: np.ndarray, plies: int = 0) -> np.ndarray:
+        """(5,) cubeless probabilities of the side on roll of ``board``, before it rolls."""
+        board = check_game_on(board)
+        # The position before the roll is the opponent's afterstate: evaluate that, invert.
+        return invert(self._afterstate_probabilities(flip(board)[None], _check_plies(plies))[0])
+
+    # ------------------------------------------------------------ moves
+
+    def rank_plays(
+        self,
+        board: np.ndarray,
+        dice,
+        plies: int = 0,
+        top: Optional[int] = None,
+        state: CubeState = MONEY,
+    ) -> list[RankedPlay]:
+        """The legal plays of ``dice`` on ``board`` (mover's view), best first.
+
+        Money play ranks by the mover's cubeless equity, match play by its cubeful
+        MWC. At 1-ply the best ``max(top, 8)`` plays by 0-ply are evaluated again one
+        roll deeper and ranked ahead of the others. A roll that cannot be played gives
+        one play with no steps. ``top`` keeps only the best N.
+        """
+        board = check_game_on(board)
+        dice = validate_dice(dice)
+        _check_plies(plies)
+        if top is not None and top < 1:
+            raise ValueError(f"top {top!r}: expected a positive number of plays")
+        plays = legal_plays(board, dice)
+        children = np.stack([p.afterstate for p in plays])
+        five = self._afterstate_probabilities(children, 0)
+        depth = np.zeros(len(plays), dtype=np.int64)
+        keys = self._ranking_keys(five, children, state)
+        if plies == 1:
+            candidates = np.argsort(-keys, kind="stable")[: max(top or 0, ONE_PLY_CANDIDATES)]
+            five[candidates] = self._afterstate_probabilities(children[candidates], 1)
+            depth[candidates] = 1
+            keys[candidates] = self._ranking_keys(five[candidates], children[candidates], state)
+        order = np.lexsort((-keys, -depth))[:top]
+        return [
+            RankedPlay(
+                play=plays[i],
+                notation=format_play(plays[i]),
+                probabilities=five[i],
+                equity=float(equity(five[i])),
+                mwc=float(keys[i]) if state.match_length else None,
+                plies=int(depth[i]),
+            )
+            for i in order
+        ]
+
+    @staticmethod
+    def _ranking_keys(five: np.ndarray, children: np.ndarray, state: CubeState) -> np.ndarray:
+        """(N,) what plays are ranked by: the mover's cubeless equity (money) or cubeful MWC (match).
+
+        The MWC after a play is one minus the opponent's, on roll next with the cube
+        as it is, after its right cube action.
+        """
+        if not state.match_length:
+            return equity(five).astype(np.float64)
+        theirs = swap_state(state)
+        return np.array(
+            [1.0 - _mwc_of(cube_decision(flip(child), invert(p), theirs)) for child, p in zip(children, five)]
+        )
+
+    def best_play(self, board: np.ndarray, dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
+        """The best legal play of ``dice`` on ``board`` (mover's view)."""
+        return self.rank_plays(board, dice, plies=plies, top=1, state=state)[0]
+
+    # ------------------------------------------------------------ positions and the cube
+
+    def evaluate(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> Evaluation:
+        """Probabilities, equities and cube decision of the side on roll of ``board``."""
+        board = check_game_on(board)
+        five = self.probabilities(board, plies)
+        decision = cube_decision(board, five, state)
+        return Evaluation(
+            probabilities=five,
+            cubeless_equity=float(equity(five)),
+            cubeful_equity=decision.equity,
+            mwc=_mwc_of(decision),
+            cube=decision,
+            plies=plies,
+        )
+
+    def cube_decision(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> CubeDecision:
+        """Double / no double for the side on roll of ``board``, take / pass for its opponent."""
+        return self.evaluate(board, state, plies).cube
+
+    def should_double(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> bool:
+        """Whether the side on roll of ``board`` should double now."""
+        return self.cube_decision(board, state, plies).should_double
+
+    def should_take(self, board: np.ndarray, state: CubeState, plies: int = 0) -> bool:
+        """Whether to take a double offered by the side on roll of ``board``.
+
+        ``state`` is the cube before the double, seen by the doubler (on roll).
+        """
+        return self.cube_decision(board, state, plies).should_take
+
+
+def _mwc_of(decision: CubeDecision) -> Optional[float]:
+    """The MWC after both sides' right cube actions (match play), else None."""
+    if decision.mwc_no_double is None:
+        return None
+    if decision.should_double:
+        return float(min(decision.mwc_double_take, decision.mwc_double_pass))
+    return float(decision.mwc_no_double)
+

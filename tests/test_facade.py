@@ -1,0 +1,235 @@
+"""The bot facade (ranked plays, evaluation, cube) and the POSITION argument the doors read."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+from bot.checkpoint import CheckpointError, save_checkpoint
+from bot.cube import CubeState, Owner, cube_decision
+from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator, choose_afterstates, one_ply_probabilities
+from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
+from bot.network import NetworkConfig, ValueNetwork
+from bot.outcomes import equity, invert
+from bot.positions import parse_position
+from engine.board import START, flip
+from engine.errors import InvalidDiceError, InvalidMatchError, InvalidPositionError
+from engine.notation import format_play
+from engine.plays import legal_plays
+from engine.position_id import decode_position_id
+
+# A middle-game position with many plays, from the move-choice fixtures' kind of play.
+MIDGAME = decode_position_id("jGfkASjg8wcBMA")
+# The mover on the bar against a closed board: no roll can be played.
+CLOSED_OUT = np.zeros(26, dtype=np.int8)
+CLOSED_OUT[[25, 13, 6]] = [1, 8, 6]
+CLOSED_OUT[[19, 20, 21, 22, 23, 24]] = -2
+CLOSED_OUT[1] = -3
+MATCH = CubeState(match_length=7, score=(3, 5))
+
+
+@pytest.fixture(scope="module")
+def network() -> ValueNetwork:
+    torch.manual_seed(0)
+    return ValueNetwork(NetworkConfig(hidden=(16,))).eval()
+
+
+@pytest.fixture(scope="module")
+def bot(network) -> Bot:
+    return Bot(NetworkEvaluator(network))
+
+
+def test_ranked_plays_are_every_legal_play_best_first(bot):
+    plays = legal_plays(MIDGAME, (6, 4))
+    ranked = bot.rank_plays(MIDGAME, (6, 4))
+    assert len(ranked) == len(plays)
+    assert {r.notation for r in ranked} == {format_play(p) for p in plays}
+    equities = [r.equity for r in ranked]
+    assert equities == sorted(equities, reverse=True)
+    children = np.stack([r.afterstate for r in ranked])
+    expected = bot.evaluator.afterstate_probabilities(children)
+    np.testing.assert_allclose(np.stack([r.probabilities for r in ranked]), expected, atol=1e-6)
+    np.testing.assert_allclose(equities, equity(expected), atol=1e-5)
+    assert all(r.plies == 0 and r.mwc is None for r in ranked)
+
+
+def test_best_play_agrees_with_the_batched_move_choice(bot):
+    for dice in [(3, 1), (6, 6), (5, 2), (4, 4)]:
+        chosen = choose_afterstates(bot.evaluator, MIDGAME[None], np.array([dice]))[0]
+        np.testing.assert_array_equal(bot.best_play(MIDGAME, dice).afterstate, chosen)
+
+
+def test_top_keeps_the_best_n(bot):
+    everything = bot.rank_plays(START, "31")
+    top = bot.rank_plays(START, "31", top=3)
+    assert [r.notation for r in top] == [r.notation for r in everything[:3]]
+    with pytest.raises(ValueError, match="top 0"):
+        bot.rank_plays(START, "31", top=0)
+
+
+def test_one_ply_looks_again_at_the_best_candidates(bot):
+    zero = bot.rank_plays(MIDGAME, (6, 4))
+    one = bot.rank_plays(MIDGAME, (6, 4), plies=1)
+    deep = [r for r in one if r.plies == 1]
+    assert len(deep) == min(ONE_PLY_CANDIDATES, len(zero))
+    assert one[: len(deep)] == deep  # the 1-ply plays come first
+    assert {r.notation for r in deep} == {r.notation for r in zero[: len(deep)]}
+    expected = one_ply_probabilities(bot.evaluator, np.stack([r.afterstate for r in deep]))
+    np.testing.assert_allclose(np.stack([r.probabilities for r in deep]), expected, atol=1e-6)
+    assert [r.equity for r in deep] == sorted((r.equity for r in deep), reverse=True)
+
+
+def test_a_roll_that_cannot_be_played_gives_one_empty_play(bot):
+    ranked = bot.rank_plays(CLOSED_OUT, (3, 5))
+    assert len(ranked) == 1 and ranked[0].play.steps == () and ranked[0].notation == ""
+    np.testing.assert_array_equal(ranked[0].afterstate, CLOSED_OUT)
+
+
+def test_match_play_ranks_by_the_movers_match_winning_chance(bot):
+    ranked = bot.rank_plays(MIDGAME, (6, 4), state=MATCH)
+    mwcs = [r.mwc for r in ranked]
+    assert mwcs == sorted(mwcs, reverse=True) and all(0.0 < m < 1.0 for m in mwcs)
+    # The same number through another path: the opponent's evaluation, on roll after the play.
+    best = ranked[0]
+    assert best.mwc == pytest.approx(1.0 - bot.evaluate(flip(best.afterstate), swap_state(MATCH)).mwc, abs=1e-6)
+
+
+def test_evaluate_gives_the_network_probabilities_and_the_cube_numbers(bot, network):
+    result = bot.evaluate(MIDGAME)
+    five = network.probabilities(MIDGAME[None])[0]
+    np.testing.assert_allclose(result.probabilities, five, atol=1e-6)
+    assert result.cubeless_equity == pytest.approx(float(equity(five)), abs=1e-5)
+    assert result.cubeful_equity == pytest.approx(cube_decision(MIDGAME, five, CubeState()).equity, abs=1e-5)
+    assert result.mwc is None and result.plies == 0
+    in_match = bot.evaluate(MIDGAME, MATCH)
+    assert 0.0 < in_match.mwc < 1.0
+    assert bot.cube_decision(MIDGAME, MATCH) == in_match.cube
+
+
+def test_one_ply_evaluation_averages_the_rolls_of_the_side_on_roll(bot):
+    result = bot.evaluate(MIDGAME, plies=1)
+    expected = invert(one_ply_probabilities(bot.evaluator, flip(MIDGAME)[None])[0])
+    np.testing.assert_allclose(result.probabilities, expected, atol=1e-6)
+
+
+def test_swap_state_turns_the_score_and_the_cube_owner():
+    state = CubeState(cube=4, owner=Owner.ME, match_length=9, score=(2, 6))
+    assert swap_state(state) == CubeState(cube=4, owner=Owner.OPP, match_length=9, score=(6, 2))
+    assert swap_state(swap_state(state)) == state
+
+
+class _Certain(ProbabilityEvaluator):
+    """A sure gammon for the side on roll, with float32 rounding past 1."""
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        five = np.array([1.0000001, 1.0000001, 0.0, 0.0, 0.0], dtype=np.float32)
+        return np.tile(five, (len(boards), 1))
+
+
+def test_probabilities_off_by_a_rounding_error_are_clipped():
+    result = Bot(_Certain()).evaluate(START)
+    assert result.probabilities.max() <= 1.0
+    assert result.cubeless_equity == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize(
+    "board, dice, error",
+    [
+        (np.full(26, 1), (3, 1), InvalidPositionError),
+        (START, (0, 1), InvalidDiceError),
+        (START, "3", InvalidDiceError),
+        (np.where(START > 0, 0, START), (3, 1), InvalidPositionError),  # the mover has borne off
+    ],
+)
+def test_bad_input_raises_a_named_error(bot, board, dice, error):
+    with pytest.raises(error):
+        bot.rank_plays(board, dice)
+
+
+def test_game_over_and_bad_plies_are_refused(bot):
+    with pytest.raises(InvalidPositionError, match="game is over"):
+        bot.evaluate(np.where(START < 0, 0, START))
+    with pytest.raises(ValueError, match="plies 2"):
+        bot.evaluate(START, plies=2)
+
+
+def test_concurrent_calls_give_the_same_answers(bot):
+    expected = [r.notation for r in bot.rank_plays(MIDGAME, (5, 3))]
+    answers, errors = [], []
+
+    def work():
+        try:
+            for _ in range(5):
+                answers.append([r.notation for r in bot.rank_plays(MIDGAME, (5, 3))])
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(answers) == 20 and all(a == expected for a in answers)
+
+
+def test_load_reads_a_checkpoint_and_names_a_missing_one(tmp_path, network, monkeypatch):
+    path = tmp_path / "tiny.pt"
+    save_checkpoint(path, network)
+    loaded = Bot.load(path)
+    np.testing.assert_allclose(loaded.evaluate(MIDGAME).probabilities, network.probabilities(MIDGAME[None])[0])
+    with pytest.raises(CheckpointError, match="no such file"):
+        Bot.load(tmp_path / "missing.pt")
+    monkeypatch.setenv("NARDY_CHECKPOINT", str(path))
+    assert default_checkpoint() == path
+
+
+def test_default_checkpoint_is_the_shipped_one(monkeypatch):
+    monkeypatch.delenv("NARDY_CHECKPOINT", raising=False)
+    assert default_checkpoint().parts[-2:] == ("checkpoints", "default.pt")
+
+
+# ---------------------------------------------------------------- the POSITION argument
+
+
+def test_a_position_id_alone_is_a_money_game_before_the_roll():
+    s = parse_position(" 4HPwATDgc/ABMA ")
+    np.testing.assert_array_equal(s.board, START)
+    assert s.dice is None and s.state == CubeState() and not s.double_offered
+
+
+def test_a_match_id_gives_dice_score_and_cube_seen_by_the_side_on_roll():
+    # 9-point match, score 2-4 (player 0 - player 1), cube 2 owned by player 0, player 1 rolled 52.
+    s = parse_position("sGfwATDgc/ABMA:QYkqASAAIAAA")
+    assert s.dice == (5, 2)
+    assert s.state == CubeState(cube=2, owner=Owner.OPP, match_length=9, score=(4, 2))
+    assert s.position_id == "sGfwATDgc/ABMA"
+
+
+def test_an_xgid_gives_board_dice_score_and_cube():
+    start = parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10")
+    np.testing.assert_array_equal(start.board, START)
+    assert start.dice is None and start.state == CubeState()
+    # Top player on turn with 52, cube 2 owned by top, 9-point match, bottom 2 top 4.
+    top = parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:-1:52:2:4:0:9:10")
+    np.testing.assert_array_equal(top.board, flip(START))
+    assert top.dice == (5, 2)
+    assert top.state == CubeState(cube=2, owner=Owner.ME, match_length=9, score=(4, 2))
+    offered = parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:3:0:10")
+    assert offered.double_offered and offered.state.jacoby and offered.state.beavers
+
+
+@pytest.mark.parametrize(
+    "text, error, named",
+    [
+        ("nonsense", InvalidPositionError, "nonsense"),
+        ("4HPwATDgc/ABM!", InvalidPositionError, "4HPwATDgc/ABM!"),
+        ("4HPwATDgc/ABMA:short", InvalidMatchError, "short"),
+        ("XGID=-b----E-C---eE", InvalidPositionError, "XGID"),
+    ],
+)
+def test_bad_positions_name_the_text(text, error, named):
+    with pytest.raises(error, match=named.replace("/", ".").replace("!", ".")):
+        parse_position(text)
