@@ -19,7 +19,7 @@ what it gets for losing a single game at the current cube.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import Optional
 
@@ -109,9 +109,13 @@ class CubeState:
             object.__setattr__(self, "owner", Owner(self.owner))
         except ValueError:
             raise InvalidMatchError(f"cube owner {self.owner!r}: expected 'centered', 'me' or 'opp'") from None
-        object.__setattr__(self, "score", tuple(int(s) for s in self.score))
-        cube, length, (mine, theirs) = self.cube, self.match_length, self.score
-        if cube < 1 or cube & (cube - 1):
+        try:
+            mine, theirs = (int(s) for s in self.score)
+        except (TypeError, ValueError):
+            raise InvalidMatchError(f"score {self.score!r}: expected two whole numbers") from None
+        object.__setattr__(self, "score", (mine, theirs))
+        cube, length = self.cube, self.match_length
+        if not isinstance(cube, (int, np.integer)) or cube < 1 or cube & (cube - 1):
             raise InvalidMatchError(f"cube value {cube}: expected a power of two")
         if self.owner is Owner.CENTERED and cube != 1:
             raise InvalidMatchError(f"cube value {cube}: a centred cube is on 1")
@@ -130,17 +134,13 @@ class CubeState:
 
     @property
     def is_money(self) -> bool:
+        """A money game (no match length)."""
         return self.match_length == 0
 
     @property
     def away(self) -> tuple[int, int]:
         """Points still needed by (side on roll, opponent); match play only."""
         return self.match_length - self.score[0], self.match_length - self.score[1]
-
-    @property
-    def post_crawford(self) -> bool:
-        """A match game after the Crawford game (a side needs one point)."""
-        return not self.is_money and not self.crawford and 1 in self.away
 
     @property
     def can_double(self) -> bool:
@@ -264,11 +264,11 @@ def _money_cubeful(p: np.ndarray, x: float, owner: Owner, jacoby: bool) -> float
     dead = 2.0 * win - 1.0 + ((wg - lg + wbg - lbg) if gammons_count else 0.0)
     if win <= CERTAIN_EPSILON or win >= 1.0 - CERTAIN_EPSILON:
         return float(dead)
-    w = 1.0 + (wg + wbg) / win  # average value of a win
-    l = 1.0 + (lg + lbg) / (1.0 - win)  # average value of a loss
-    take_point = (l - 0.5) / (w + l + 0.5)
-    cash_point = (l + 1.0) / (w + l + 0.5)
-    lose_value, win_value = (-l, w) if gammons_count else (-1.0, 1.0)
+    avg_win = 1.0 + (wg + wbg) / win  # W: average value of a game won
+    avg_loss = 1.0 + (lg + lbg) / (1.0 - win)  # L: average value of a game lost
+    take_point = (avg_loss - 0.5) / (avg_win + avg_loss + 0.5)  # the opponent's, as my P(win)
+    cash_point = (avg_loss + 1.0) / (avg_win + avg_loss + 0.5)
+    lose_value, win_value = (-avg_loss, avg_win) if gammons_count else (-1.0, 1.0)
     live = _live(
         win,
         lose_value,
