@@ -183,7 +183,7 @@ def _why_illegal(board: np.ndarray, typed: _Typed, d1: int, d2: int, most: int) 
     arrivals = Counter(path[-1] for path in typed.paths)
     for src, leaving in Counter(sources).items():
         if leaving > max(int(board[src]), 0) + arrivals[src]:
-            return f"no checker on {_point_name(src)}" if leaving == 1 else f"not {leaving} checkers on {src}"
+            return f"no checker on {_point_name(src)}" if leaving == 1 else f"not {leaving} checkers on {_point_name(src)}"
     for point in sorted(typed.landings(), reverse=True):
         if board[point] <= -2:
             return f"point {point} is blocked"

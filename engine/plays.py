@@ -9,8 +9,9 @@ Boards are in the mover's view (DESIGN.md); steps and afterstates too: a
 ``Step`` is (from point, to point, hit) with 25 = the mover's bar and 0 = off.
 
 >>> from engine.board import START
->>> sorted(len(p.steps) for p in legal_plays(START, (3, 1)))[:3]
-[2, 2, 2]
+>>> plays = legal_plays(START, "31")
+>>> len(plays), plays[0].steps[0]
+(16, Step(src=24, dst=21, hit=False))
 """
 
 from __future__ import annotations
