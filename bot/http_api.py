@@ -1,0 +1,349 @@
+"""The HTTP JSON API: wildbg-compatible ``/move`` and ``/eval``, and richer ``/v1`` endpoints.
+
+``create_app(bot)`` builds a FastAPI application (OpenAPI description at ``/docs``
+and ``/openapi.json``) that only parses the query, calls the ``bot.facade.Bot``
+and formats the answer; ``serve`` runs it with uvicorn.
+
+- ``GET /move`` and ``GET /eval`` take the board as wildbg does: ``p0..p25`` in the
+  view of the side to move (positive = its checkers, ``p25`` its bar, ``p0`` the
+  opponent's bar, negative), omitted points empty; ``die1``, ``die2``; optionally
+  ``x_away`` and ``o_away`` for a match score (points the side to move, and its
+  opponent, still need).
+- ``GET /v1/moves``, ``/v1/cube``, ``/v1/evaluate``, ``/v1/resign`` take
+  ``position``: a Position ID, ``PositionID:MatchID`` or an XGID.
+
+Bad requests get status 400 and ``{"message": ...}`` naming the problem, never a
+crash. Endpoints are plain functions run in FastAPI's thread pool; the bot
+serialises its network calls with a lock.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import numpy as np
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from starlette.exceptions import HTTPException
+
+from bot.cube import CubeState
+from bot.facade import Bot, RankedPlay
+from bot.positions import Situation, parse_position
+from engine.board import flip, validate_dice
+from engine.errors import InvalidDiceError, InvalidMatchError
+from engine.position_id import encode_position_id
+
+DEFAULT_PORT = 8080
+
+# ---------------------------------------------------------------- answer shapes
+
+
+class Probabilities(BaseModel):
+    """Five cumulative probabilities as wildbg and GNU Backgammon report them (wins include gammons)."""
+
+    win: float = Field(description="P(win): single, gammon or backgammon")
+    winG: float = Field(description="P(win a gammon or backgammon)")
+    winBg: float = Field(description="P(win a backgammon)")
+    loseG: float = Field(description="P(lose a gammon or backgammon)")
+    loseBg: float = Field(description="P(lose a backgammon)")
+
+
+class MoveDetail(BaseModel):
+    """One checker moved by one die: 25 = the bar, 0 = off."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    from_: int = Field(alias="from", ge=0, le=25)
+    to: int = Field(ge=0, le=24)
+
+
+class MoveInfo(BaseModel):
+    """One complete legal play (0 to 4 checker steps) and the mover's probabilities after it."""
+
+    play: list[MoveDetail]
+    probabilities: Probabilities
+
+
+class MoveResponse(BaseModel):
+    """Every legal play, best first; a roll that cannot be played gives one empty play."""
+
+    moves: list[MoveInfo]
+
+
+class CubeInfo(BaseModel):
+    """Whether the side to move should double, and whether its opponent should accept."""
+
+    double: bool
+    accept: bool
+
+
+class EvalResponse(BaseModel):
+    """Cube decision and probabilities of the side to move, before it rolls."""
+
+    cube: CubeInfo
+    probabilities: Probabilities
+
+
+class ErrorMessage(BaseModel):
+    """The body of every 4xx and 5xx answer."""
+
+    message: str
+
+
+class RankedMove(BaseModel):
+    """A legal play in GNU Backgammon's notation with the mover's evaluation after it."""
+
+    move: str = Field(description="the play in GNU Backgammon's notation, '' when no move is possible")
+    play: list[MoveDetail]
+    position_id: str = Field(description="Position ID after the play, opponent on roll")
+    probabilities: Probabilities
+    equity: float = Field(description="the mover's cubeless money equity after the play")
+    mwc: Optional[float] = Field(description="the mover's cubeful match-winning chance (match play)")
+    plies: int = Field(description="search depth of this evaluation")
+
+
+class MovesResponse(BaseModel):
+    position_id: str
+    dice: tuple[int, int]
+    moves: list[RankedMove]
+
+
+class CubeEquities(BaseModel):
+    """Cubeful equities of the side on roll, normalised so that a pass is +1."""
+
+    no_double: float
+    double_take: float
+    double_pass: float
+
+
+class CubeResponse(BaseModel):
+    position_id: str
+    decision: str = Field(description="GNU Backgammon's verdict, e.g. NODOUBLE_TAKE, DOUBLE_PASS")
+    should_double: bool
+    should_take: bool
+    equities: CubeEquities
+    mwc: Optional[CubeEquities] = Field(description="the same three as match-winning chances (match play)")
+    probabilities: Probabilities
+
+
+class EvaluateResponse(BaseModel):
+    position_id: str
+    probabilities: Probabilities
+    cubeless_equity: float
+    cubeful_equity: float = Field(description="normalised: -1/+1 = losing/winning the current cube")
+    mwc: Optional[float] = Field(description="cubeful match-winning chance (match play)")
+    plies: int
+
+
+# ---------------------------------------------------------------- queries
+
+
+def _pip_fields() -> dict:
+    fields = {
+        f"p{i}": (int, Field(0, description=f"checkers on point {i}: positive = side to move, negative = opponent"))
+        for i in range(1, 25)
+    }
+    fields["p0"] = (int, Field(0, description="the opponent's checkers on the bar (zero or negative)"))
+    fields["p25"] = (int, Field(0, description="the side to move's checkers on the bar (zero or positive)"))
+    fields["x_away"] = (Optional[int], Field(None, description="points the side to move still needs (match play)"))
+    fields["o_away"] = (Optional[int], Field(None, description="points the opponent still needs (match play)"))
+    return fields
+
+
+EvalQuery = create_model("EvalQuery", **_pip_fields())
+MoveQuery = create_model(
+    "MoveQuery",
+    die1=(int, Field(description="first die, 1..6")),
+    die2=(int, Field(description="second die, 1..6")),
+    **_pip_fields(),
+)
+
+
+class PositionQuery(BaseModel):
+    position: str = Field(
+        description="Position ID, PositionID:MatchID or XGID (a '+' may arrive as a space; both are read)"
+    )
+    plies: int = Field(0, description="0 or 1: look one roll deeper")
+
+
+class MovesQuery(PositionQuery):
+    dice: Optional[str] = Field(None, description="the roll, e.g. 31; needed unless the Match ID or XGID has dice")
+    top: Optional[int] = Field(None, description="return only the best N plays")
+
+
+class ResignQuery(PositionQuery):
+    value: str = Field("single", description="the resignation offered: single, gammon or backgammon")
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def probabilities_view(five: np.ndarray) -> Probabilities:
+    """The five probabilities as wildbg names them."""
+    win, wg, wbg, lg, lbg = (float(x) for x in five)
+    return Probabilities(win=win, winG=wg, winBg=wbg, loseG=lg, loseBg=lbg)
+
+
+def _play_view(ranked: RankedPlay) -> list[MoveDetail]:
+    return [MoveDetail(from_=step.src, to=step.dst) for step in ranked.play.steps]
+
+
+def _board_of(query: BaseModel) -> np.ndarray:
+    return np.array([getattr(query, f"p{i}") for i in range(26)])
+
+
+def _state_of(query: BaseModel) -> CubeState:
+    """Money, or the match score the away counts give (a side at 1-away: post-Crawford)."""
+    if query.x_away is None and query.o_away is None:
+        return CubeState()
+    if query.x_away is None or query.o_away is None:
+        raise InvalidMatchError("x_away and o_away: give both (match play) or neither (money)")
+    if query.x_away < 1 or query.o_away < 1:
+        raise InvalidMatchError(f"x_away {query.x_away}, o_away {query.o_away}: each must be at least 1")
+    length = max(query.x_away, query.o_away)
+    return CubeState(match_length=length, score=(length - query.x_away, length - query.o_away))
+
+
+def _situation(query: PositionQuery) -> Situation:
+    return parse_position(query.position.replace(" ", "+"))
+
+
+# ---------------------------------------------------------------- errors
+
+
+def _message(status: int, message: str) -> JSONResponse:
+    return JSONResponse(status_code=status, content={"message": message})
+
+
+def _validation_message(error: RequestValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(x) for x in item.get("loc", ()) if x not in ("query", "body"))
+        parts.append(f"{where}: {item.get('msg', 'invalid')}" if where else item.get("msg", "invalid"))
+    return "; ".join(parts) or "invalid request"
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def bad_query(request: Request, error: RequestValidationError) -> JSONResponse:
+        return _message(400, _validation_message(error))
+
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, error: ValueError) -> JSONResponse:
+        # Every engine error (BackgammonError) is a ValueError naming the input.
+        return _message(400, str(error))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        return _message(error.status_code, str(error.detail))
+
+    @app.exception_handler(Exception)
+    async def server_error(request: Request, error: Exception) -> JSONResponse:
+        return _message(500, f"internal error: {type(error).__name__}: {error}")
+
+
+# ---------------------------------------------------------------- the application
+
+_ERRORS = {400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice"}}
+
+
+def create_app(bot: Bot) -> FastAPI:
+    """The FastAPI application serving ``bot``."""
+    app = FastAPI(
+        title="nardy",
+        description="A TD-Gammon-style backgammon bot. `/move` and `/eval` speak wildbg's API; "
+        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs.",
+        version="0.1.0",
+    )
+    _install_error_handlers(app)
+
+    @app.get("/move", response_model=MoveResponse, responses=_ERRORS, tags=["wildbg"])
+    def get_move(query: Annotated[MoveQuery, Query()]) -> MoveResponse:
+        """Every legal play of the dice, best first, with the mover's probabilities after it."""
+        ranked = bot.rank_plays(_board_of(query), (query.die1, query.die2), state=_state_of(query))
+        return MoveResponse(
+            moves=[MoveInfo(play=_play_view(r), probabilities=probabilities_view(r.probabilities)) for r in ranked]
+        )
+
+    @app.get("/eval", response_model=EvalResponse, responses=_ERRORS, tags=["wildbg"])
+    def get_eval(query: Annotated[EvalQuery, Query()]) -> EvalResponse:
+        """Probabilities and cube decision of the side to move, before it rolls."""
+        result = bot.evaluate(_board_of(query), _state_of(query))
+        return EvalResponse(
+            cube=CubeInfo(double=result.cube.should_double, accept=result.cube.should_take),
+            probabilities=probabilities_view(result.probabilities),
+        )
+
+    @app.get("/v1/moves", response_model=MovesResponse, responses=_ERRORS, tags=["positions"])
+    def moves(query: Annotated[MovesQuery, Query()]) -> MovesResponse:
+        """Legal plays ranked with probabilities and equities (dice from the query or the IDs)."""
+        situation = _situation(query)
+        dice = validate_dice(query.dice) if query.dice else situation.dice
+        if dice is None:
+            raise InvalidDiceError(f"position {query.position!r}: no dice rolled, give dice=XY")
+        ranked = bot.rank_plays(situation.board, dice, plies=query.plies, top=query.top, state=situation.state)
+        return MovesResponse(
+            position_id=situation.position_id,
+            dice=dice,
+            moves=[
+                RankedMove(
+                    move=r.notation,
+                    play=_play_view(r),
+                    position_id=encode_position_id(flip(r.afterstate)),
+                    probabilities=probabilities_view(r.probabilities),
+                    equity=r.equity,
+                    mwc=r.mwc,
+                    plies=r.plies,
+                )
+                for r in ranked
+            ],
+        )
+
+    @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
+    def cube(query: Annotated[PositionQuery, Query()]) -> CubeResponse:
+        """Double / no double for the side on roll and take / pass for its opponent, with equities."""
+        situation = _situation(query)
+        result = bot.evaluate(situation.board, situation.state, query.plies)
+        decision = result.cube
+        mwc = None
+        if decision.mwc_no_double is not None:
+            mwc = CubeEquities(
+                no_double=decision.mwc_no_double,
+                double_take=decision.mwc_double_take,
+                double_pass=decision.mwc_double_pass,
+            )
+        return CubeResponse(
+            position_id=situation.position_id,
+            decision=decision.verdict.value,
+            should_double=decision.should_double,
+            should_take=decision.should_take,
+            equities=CubeEquities(
+                no_double=decision.no_double, double_take=decision.double_take, double_pass=decision.double_pass
+            ),
+            mwc=mwc,
+            probabilities=probabilities_view(result.probabilities),
+        )
+
+    @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])
+    def evaluate(query: Annotated[PositionQuery, Query()]) -> EvaluateResponse:
+        """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
+        situation = _situation(query)
+        result = bot.evaluate(situation.board, situation.state, query.plies)
+        return EvaluateResponse(
+            position_id=situation.position_id,
+            probabilities=probabilities_view(result.probabilities),
+            cubeless_equity=result.cubeless_equity,
+            cubeful_equity=result.cubeful_equity,
+            mwc=result.mwc,
+            plies=result.plies,
+        )
+
+    return app
+
+
+def serve(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
+    """Serve ``bot`` over HTTP until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(bot), host=host, port=port, log_level="info")
