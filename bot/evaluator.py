@@ -1,0 +1,169 @@
+"""One evaluator interface, and batched move choice and 1-ply search built on it.
+
+An ``Evaluator`` scores afterstates for the side that just moved (the mover):
+higher is better for the mover. A ``ProbabilityEvaluator`` also gives the five
+probabilities of DESIGN.md for positions with the side on roll, and scores an
+afterstate by the mover's cubeless money equity: flip the afterstate (the
+opponent is then on roll), evaluate, invert. Finished afterstates (the mover has
+borne off all 15) get their exact result without asking the network.
+
+Move choice (``choose_afterstates``) and 1-ply search (``OnePlyEvaluator``) work
+on whole batches: one ``engine.afterstates`` call, one evaluation, a segment
+argmax per parent; no Python loop over positions.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from bot.network import ValueNetwork
+from bot.outcomes import equity, finished_probabilities, invert, is_finished
+from engine import afterstates, flip
+
+# The 21 distinct rolls and their probabilities (doubles 1/36, others 2/36).
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0).astype(np.float32) / 36.0
+
+
+class Evaluator(ABC):
+    """Anything that can rank the afterstates of a roll for the mover."""
+
+    @abstractmethod
+    def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
+        """(N,) scores of ``children`` (mover's view), higher = better for the mover.
+
+        ``boards`` (B, 26) are the positions before the move and ``parent`` (N,) maps
+        each child to its board, as ``engine.afterstates`` returns them.
+        """
+
+
+class ProbabilityEvaluator(Evaluator):
+    """An evaluator that knows the five outcome probabilities of positions."""
+
+    @abstractmethod
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(B, 5) [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26)."""
+
+    def afterstate_probabilities(self, children: np.ndarray) -> np.ndarray:
+        """(N, 5) probabilities for the mover of afterstates (N, 26) in the mover's view."""
+        five = invert(self.probabilities(flip(children)))
+        done = is_finished(children)
+        if done.any():
+            five[done] = finished_probabilities(children[done])
+        return five
+
+    def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
+        """(N,) the mover's cubeless money equity of each afterstate."""
+        return equity(self.afterstate_probabilities(children))
+
+
+class NetworkEvaluator(ProbabilityEvaluator):
+    """A ``ValueNetwork`` as an evaluator (inference only, no autograd)."""
+
+    def __init__(self, network: ValueNetwork) -> None:
+        self.network = network
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        return self.network.probabilities(boards)
+
+
+class RandomEvaluator(Evaluator):
+    """Uniformly random scores: a player that picks any legal play with equal chance."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
+        return self.rng.random(len(children))
+
+
+def group_starts(parent: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first child index, number of children) of each of ``count`` parents, grouped in order."""
+    sizes = np.bincount(parent, minlength=count)
+    return np.cumsum(sizes) - sizes, sizes
+
+
+def best_children(
+    scores: np.ndarray,
+    parent: np.ndarray,
+    count: int,
+    rng: np.random.Generator | None = None,
+    epsilon: float = 0.0,
+) -> np.ndarray:
+    """(count,) index of each parent's best child (first of equal scores).
+
+    With ``epsilon`` > 0, each parent instead takes a uniformly random child with
+    probability ``epsilon`` (``rng`` required). Every parent must have a child.
+    """
+    starts, sizes = group_starts(parent, count)
+    maxima = np.maximum.reduceat(scores, starts)
+    hits = np.flatnonzero(scores >= maxima[parent])
+    hit_parent = parent[hits]
+    first = np.empty(len(hits), dtype=bool)
+    first[0] = True
+    first[1:] = hit_parent[1:] != hit_parent[:-1]
+    best = hits[first]
+    if epsilon > 0.0:
+        explore = rng.random(count) < epsilon
+        random_child = starts + (rng.random(count) * sizes).astype(np.int64)
+        best = np.where(explore, random_child, best)
+    return best
+
+
+def choose_afterstates(
+    evaluator: Evaluator,
+    boards: np.ndarray,
+    dice: np.ndarray,
+    rng: np.random.Generator | None = None,
+    epsilon: float = 0.0,
+) -> np.ndarray:
+    """(B, 26) the chosen afterstate of each board (B, 26) and roll (B, 2), mover's view."""
+    children, parent = afterstates(boards, dice)
+    scores = evaluator.afterstate_scores(boards, children, parent)
+    return children[best_children(scores, parent, len(boards), rng, epsilon)]
+
+
+def one_ply_probabilities(evaluator: ProbabilityEvaluator, positions: np.ndarray) -> np.ndarray:
+    """(M, 5) 1-ply probabilities for the mover of afterstates (M, 26), mover's view.
+
+    For each of the opponent's 21 rolls the opponent plays its best reply by the
+    evaluator's 0-ply equity; the result is the roll-weighted average of the mover's
+    probabilities after that reply. Finished afterstates keep their exact result.
+    """
+    count = len(positions)
+    replies_to = np.repeat(flip(positions), len(ROLLS), axis=0)  # opponent on roll
+    dice = np.tile(ROLLS, (count, 1))
+    children, parent = afterstates(replies_to, dice)
+    opponent_five = evaluator.afterstate_probabilities(children)
+    best = best_children(equity(opponent_five), parent, len(replies_to))
+    mover_five = invert(opponent_five[best]).reshape(count, len(ROLLS), 5)
+    five = np.einsum("mrk,r->mk", mover_five, ROLL_WEIGHTS)
+    done = is_finished(positions)
+    if done.any():
+        five[done] = finished_probabilities(positions[done])
+    return five
+
+
+class OnePlyEvaluator(Evaluator):
+    """1-ply lookahead over an inner evaluator, for serving.
+
+    The ``candidates`` best children of each parent by 0-ply equity are scored by
+    their 1-ply equity (``one_ply_probabilities``); the others score -inf.
+    """
+
+    def __init__(self, inner: ProbabilityEvaluator, candidates: int = 8) -> None:
+        self.inner = inner
+        self.candidates = candidates
+
+    def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
+        zero_ply = self.inner.afterstate_scores(boards, children, parent)
+        order = np.lexsort((-zero_ply, parent))  # by parent, best first
+        starts, _ = group_starts(parent, len(boards))
+        rank = np.empty(len(children), dtype=np.int64)
+        rank[order] = np.arange(len(children)) - starts[parent[order]]
+        kept = np.flatnonzero(rank < self.candidates)
+        scores = np.full(len(children), -np.inf)
+        scores[kept] = equity(one_ply_probabilities(self.inner, children[kept]))
+        return scores
