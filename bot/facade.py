@@ -30,6 +30,7 @@ from bot.checkpoint import load_network
 from bot.cube import CubeDecision, CubeState, Owner, cube_decision
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator, one_ply_probabilities
 from bot.outcomes import equity, invert
+from bot.resign import ResignationAnswer, ResignationOffer, accept_resignation, offer_resignation
 from engine.board import CHECKERS, borne_off, flip, validate_board, validate_dice
 from engine.errors import InvalidPositionError
 from engine.notation import format_play
@@ -93,6 +94,20 @@ class RankedPlay:
     def afterstate(self) -> np.ndarray:
         """The board right after the play, still in the mover's view."""
         return self.play.afterstate
+
+
+@dataclass(frozen=True)
+class Resignations:
+    """Resignation decisions in one position (side on roll before it rolls), at one ``level``.
+
+    ``offer``: whether the side on roll should resign, and at which level (its view).
+    ``opponent_accepts``: the opponent's answer if the side on roll resigns ``level``;
+    ``side_on_roll_accepts``: the side on roll's answer if the opponent resigns ``level``.
+    """
+
+    offer: ResignationOffer
+    opponent_accepts: ResignationAnswer
+    side_on_roll_accepts: ResignationAnswer
 
 
 @dataclass(frozen=True)
@@ -224,7 +239,7 @@ class Bot:
             return equity(five).astype(np.float64)
         theirs = swap_state(state)
         return np.array(
-            [1.0 - _mwc_of(cube_decision(flip(child), invert(p), theirs)) for child, p in zip(children, five)]
+            [1.0 - cube_decision(flip(child), invert(p), theirs).mwc for child, p in zip(children, five)]
         )
 
     def best_play(self, board: np.ndarray, dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
@@ -242,7 +257,7 @@ class Bot:
             probabilities=five,
             cubeless_equity=float(equity(five)),
             cubeful_equity=decision.equity,
-            mwc=_mwc_of(decision),
+            mwc=decision.mwc,
             cube=decision,
             plies=plies,
         )
@@ -250,6 +265,21 @@ class Bot:
     def cube_decision(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> CubeDecision:
         """Double / no double for the side on roll of ``board``, take / pass for its opponent."""
         return self.evaluate(board, state, plies).cube
+
+    def resign_decision(
+        self, board: np.ndarray, state: CubeState = MONEY, level: int = 1, plies: int = 0
+    ) -> Resignations:
+        """Whether the side on roll of ``board`` should resign, and the answers to a resignation at ``level``.
+
+        ``level``: 1 single, 2 gammon, 3 backgammon (InvalidResignationError otherwise).
+        """
+        board = check_game_on(board)
+        five = self.probabilities(board, plies)
+        return Resignations(
+            offer=offer_resignation(board, five, state),
+            opponent_accepts=accept_resignation(board, five, state, level, resigner_on_roll=True),
+            side_on_roll_accepts=accept_resignation(board, five, state, level, resigner_on_roll=False),
+        )
 
     def should_double(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> bool:
         """Whether the side on roll of ``board`` should double now."""
@@ -261,13 +291,4 @@ class Bot:
         ``state`` is the cube before the double, seen by the doubler (on roll).
         """
         return self.cube_decision(board, state, plies).should_take
-
-
-def _mwc_of(decision: CubeDecision) -> Optional[float]:
-    """The MWC after both sides' right cube actions (match play), else None."""
-    if decision.mwc_no_double is None:
-        return None
-    if decision.should_double:
-        return float(min(decision.mwc_double_take, decision.mwc_double_pass))
-    return float(decision.mwc_no_double)
 

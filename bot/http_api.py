@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException
 from bot.cube import CubeState
 from bot.facade import Bot, RankedPlay
 from bot.positions import Situation, parse_position
+from bot.resign import InvalidResignationError, ResignationAnswer, ResignLevel
 from engine.board import flip, validate_dice
 from engine.errors import InvalidDiceError, InvalidMatchError
 from engine.position_id import encode_position_id
@@ -136,6 +137,34 @@ class EvaluateResponse(BaseModel):
     plies: int
 
 
+class ResignOfferView(BaseModel):
+    """Whether the side on roll should resign, at the cheapest level its opponent should accept."""
+
+    level: Optional[str] = Field(description="single, gammon or backgammon; null: play on")
+    equity_play: float = Field(description="cubeful equity of playing on (side on roll)")
+    equity_resign: dict[str, float] = Field(description="equity after resigning at each level (side on roll)")
+    mwc_play: Optional[float]
+    mwc_resign: Optional[dict[str, float]]
+
+
+class ResignAnswerView(BaseModel):
+    """Whether to accept a resignation, in the view of the side that answers."""
+
+    level: str
+    accept: bool
+    equity_play: float
+    equity_accept: float
+    mwc_play: Optional[float]
+    mwc_accept: Optional[float]
+
+
+class ResignResponse(BaseModel):
+    position_id: str
+    offer: ResignOfferView
+    opponent_accepts: ResignAnswerView = Field(description="the opponent's answer if the side on roll resigns")
+    side_on_roll_accepts: ResignAnswerView = Field(description="the side on roll's answer if the opponent resigns")
+
+
 # ---------------------------------------------------------------- queries
 
 
@@ -173,7 +202,9 @@ class MovesQuery(PositionQuery):
 
 
 class ResignQuery(PositionQuery):
-    value: str = Field("single", description="the resignation offered: single, gammon or backgammon")
+    value: Optional[str] = Field(
+        None, description="single, gammon or backgammon (default: the Match ID's offer, else single)"
+    )
 
 
 # ---------------------------------------------------------------- formatting
@@ -187,6 +218,30 @@ def probabilities_view(five: np.ndarray) -> Probabilities:
 
 def _play_view(ranked: RankedPlay) -> list[MoveDetail]:
     return [MoveDetail(from_=step.src, to=step.dst) for step in ranked.play.steps]
+
+
+def _level_name(level: int) -> str:
+    return ResignLevel(level).name.lower()
+
+
+def _resign_level(value: Optional[str], situation: Situation) -> int:
+    if value is None:
+        return situation.resign_offered or ResignLevel.SINGLE
+    try:
+        return ResignLevel[value.upper()]
+    except KeyError:
+        raise InvalidResignationError(f"value {value!r}: expected single, gammon or backgammon") from None
+
+
+def _answer_view(answer: ResignationAnswer) -> ResignAnswerView:
+    return ResignAnswerView(
+        level=_level_name(answer.level),
+        accept=answer.accept,
+        equity_play=answer.equity_play,
+        equity_accept=answer.equity_accept,
+        mwc_play=answer.mwc_play,
+        mwc_accept=answer.mwc_accept,
+    )
 
 
 def _board_of(query: BaseModel) -> np.ndarray:
@@ -337,6 +392,27 @@ def create_app(bot: Bot) -> FastAPI:
             cubeful_equity=result.cubeful_equity,
             mwc=result.mwc,
             plies=result.plies,
+        )
+
+    @app.get("/v1/resign", response_model=ResignResponse, responses=_ERRORS, tags=["positions"])
+    def resign(query: Annotated[ResignQuery, Query()]) -> ResignResponse:
+        """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
+        situation = _situation(query)
+        level = _resign_level(query.value, situation)
+        result = bot.resign_decision(situation.board, situation.state, level, query.plies)
+        offer = result.offer
+        names = [_level_name(level) for level in ResignLevel]
+        return ResignResponse(
+            position_id=situation.position_id,
+            offer=ResignOfferView(
+                level=_level_name(offer.level) if offer.level else None,
+                equity_play=offer.equity_play,
+                equity_resign=dict(zip(names, offer.equity_resign)),
+                mwc_play=offer.mwc_play,
+                mwc_resign=dict(zip(names, offer.mwc_resign)) if offer.mwc_resign else None,
+            ),
+            opponent_accepts=_answer_view(result.opponent_accepts),
+            side_on_roll_accepts=_answer_view(result.side_on_roll_accepts),
         )
 
     return app

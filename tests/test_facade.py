@@ -15,6 +15,7 @@ from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
 from bot.network import NetworkConfig, ValueNetwork
 from bot.outcomes import equity, invert
 from bot.positions import parse_position
+from bot.resign import InvalidResignationError, accept_resignation, offer_resignation
 from engine.board import START, flip
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidPositionError
 from engine.notation import format_play
@@ -113,6 +114,16 @@ def test_one_ply_evaluation_averages_the_rolls_of_the_side_on_roll(bot):
     result = bot.evaluate(MIDGAME, plies=1)
     expected = invert(one_ply_probabilities(bot.evaluator, flip(MIDGAME)[None])[0])
     np.testing.assert_allclose(result.probabilities, expected, atol=1e-6)
+
+
+def test_resignations_come_from_the_resign_rules_on_the_bots_probabilities(bot):
+    five = bot.probabilities(MIDGAME)
+    result = bot.resign_decision(MIDGAME, MATCH, level=2)
+    assert result.offer == offer_resignation(MIDGAME, five, MATCH)
+    assert result.opponent_accepts == accept_resignation(MIDGAME, five, MATCH, 2, resigner_on_roll=True)
+    assert result.side_on_roll_accepts == accept_resignation(MIDGAME, five, MATCH, 2, resigner_on_roll=False)
+    with pytest.raises(InvalidResignationError):
+        bot.resign_decision(MIDGAME, level=4)
 
 
 def test_swap_state_turns_the_score_and_the_cube_owner():

@@ -144,9 +144,22 @@ def test_v1_cube_and_evaluate(client, bot):
     assert evaluation["probabilities"] == probabilities(one_ply.probabilities)
 
 
+def test_v1_resign_answers_both_ways(client, bot):
+    situation = parse_position("4HPwATDgc/ABMA:QYkqAQAAIAAA")
+    body = client.get("/v1/resign", params={"position": "4HPwATDgc/ABMA:QYkqAQAAIAAA", "value": "gammon"}).json()
+    result = bot.resign_decision(situation.board, situation.state, level=2)
+    assert body["offer"]["level"] == (result.offer.level.name.lower() if result.offer.level else None)
+    assert body["offer"]["equity_resign"]["gammon"] == pytest.approx(result.offer.equity_resign[1])
+    assert body["opponent_accepts"]["accept"] == result.opponent_accepts.accept
+    assert body["side_on_roll_accepts"]["mwc_accept"] == pytest.approx(result.side_on_roll_accepts.mwc_accept)
+    assert body["side_on_roll_accepts"]["level"] == "gammon"
+    bad = client.get("/v1/resign", params={"position": "4HPwATDgc/ABMA", "value": "everything"})
+    assert bad.status_code == 400 and "everything" in bad.json()["message"]
+
+
 def test_openapi_description_is_served(client):
     spec = client.get("/openapi.json").json()
-    assert {"/move", "/eval", "/v1/moves", "/v1/cube", "/v1/evaluate"} <= set(spec["paths"])
+    assert {"/move", "/eval", "/v1/moves", "/v1/cube", "/v1/evaluate", "/v1/resign"} <= set(spec["paths"])
     assert client.get("/docs").status_code == 200
 
 
