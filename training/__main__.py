@@ -1,0 +1,82 @@
+"""Command line: ``python -m training train|evaluate ...``.
+
+    python -m training train --config configs/td.toml [--resume] [--games N] [--out DIR]
+    python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from bot.checkpoint import load_checkpoint, load_network
+from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
+from bot.pubeval import Pubeval
+from training.config import ConfigError, config_from_dict, load_config
+from training.evaluate import evaluate
+from training.train import LATEST, train
+
+
+def _opponent(name: str, seed: int) -> Evaluator:
+    if name == "pubeval":
+        return Pubeval()
+    if name == "random":
+        return RandomEvaluator(np.random.default_rng([seed, 1]))
+    return NetworkEvaluator(load_network(name))
+
+
+def _train(args: argparse.Namespace) -> None:
+    if args.config is not None:
+        config = load_config(args.config)
+    elif args.resume and args.out is not None:
+        config = config_from_dict(load_checkpoint(Path(args.out) / LATEST)["config"])
+    else:
+        raise ConfigError("train: --config is required (or --resume with --out to reuse the run's config)")
+    if args.games is not None:
+        config = config.replace(games=args.games)
+    run_dir = Path(args.out) if args.out is not None else Path("runs") / config.name
+    train(config, run_dir, resume=args.resume, progress=True)
+    print(f"run directory: {run_dir}")
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    player = NetworkEvaluator(load_network(args.checkpoint))
+    result = evaluate(player, _opponent(args.opponent, args.seed), args.games, args.seed)
+    print(f"{args.checkpoint} vs {args.opponent}: {result.summary()}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train_parser = commands.add_parser("train", help="self-play training with TD(lambda)")
+    train_parser.add_argument("--config", type=Path, help="TOML config (see configs/td.toml)")
+    train_parser.add_argument("--resume", action="store_true", help="continue from the run directory's latest.pt")
+    train_parser.add_argument("--games", type=int, help="total games of the run (overrides the config)")
+    train_parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
+    train_parser.set_defaults(run=_train)
+
+    eval_parser = commands.add_parser("evaluate", help="cubeless money games against an opponent")
+    eval_parser.add_argument("--checkpoint", type=Path, required=True, help="network checkpoint to evaluate")
+    eval_parser.add_argument("--opponent", default="pubeval", help="pubeval, random, or a checkpoint path")
+    eval_parser.add_argument("--games", type=int, default=1000, help="games to play (even)")
+    eval_parser.add_argument("--seed", type=int, default=1, help="seed of the dice")
+    eval_parser.set_defaults(run=_evaluate)
+
+    args = parser.parse_args(argv)
+    try:
+        args.run(args)
+    except ValueError as error:  # ConfigError, CheckpointError and the engine's errors among them
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""Typed, frozen training configuration, loaded from TOML and recorded with every run.
+
+A config file has top-level run keys and three tables, ``[network]``,
+``[selfplay]`` and ``[learning]``; every key is optional (the defaults below) and
+an unknown key or a value of the wrong type is an error naming it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.network import NetworkConfig
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigError(ValueError):
+    """A config file or value that cannot be used, with the offending key named."""
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    # Games advancing together in each worker (one movegen call and one forward pass per ply).
+    parallel_games: int = 1024
+    # Probability that a move is chosen uniformly at random instead of the best one.
+    epsilon: float = 0.0
+    # Self-play worker processes; 0 = one per CPU core. 1 = play in the learner's process.
+    workers: int = 0
+
+
+@dataclass(frozen=True)
+class LearningConfig:
+    # TD(lambda) trace decay: 0 = one-step TD targets, 1 = Monte Carlo (the game's result).
+    td_lambda: float = 0.7
+    # "adam" or "sgd".
+    optimizer: str = "adam"
+    learning_rate: float = 3e-3
+    # Samples (positions) per gradient step.
+    batch_size: int = 128
+    # "cross_entropy" (6-outcome softmax against the target distribution) or "mse" (on the 5 probabilities).
+    loss: str = "cross_entropy"
+    # A worker sends its finished games' positions to the learner once it has this many.
+    samples_per_update: int = 16384
+
+
+@dataclass(frozen=True)
+class Config:
+    # Run name: logs go to runs/<name>, checkpoints to the run directory.
+    name: str = "td"
+    # Seed of every random generator of the run.
+    seed: int = 1
+    # Total self-play games of the run.
+    games: int = 1_000_000
+    # Write latest.pt and a numbered checkpoint every this many games.
+    checkpoint_every: int = 50_000
+    # Evaluate against pubeval and the previous evaluation's network every this many games.
+    eval_every: int = 50_000
+    # Games per evaluation (played in pairs with the same dice and sides swapped).
+    eval_games: int = 1000
+    # torch threads of the learner process (0 = leave torch's default).
+    torch_threads: int = 0
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    learning: LearningConfig = field(default_factory=LearningConfig)
+
+    def __post_init__(self) -> None:
+        positive = {
+            "games": self.games,
+            "checkpoint_every": self.checkpoint_every,
+            "eval_every": self.eval_every,
+            "eval_games": self.eval_games,
+            "selfplay.parallel_games": self.selfplay.parallel_games,
+            "learning.batch_size": self.learning.batch_size,
+            "learning.samples_per_update": self.learning.samples_per_update,
+        }
+        for key, value in positive.items():
+            if value < 1:
+                raise ConfigError(f"config key {key!r}: must be positive, got {value}")
+        if self.eval_games % 2:
+            raise ConfigError(f"config key 'eval_games': must be even (games are played in pairs), got {self.eval_games}")
+        if not 0.0 <= self.selfplay.epsilon <= 1.0:
+            raise ConfigError(f"config key 'selfplay.epsilon': must be in [0, 1], got {self.selfplay.epsilon}")
+        if not 0.0 <= self.learning.td_lambda <= 1.0:
+            raise ConfigError(f"config key 'learning.td_lambda': must be in [0, 1], got {self.learning.td_lambda}")
+        if self.learning.optimizer not in ("adam", "sgd"):
+            raise ConfigError(f"config key 'learning.optimizer': expected 'adam' or 'sgd', got {self.learning.optimizer!r}")
+        if self.learning.loss not in ("cross_entropy", "mse"):
+            raise ConfigError(f"config key 'learning.loss': expected 'cross_entropy' or 'mse', got {self.learning.loss!r}")
+        if self.selfplay.workers < 0:
+            raise ConfigError(f"config key 'selfplay.workers': must be >= 0, got {self.selfplay.workers}")
+
+    @property
+    def workers(self) -> int:
+        """Self-play worker processes, resolved: the configured number, or the core count."""
+        return self.selfplay.workers or os.cpu_count() or 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (as TOML would give it) for checkpoints and the run directory."""
+        data = dataclasses.asdict(self)
+        data["network"] = self.network.to_dict()
+        return data
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with top-level keys changed (e.g. ``games`` from the command line)."""
+        return dataclasses.replace(self, **changes)
+
+
+_SECTIONS = {"network": NetworkConfig, "selfplay": SelfPlayConfig, "learning": LearningConfig}
+
+
+def _checked(cls: type, data: dict[str, Any], prefix: str) -> dict[str, Any]:
+    """``data`` with every key known to ``cls`` and every value of its field's type."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values = {}
+    for key, value in data.items():
+        name = prefix + key
+        if key not in fields:
+            known = ", ".join(prefix + k for k in fields)
+            raise ConfigError(f"config key {name!r}: unknown (known keys: {known})")
+        if key in _SECTIONS and not prefix:
+            if not isinstance(value, dict):
+                raise ConfigError(f"config key {name!r}: expected a table")
+            values[key] = _SECTIONS[key](**_checked(_SECTIONS[key], value, key + "."))
+            continue
+        default = fields[key].default
+        if isinstance(default, bool) or isinstance(default, str):
+            ok = isinstance(value, type(default))
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        else:  # tuples of ints (network.hidden)
+            ok = isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        if not ok:
+            raise ConfigError(f"config key {name!r}: expected {type(default).__name__}, got {value!r}")
+        values[key] = value
+    return values
+
+
+def config_from_dict(data: dict[str, Any]) -> Config:
+    """A Config from plain data (a parsed TOML file or a checkpoint's record)."""
+    try:
+        return Config(**_checked(Config, data, ""))
+    except ValueError as error:  # NetworkConfig's own checks
+        if isinstance(error, ConfigError):
+            raise
+        raise ConfigError(str(error)) from None
+
+
+def load_config(path: str | os.PathLike) -> Config:
+    """The Config of a TOML file; raise ConfigError naming the file and the problem."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as error:
+        raise ConfigError(f"config {str(path)!r}: cannot read ({error.strerror})") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config {str(path)!r}: not valid TOML ({error})") from None
+    try:
+        return config_from_dict(data)
+    except ConfigError as error:
+        raise ConfigError(f"config {str(path)!r}: {error}") from None
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+
+
+def config_to_toml(config: Config) -> str:
+    """The resolved config as TOML text that ``load_config`` reads back to an equal Config."""
+    data = config.to_dict()
+    lines = [f"{key} = {_toml_value(value)}" for key, value in data.items() if key not in _SECTIONS]
+    for section in _SECTIONS:
+        lines += ["", f"[{section}]"]
+        lines += [f"{key} = {_toml_value(value)}" for key, value in data[section].items()]
+    return "\n".join(lines) + "\n"
