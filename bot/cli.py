@@ -156,6 +156,13 @@ def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
+def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from bot.play import TerminalSession
+
+    rng = np.random.default_rng(args.seed)
+    return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies).run()
+
+
 def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.external import ExternalServer
 
@@ -172,6 +179,15 @@ def _run_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
     serve(_load(args), args.host, args.port)
     return 0
+
+
+def add_play(subparsers) -> None:
+    p = subparsers.add_parser("play", help="play a game or match against the bot in the terminal")
+    p.add_argument("--length", type=int, default=0, help="match length in points (default 0: one money game)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    _add_plies(p)
+    _add_common(p)
+    p.set_defaults(run=_run_play)
 
 
 def add_hint(subparsers) -> None:
@@ -213,7 +229,7 @@ def add_serve(subparsers) -> None:
 
 # Every subcommand, in the order `--help` lists them. The `match` subcommand of
 # bot/match_play.py registers here the same way: append its `add(subparsers)`.
-SUBCOMMANDS: list[Callable] = [add_hint, add_eval, add_external, add_serve]
+SUBCOMMANDS: list[Callable] = [add_play, add_hint, add_eval, add_external, add_serve]
 
 
 def build_parser() -> argparse.ArgumentParser:

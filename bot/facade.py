@@ -161,7 +161,7 @@ class Bot:
         """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError."""
         path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
         network = load_network(path)
-        return cls(NetworkEvaluator(network), name=path.stem)
+        return cls(NetworkEvaluator(network))
 
     # ------------------------------------------------------------ probabilities
 

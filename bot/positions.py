@@ -19,6 +19,7 @@ import numpy as np
 
 from bot.cube import CubeState, Owner
 from engine.errors import InvalidPositionError
+from engine.match import MatchState
 from engine.match_id import MatchId, decode_match_id
 from engine.position_id import decode_position_id, encode_position_id
 from engine.xgid import BOTTOM, parse_xgid
@@ -51,23 +52,34 @@ class Situation:
         return encode_position_id(self.board)
 
 
-def cube_state_of(match: MatchId) -> CubeState:
-    """The cube and score of a Match ID, seen by its player on roll.
+def cube_state_for(state: MatchState, player: int) -> CubeState:
+    """The cube and score of a match (players 0 and 1) seen by ``player``.
 
-    A money game keeps no score here (GNU Backgammon's session score does not matter
-    to a decision).
+    A money session's score does not matter to a decision and is left out.
     """
-    me = match.player_on_roll
-    owner = Owner.CENTERED if match.cube_owner is None else Owner.ME if match.cube_owner == me else Owner.OPP
-    score = (match.score[me], match.score[1 - me]) if match.match_length else (0, 0)
+    owner = Owner.CENTERED if state.cube_owner is None else Owner.ME if state.cube_owner == player else Owner.OPP
+    score = (state.score[player], state.score[1 - player]) if state.match_length else (0, 0)
     return CubeState(
-        cube=match.cube_value,
+        cube=state.cube_value,
         owner=owner,
-        match_length=match.match_length,
+        match_length=state.match_length,
         score=score,
-        crawford=match.crawford and bool(match.match_length),
-        jacoby=match.jacoby and not match.match_length,
+        crawford=state.crawford,
+        jacoby=state.jacoby and not state.match_length,
     )
+
+
+def cube_state_of(match: MatchId) -> CubeState:
+    """The cube and score of a Match ID, seen by its player on roll."""
+    state = MatchState(
+        match_length=match.match_length,
+        score=match.score,
+        cube_value=match.cube_value,
+        cube_owner=match.cube_owner,
+        crawford=match.crawford and bool(match.match_length),
+        jacoby=match.jacoby,
+    )
+    return cube_state_for(state, match.player_on_roll)
 
 
 def _from_ids(position_id: str, match_id: Optional[str]) -> Situation:

@@ -15,6 +15,9 @@ from bot.facade import Bot
 from bot.network import NetworkConfig, ValueNetwork
 from bot.positions import parse_position
 from engine.board import START
+from engine.notation import format_play
+from engine.plays import legal_plays
+from engine.position_id import decode_position_id
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +88,7 @@ def test_bad_input_is_one_error_line_and_status_2(argv, named):
 
 def test_the_parser_knows_every_subcommand():
     commands = build_parser()._subparsers._group_actions[0].choices
-    assert {"hint", "eval", "external", "serve"} <= set(commands)
+    assert {"play", "hint", "eval", "external", "serve"} <= set(commands)
 
 
 def test_python_dash_m_bot_runs(checkpoint):
@@ -97,3 +100,61 @@ def test_python_dash_m_bot_runs(checkpoint):
     )
     assert done.returncode == 0, done.stderr
     assert " 1. " in done.stdout
+
+
+# ---------------------------------------------------------------- play
+
+
+class ScriptedPerson(io.StringIO):
+    """Stdin for ``play`` that answers each prompt from what the screen shows, like a person.
+
+    It plays the last legal play of its roll (read from the Position ID and the prompt),
+    doubles whenever it may, takes every double and rejects resignations. ``first`` holds
+    lines to type at the first prompt starting with a given text, before the usual answer.
+    """
+
+    def __init__(self, screen: io.StringIO, first: dict[str, list[str]]) -> None:
+        super().__init__()
+        self.screen, self.first = screen, first
+
+    def readline(self, size: int = -1) -> str:
+        shown = self.screen.getvalue()
+        prompt = shown.rsplit("\n", 1)[-1]
+        for start, lines in self.first.items():
+            if prompt.startswith(start) and lines:
+                return lines.pop(0) + "\n"
+        if prompt.startswith("Your move ("):
+            dice = prompt[len("Your move (") :][:2]
+            board = decode_position_id(shown.rsplit("Position ID: ", 1)[1][:14])
+            return format_play(legal_plays(board, dice)[-1]) + "\n"
+        answers = {"roll, double": "double", "take or pass": "take", "accept or reject": "reject"}
+        return next(answer for start, answer in answers.items() if prompt.startswith(start)) + "\n"
+
+
+def test_play_a_match_from_scripted_input(checkpoint):
+    screen = io.StringIO()
+    person = ScriptedPerson(screen, {"Your move": ["24/1", "hint", "double"], "roll, double": ["hint", "board"]})
+    status = run(["play", "--length", "3", "--seed", "5", "--checkpoint", checkpoint], person, screen, io.StringIO())
+    shown = screen.getvalue()
+    assert status == 0
+    assert "Not played: move '24/1'" in shown  # refused with the reason, the position kept
+    assert "You have already rolled" in shown
+    assert "Equity" in shown and "Proper cube action" in shown  # hints with and without dice
+    assert "nardy plays" in shown and "Position ID: " in shown and "pips" in shown
+    assert "doubles" in shown or "takes" in shown or "passes" in shown
+    assert "won the match." in shown
+    final = [line for line in shown.splitlines() if line.startswith("Score:") or " won " in line][-2]
+    assert "3-point match" in final
+
+
+def test_play_ends_politely_at_the_end_of_the_input(checkpoint):
+    status, out, err = cli("play", "--seed", "1", "--checkpoint", checkpoint, stdin="help\nboard\n")
+    assert status == 0 and err == ""
+    assert "Commands:" in out and out.rstrip().splitlines()[-1].startswith("Bye. Score: you 0, nardy 0 (money)")
+
+
+def test_resignations_are_scored_and_the_crawford_game_follows(checkpoint):
+    out = cli("play", "--length", "2", "--seed", "2", "--checkpoint", checkpoint, stdin="resign\nresign gammon\n")[1]
+    assert "nardy accepts a single game." in out and "nardy won 1 point. Score: you 0, nardy 1" in out
+    assert "New game. Score: you 0, nardy 1 (2-point match, Crawford game)" in out
+    assert "nardy accepts a gammon." in out and "nardy won the match." in out
