@@ -1,0 +1,162 @@
+"""Requests per second and latency of the HTTP API's ``GET /move``, beside the same move choice in-process.
+
+The server (``python -m bot serve``) runs in its own process on loopback; many
+concurrent clients (asyncio + httpx, keep-alive connections) ask ``/move`` for the
+300 positions and rolls of GNU Backgammon's move-choice fixtures, round and round,
+until a request count or a time limit is reached. Before anything is timed, every
+position's best move over HTTP is checked against ``Bot.rank_plays`` called
+in-process on the same checkpoint. Printed: requests/s, median and 99th-percentile
+latency, and the median time of the same ``rank_plays`` call in-process.
+
+    python benchmarks/http.py [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This file shares its name with the standard library's ``http`` package, which httpx and
+# torch import: keep its own folder off the import path, and the repository on it.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import time
+
+import httpx
+import numpy as np
+
+from bot.facade import Bot, default_checkpoint
+from engine import decode_position_id
+
+SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+REPO = _HERE.parent
+
+
+def load_queries() -> list[tuple[np.ndarray, tuple[int, int], str]]:
+    """(board, dice, /move URL) for each move-choice fixture, board in the mover's view."""
+    queries = []
+    for line in open(SHARED / "fixtures" / "move_choice.jsonl"):
+        record = json.loads(line)
+        board = decode_position_id(record["position_id"])
+        dice = tuple(record["dice"])
+        points = "&".join(f"p{i}={int(n)}" for i, n in enumerate(board) if n)
+        queries.append((board, dice, f"/move?die1={dice[0]}&die2={dice[1]}&{points}"))
+    return queries
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(checkpoint: Path, port: int) -> subprocess.Popen:
+    """``python -m bot serve`` on loopback; returns once it answers."""
+    command = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
+               "--checkpoint", str(checkpoint)]
+    server = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited: {server.stderr.read().decode()[-2000:]}")
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1.0)
+            return server
+        except httpx.TransportError:
+            time.sleep(0.2)
+    server.kill()
+    raise RuntimeError("the server did not start within 120 s")
+
+
+def check_answers(base: str, bot: Bot, queries) -> None:
+    """Every position's best move over HTTP must be the in-process best play."""
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for board, dice, url in queries:
+            best = client.get(url).json()["moves"][0]["play"]
+            expected = [{"from": s.src, "to": s.dst} for s in bot.best_play(board, dice).play.steps]
+            if best != expected:
+                raise AssertionError(f"{url}: server says {best}, in-process {expected}")
+
+
+async def load_test(base: str, urls: list[str], clients: int, requests: int, seconds: float) -> tuple[list[float], float]:
+    """Latencies (s) of the requests made by ``clients`` concurrent clients, and the wall time."""
+    latencies: list[float] = []
+    next_index = 0
+    deadline = time.perf_counter() + seconds
+
+    async def client_loop(client: httpx.AsyncClient) -> None:
+        nonlocal next_index
+        while next_index < requests and time.perf_counter() < deadline:
+            url = urls[next_index % len(urls)]
+            next_index += 1
+            start = time.perf_counter()
+            answer = await client.get(url)
+            latencies.append(time.perf_counter() - start)
+            answer.raise_for_status()
+
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+        start = time.perf_counter()
+        await asyncio.gather(*(client_loop(client) for _ in range(clients)))
+        return latencies, time.perf_counter() - start
+
+
+def in_process_times(bot: Bot, queries, seconds: float) -> list[float]:
+    """Times (s) of ``bot.rank_plays`` on the queries, round and round for about ``seconds``.
+
+    One untimed pass first, as the server had (torch prepares its kernels per batch shape).
+    """
+    for board, dice, _ in queries:
+        bot.rank_plays(board, dice)
+    times = []
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline or len(times) < len(queries):
+        board, dice, _ = queries[len(times) % len(queries)]
+        start = time.perf_counter()
+        bot.rank_plays(board, dice)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", type=Path, default=None, help="default: the shipped bot")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
+    parser.add_argument("--requests", type=int, default=3000, help="at most this many requests (default 3000)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="at most this long under load (default 30)")
+    args = parser.parse_args()
+    checkpoint = args.checkpoint or default_checkpoint()
+    bot = Bot.load(checkpoint)
+    queries = load_queries()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(checkpoint, port)
+    try:
+        check_answers(base, bot, queries)
+        print(f"checked: the best move of all {len(queries)} positions over HTTP equals the in-process choice")
+        urls = [url for _, _, url in queries]
+        latencies, wall = asyncio.run(load_test(base, urls, args.clients, args.requests, args.seconds))
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    local = in_process_times(bot, queries, seconds=5.0)
+    ms = np.array(latencies) * 1000.0
+    local_ms = np.array(local) * 1000.0
+    print(f"GET /move, {args.clients} clients on loopback, {len(ms)} requests in {wall:.1f} s:")
+    print(f"  {len(ms) / wall:8.1f} requests/s   median {np.median(ms):6.2f} ms   p99 {np.percentile(ms, 99):6.2f} ms")
+    print(f"in-process Bot.rank_plays, same positions, one at a time ({len(local_ms)} calls):")
+    print(f"  {1000.0 / local_ms.mean():8.1f} calls/s      median {np.median(local_ms):6.2f} ms   "
+          f"p99 {np.percentile(local_ms, 99):6.2f} ms")
+    print(f"HTTP throughput / in-process throughput: {len(ms) / wall * local_ms.mean() / 1000.0:.2f}")
+
+
+if __name__ == "__main__":
+    main()
