@@ -108,9 +108,13 @@ def _borne_off(boards: np.ndarray) -> np.ndarray:
 
 def rearmost(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(mover's, opponent's) rearmost checker, each in its own numbering (25 = bar, 0 = none)."""
-    mover = np.where(boards > 0, np.arange(26), 0).max(axis=1)
-    opponent = np.where(boards < 0, 25 - np.arange(26), 0).max(axis=1)
-    return mover, opponent
+    rows = np.arange(len(boards))
+    mover = 25 - np.argmax(boards[:, ::-1] > 0, axis=1)  # the highest point holding a mover checker
+    opponent = np.argmax(boards < 0, axis=1)  # the lowest point holding an opponent checker
+    return (
+        np.where(boards[rows, mover] > 0, mover, 0),
+        np.where(boards[rows, opponent] < 0, 25 - opponent, 0),
+    )
 
 
 def is_race(boards: np.ndarray) -> np.ndarray:

@@ -5,10 +5,10 @@ single/gammon/backgammon, lose single/gammon/backgammon), summed into
 [win, win gammon, win bg, lose gammon, lose bg] of the side on roll, so the five
 are consistent by construction (bg <= gammon <= win).
 
-The first layer is a linear map of the dense encoding, computed the fast way: one
-embedding-bag over the rows of ``slot_table @ W_slot.T`` (26 lookups per position
-instead of a matmul over ~200 inputs) and of ``W_global.T`` weighted by the global
-features (a tiny matmul with K = G is several times slower on CPU).
+The first layer is a linear map of the dense encoding (``bot.encoding``). For big
+batches it is computed as one embedding-bag over the rows of ``input_table @ W.T``:
+26 slot lookups plus G weighted global rows per position instead of a matmul over
+~200 inputs (8x faster at self-play batch sizes).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from torch import nn
 from bot.encoding import get_encoding, slot_indices
 from bot.outcomes import CUMULATIVE
 
+TABLE_BATCH = 1024  # from this batch size on, inference folds the first layer into the embedding-bag
 ACTIVATIONS = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh, "elu": F.elu}
 
 
@@ -61,24 +62,25 @@ class ValueNetwork(nn.Module):
         super().__init__()
         self.config = config
         self.encoding = get_encoding(config.encoding)
-        self.register_buffer("slot_table", torch.from_numpy(self.encoding.slot_table), persistent=False)
-        first = config.hidden[0]
-        self.slot_layer = nn.Linear(self.encoding.slot_size, first)
-        self.global_layer = nn.Linear(self.encoding.global_size, first, bias=False)
-        sizes = config.hidden
+        slots, size = self.encoding.slot_table.shape[0], self.encoding.size
+        # Rows of the embedding-bag: one per (slot, value) with its slot features, then one
+        # per global feature with a 1 in that feature's column. Dense features = the bag's sum.
+        table = np.zeros((slots + self.encoding.global_size, size), dtype=np.float32)
+        table[:slots, : self.encoding.slot_size] = self.encoding.slot_table
+        table[slots:, self.encoding.slot_size :] = np.eye(self.encoding.global_size)
+        self.register_buffer("input_table", torch.from_numpy(table), persistent=False)
+        self._global_rows = np.arange(slots, slots + self.encoding.global_size)
+        sizes = (size,) + config.hidden
         self.hidden_layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.output_layer = nn.Linear(sizes[-1], 6)
         self.activation = ACTIVATIONS[config.activation]
         self.register_buffer("cumulative", torch.from_numpy(CUMULATIVE), persistent=False)
-        first_global_row = self.encoding.slot_table.shape[0]
-        self._global_rows = np.arange(first_global_row, first_global_row + self.encoding.global_size)
 
     def inputs(self, boards: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         """Embedding-bag inputs of boards (B, 26) seen by the side on roll.
 
-        Returns (rows (B, 26 + G) int64, weights (B, 26 + G) float32): the 26 slot rows of
-        the slot table with weight 1, then the G global-feature rows weighted by the
-        feature values.
+        Returns (rows (B, 26 + G) int64, weights (B, 26 + G) float32): the 26 slot rows
+        with weight 1, then the G global-feature rows weighted by the feature values.
         """
         boards = np.asarray(boards)
         count = len(boards)
@@ -90,20 +92,29 @@ class ValueNetwork(nn.Module):
         return torch.from_numpy(rows), torch.from_numpy(weights)
 
     def forward(self, rows: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-        """Logits (B, 6) of the six outcomes for the side on roll, from ``inputs``."""
-        table = torch.cat([self.slot_table @ self.slot_layer.weight.T, self.global_layer.weight.T])
-        x = F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights) + self.slot_layer.bias
-        x = self.activation(x)
-        for layer in self.hidden_layers:
-            x = self.activation(layer(x))
-        return self.output_layer(x)
+        """Logits (B, 6) of the six outcomes for the side on roll, from ``inputs``.
+
+        Big inference batches fold the first layer into the bag (``input_table @ W.T``,
+        then 26 + G row sums of H values per position); small batches, and training
+        (whose backward pass through the folded table is slow), build the dense features
+        and multiply.
+        """
+        first = self.hidden_layers[0]
+        if len(rows) >= TABLE_BATCH and not torch.is_grad_enabled():
+            table = self.input_table @ first.weight.T
+            x = F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights) + first.bias
+        else:
+            x = first(F.embedding_bag(rows, self.input_table, mode="sum", per_sample_weights=weights))
+        return self._rest(x)
 
     def dense_forward(self, features: torch.Tensor) -> torch.Tensor:
-        """Logits (B, 6) from dense encoded features (B, F): the same map, computed as matmuls."""
-        slot_part = features[:, : self.encoding.slot_size]
-        global_part = features[:, self.encoding.slot_size :]
-        x = self.activation(self.slot_layer(slot_part) + self.global_layer(global_part))
-        for layer in self.hidden_layers:
+        """Logits (B, 6) from dense encoded features (B, F) (``Encoding.encode``): the same map."""
+        return self._rest(self.hidden_layers[0](features))
+
+    def _rest(self, x: torch.Tensor) -> torch.Tensor:
+        """The layers after the first one's pre-activation ``x``."""
+        x = self.activation(x)
+        for layer in self.hidden_layers[1:]:
             x = self.activation(layer(x))
         return self.output_layer(x)
 

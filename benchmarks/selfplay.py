@@ -1,0 +1,119 @@
+"""Full self-play games per second with learning on, and where the time goes.
+
+A 128-hidden-unit network (the ``configs/td.toml`` settings) plays batches of
+games against itself and learns from every finished game, exactly as
+``python -m training train`` does. First the samples are checked (legal boards,
+every game starting at START, targets that are distributions, final targets the
+real result); then the run is timed, in the learner's process and, with
+``--workers``, with self-play worker processes. The time split (move generation,
+encoding + network, learning, the rest) comes from a profiled run, which is a
+little slower than the timed one.
+
+    python benchmarks/selfplay.py [--seconds 20] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from bot.evaluator import NetworkEvaluator
+from bot.network import ValueNetwork
+from engine import START, validate_board
+from training.actors import InProcessActor, WorkerPool
+from training.config import load_config
+from training.selfplay import SelfPlay
+from training.td import Learner
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "td.toml"
+REQUIRED = 250.0  # games per second
+
+
+def check_samples(config) -> None:
+    """Play a few games and check what the learner would receive."""
+    network = ValueNetwork(config.network)
+    samples = SelfPlay(64, config.learning.td_lambda, 0.0, np.random.default_rng(0)).play(NetworkEvaluator(network), 1)
+    for board in samples.boards:
+        validate_board(board)
+    starts = np.flatnonzero((samples.boards == START).all(axis=1))
+    assert len(starts) == samples.games >= 1 and starts[0] == 0, "every game starts at START"
+    assert np.allclose(samples.targets.sum(axis=1), 1.0, atol=1e-5), "targets are distributions"
+    finals = samples.targets[np.append(starts[1:], len(samples)) - 1]
+    assert (finals.max(axis=1) == 1.0).all() and finals[:, :3].sum() == samples.games, "last target = the win"
+
+
+def run_for(seconds: float, actor, learner: Learner) -> tuple[int, int, float]:
+    """(games, positions, elapsed) of self-play + learning for about ``seconds``, after a warm-up."""
+    for _ in range(3):  # reach steady state: games of every length in flight
+        learner.train(actor.next_samples())
+        actor.publish(learner.network)
+    games = positions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        samples = actor.next_samples()
+        learner.train(samples)
+        actor.publish(learner.network)
+        games += samples.games
+        positions += len(samples)
+    return games, positions, time.perf_counter() - start
+
+
+def time_split(seconds: float, actor: InProcessActor, learner: Learner) -> dict[str, float]:
+    """Fractions of time in move generation, encoding + network, learning and the rest (profiled)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    run_for(seconds, actor, learner)
+    profile.disable()
+    stats = pstats.Stats(profile).stats
+    total = max(v[3] for v in stats.values())  # (calls, primitive calls, own time, cumulative, callers)
+
+    def cumulative(file_end: str, function: str) -> float:
+        return sum(v[3] for (file, _, name), v in stats.items() if file.endswith(file_end) and name == function)
+
+    split = {
+        "move generation": cumulative("engine/movegen.py", "afterstates"),
+        "encoding + network": cumulative("bot/evaluator.py", "afterstate_probabilities"),
+        "learning": cumulative("training/td.py", "train"),
+    }
+    split["other (choice, bookkeeping, TD returns)"] = total - sum(split.values())
+    return {k: v / total for k, v in split.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0, help="timed seconds per measurement")
+    parser.add_argument("--workers", type=int, default=0, help="also time this many self-play processes")
+    args = parser.parse_args()
+    config = load_config(CONFIG)
+    assert config.network.hidden == (128,)
+    check_samples(config)
+    print(f"samples checked; network {config.network}, {config.selfplay.parallel_games} games per batch")
+
+    torch.set_num_threads(1)
+    network = ValueNetwork(config.network)
+    learner = Learner(network, config.learning, np.random.default_rng(1))
+    actor = InProcessActor(config, network, np.random.SeedSequence(1))
+    games, positions, elapsed = run_for(args.seconds, actor, learner)
+    rate = games / elapsed
+    verdict = "ok" if rate >= REQUIRED else f"BELOW the required {REQUIRED:.0f}"
+    print(f"one process:  {rate:7.1f} games/s  ({positions / games:.1f} positions per game) {verdict}")
+    for part, fraction in time_split(min(args.seconds, 10.0), actor, learner).items():
+        print(f"    {part:40s} {100 * fraction:5.1f}%")
+
+    if args.workers > 1:
+        pool = WorkerPool(config, network, np.random.SeedSequence(2), args.workers)
+        try:
+            games, _, elapsed = run_for(args.seconds, pool, learner)
+        finally:
+            pool.close()
+        print(f"{args.workers} workers:    {games / elapsed:7.1f} games/s (self-play processes + this learner)")
+
+
+if __name__ == "__main__":
+    main()
