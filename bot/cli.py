@@ -19,14 +19,13 @@ from typing import Callable, Optional, TextIO
 
 import numpy as np
 
-from bot.cube import CubeState, Owner
-from bot.facade import Bot, Evaluation, RankedPlay
+from bot.facade import Bot
 from bot.positions import Situation, parse_position
+from bot.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
 
 EXIT_BAD_INPUT = 2
 DEFAULT_TOP = 10
-PROBABILITY_NAMES = ("Win", "W g", "W bg", "L g", "L bg")
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -35,83 +34,6 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
 
 def _add_plies(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="search depth (default 0)")
-
-
-# ---------------------------------------------------------------- formatting
-
-
-def describe_state(state: CubeState) -> str:
-    """One line on the game kind, score and cube, seen by the side on roll."""
-    if state.is_money:
-        kind = "money game" + (", Jacoby" if state.jacoby else "")
-    else:
-        mine, theirs = state.score
-        kind = f"{state.match_length}-point match, score {mine}-{theirs} (side on roll first)"
-        if state.crawford:
-            kind += ", Crawford game"
-        elif 1 in state.away:
-            kind += ", post-Crawford"
-    owner = {Owner.CENTERED: "centred", Owner.ME: "owned by the side on roll", Owner.OPP: "owned by the opponent"}
-    return f"{kind}; cube {state.cube} {owner[state.owner]}"
-
-
-def format_probabilities(five: np.ndarray) -> str:
-    """The five probabilities in fixed columns."""
-    return " ".join(f"{x:6.3f}" for x in five)
-
-
-def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
-    """A table of ranked plays: notation, equity, MWC in a match, the gap to the best, probabilities.
-
-    The gap is in the ranking's unit: equity for money, MWC percentage points in a match.
-    """
-    match = ranked[0].mwc is not None
-    width = max(12, *(len(r.notation) for r in ranked))
-    header = f"     {'Play':<{width}}  {'Equity':>7}" + (f" {'MWC':>7}" if match else "") + f" {'Diff':>7}"
-    header += "  " + " ".join(f"{n:>6}" for n in PROBABILITY_NAMES) + "  Ply"
-    lines = [header]
-    best = ranked[0]
-    for i, r in enumerate(ranked, 1):
-        line = f"{i:>3}. {r.notation or '(no move)':<{width}}  {r.equity:+7.3f}"
-        if match:
-            line += f" {r.mwc * 100:6.2f}% {(r.mwc - best.mwc) * 100:+7.2f}"
-        else:
-            line += f" {r.equity - best.equity:+7.3f}"
-        lines.append(line + "  " + format_probabilities(r.probabilities) + f"  {r.plies:>3}")
-    return lines
-
-
-def format_evaluation(result: Evaluation, state: CubeState) -> list[str]:
-    """Probabilities, cubeless and cubeful equity (or MWC) of the side on roll."""
-    lines = [
-        "Probabilities (side on roll): " + ", ".join(
-            f"{name} {x:.3f}" for name, x in zip(("win", "win gammon", "win bg", "lose gammon", "lose bg"),
-                                                 result.probabilities)
-        ),
-        f"Cubeless equity: {result.cubeless_equity:+.3f}",
-        f"Cubeful equity:  {result.cubeful_equity:+.3f}",
-    ]
-    if result.mwc is not None:
-        lines.append(f"Match-winning chance: {result.mwc * 100:.2f}%")
-    return lines
-
-
-def format_cube(result: Evaluation) -> list[str]:
-    """The three cubeful equities and the verdict."""
-    cube = result.cube
-    lines = ["Cubeful equities (a pass = +1):"]
-    rows = (("No double", cube.no_double, cube.mwc_no_double), ("Double, take", cube.double_take,
-            cube.mwc_double_take), ("Double, pass", cube.double_pass, cube.mwc_double_pass))
-    for name, value, mwc in rows:
-        line = f"  {name:<13} {value:+.3f}"
-        if mwc is not None:
-            line += f"  (MWC {mwc * 100:.2f}%)"
-        lines.append(line)
-    lines.append(
-        f"Proper cube action: {cube.verdict.value} "
-        f"(double: {'yes' if cube.should_double else 'no'}, take: {'yes' if cube.should_take else 'no'})"
-    )
-    return lines
 
 
 def _situation_header(situation: Situation) -> list[str]:
@@ -138,7 +60,7 @@ def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     lines = _situation_header(situation)
     if dice is None:
         result = bot.evaluate(situation.board, situation.state, args.plies)
-        lines += [f"Cube decision ({args.plies}-ply), no dice rolled:"] + format_evaluation(result, situation.state)
+        lines += [f"Cube decision ({args.plies}-ply), no dice rolled:"] + format_evaluation(result)
         lines += format_cube(result)
     else:
         ranked = bot.rank_plays(situation.board, dice, plies=args.plies, top=args.top, state=situation.state)
@@ -152,7 +74,7 @@ def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     situation = parse_position(args.position)
     result = _load(args).evaluate(situation.board, situation.state, args.plies)
     lines = _situation_header(situation) + [f"Evaluation ({args.plies}-ply):"]
-    stdout.write("\n".join(lines + format_evaluation(result, situation.state)) + "\n")
+    stdout.write("\n".join(lines + format_evaluation(result)) + "\n")
     return 0
 
 

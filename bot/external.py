@@ -17,10 +17,12 @@ from __future__ import annotations
 import logging
 import socketserver
 
-from bot.cube import CubeState, Owner
+from bot.cube import CubeState
 from bot.facade import Bot
+from bot.positions import cube_state_for
 from engine.board import flip
 from engine.fibs import FibsBoard, parse_fibs_board
+from engine.match import MatchState
 
 DEFAULT_PORT = 8008
 # GNU Backgammon reads at most this many bytes of a reply.
@@ -34,20 +36,18 @@ def cube_state(fb: FibsBoard, doubler: bool = False) -> CubeState:
 
     A FIBS board says who may double, not who owns the cube: a cube above 1 belongs
     to whoever may double it (to the opponent when neither may, e.g. at the last
-    cube value). Money sessions keep no score.
+    cube value).
     """
-    if fb.cube == 1:
-        owner = Owner.CENTERED
-    else:
-        owner = Owner.ME if fb.may_double else Owner.OPP
-    score = (fb.player_score, fb.opponent_score) if fb.match_length else (0, 0)
-    state = CubeState(cube=fb.cube, owner=owner, match_length=fb.match_length, score=score, crawford=fb.crawford)
-    if not doubler:
-        return state
-    swapped_owner = {Owner.ME: Owner.OPP, Owner.OPP: Owner.ME}.get(owner, owner)
-    return CubeState(
-        cube=fb.cube, owner=swapped_owner, match_length=fb.match_length, score=score[::-1], crawford=fb.crawford
+    player, opponent = 0, 1  # seats of a MatchState
+    owner = None if fb.cube == 1 else player if fb.may_double else opponent
+    match = MatchState(
+        match_length=fb.match_length,
+        score=(fb.player_score, fb.opponent_score),
+        cube_value=fb.cube,
+        cube_owner=owner,
+        crawford=fb.crawford,
     )
+    return cube_state_for(match, opponent if doubler else player)
 
 
 def decide(bot: Bot, fb: FibsBoard, plies: int = 0) -> str:

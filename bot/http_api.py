@@ -169,11 +169,10 @@ class ResignResponse(BaseModel):
 
 
 def _pip_fields() -> dict:
-    fields = {
-        f"p{i}": (int, Field(0, description=f"checkers on point {i}: positive = side to move, negative = opponent"))
-        for i in range(1, 25)
-    }
-    fields["p0"] = (int, Field(0, description="the opponent's checkers on the bar (zero or negative)"))
+    """wildbg's board parameters p0..p25 (omitted = empty) and the optional away scores."""
+    fields = {"p0": (int, Field(0, description="the opponent's checkers on the bar (zero or negative)"))}
+    for i in range(1, 25):
+        fields[f"p{i}"] = (int, Field(0, description=f"point {i}: positive = side to move, negative = opponent"))
     fields["p25"] = (int, Field(0, description="the side to move's checkers on the bar (zero or positive)"))
     fields["x_away"] = (Optional[int], Field(None, description="points the side to move still needs (match play)"))
     fields["o_away"] = (Optional[int], Field(None, description="points the opponent still needs (match play)"))

@@ -19,7 +19,7 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from bot.cli import format_cube, format_evaluation, format_ranked_plays
+from bot.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
 from bot.positions import cube_state_for
 from engine.board import START, flip
@@ -86,7 +86,10 @@ class TerminalSession:
         self.stdout.write(text + "\n")
 
     def ask(self, prompt: str, default: str = "") -> str:
-        """The next non-empty line of input (``default`` for an empty one if given); raise _Quit at its end or on ``quit``."""
+        """The next non-empty line of input, or ``default`` for an empty one if given.
+
+        Raise _Quit at the end of the input or on ``quit``.
+        """
         while True:
             self.stdout.write(prompt)
             self.stdout.flush()
@@ -174,9 +177,9 @@ class TerminalSession:
 
     def before_roll(self) -> tuple[int, int]:
         """Cube actions and resignations before the side on roll rolls; then its dice."""
-        cube = cube_state_for(self.state, self.turn)
         if self.turn == BOT:
             self.bot_resigns()
+            cube = cube_state_for(self.state, BOT)
             if may_double(self.state, BOT) and self.bot.evaluate(self.board, cube, self.plies).cube.should_double:
                 self.say(f"{self.names[BOT]} doubles to {2 * self.state.cube_value}.")
                 self.person_answers_double()
@@ -289,7 +292,7 @@ class TerminalSession:
         cube = cube_state_for(self.state, PERSON)
         if dice is None:
             result = self.bot.evaluate(self.board, cube, self.plies)
-            self.say("\n".join(format_evaluation(result, cube) + format_cube(result)))
+            self.say("\n".join(format_evaluation(result) + format_cube(result)))
         else:
             ranked = self.bot.rank_plays(self.board, dice, plies=self.plies, top=HINT_TOP, state=cube)
             self.say("\n".join(format_ranked_plays(ranked)))
