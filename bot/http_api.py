@@ -170,10 +170,13 @@ class ResignResponse(BaseModel):
 
 def _pip_fields() -> dict:
     """wildbg's board parameters p0..p25 (omitted = empty) and the optional away scores."""
-    fields = {"p0": (int, Field(0, description="the opponent's checkers on the bar (zero or negative)"))}
+    def checkers(description: str):
+        return (int, Field(0, ge=-15, le=15, description=description))
+
+    fields = {"p0": checkers("the opponent's checkers on the bar (zero or negative)")}
     for i in range(1, 25):
-        fields[f"p{i}"] = (int, Field(0, description=f"point {i}: positive = side to move, negative = opponent"))
-    fields["p25"] = (int, Field(0, description="the side to move's checkers on the bar (zero or positive)"))
+        fields[f"p{i}"] = checkers(f"point {i}: positive = side to move, negative = opponent")
+    fields["p25"] = checkers("the side to move's checkers on the bar (zero or positive)")
     fields["x_away"] = (Optional[int], Field(None, description="points the side to move still needs (match play)"))
     fields["o_away"] = (Optional[int], Field(None, description="points the opponent still needs (match play)"))
     return fields
