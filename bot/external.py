@@ -21,6 +21,7 @@ from bot.cube import CubeState
 from bot.facade import Bot
 from bot.positions import cube_state_for
 from engine.board import flip
+from engine.errors import InvalidPositionError
 from engine.fibs import FibsBoard, parse_fibs_board
 from engine.match import MatchState
 
@@ -56,7 +57,7 @@ def decide(bot: Bot, fb: FibsBoard, plies: int = 0) -> str:
         # The opponent is on roll and has doubled: judge the take from its side.
         return "take" if bot.should_take(flip(fb.board), cube_state(fb, doubler=True), plies) else "drop"
     if fb.turn != 1:
-        raise ValueError("the board asks for no decision of this player (turn is the opponent's)")
+        raise InvalidPositionError("FIBS board: the opponent is on roll and has not doubled, nothing to decide")
     state = cube_state(fb)
     if fb.dice is None:
         return "double" if fb.may_double and bot.should_double(fb.board, state, plies) else "roll"

@@ -12,7 +12,7 @@ a centred cube and no dice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -22,10 +22,9 @@ from engine.errors import InvalidPositionError
 from engine.match import MatchState
 from engine.match_id import MatchId, decode_match_id
 from engine.position_id import decode_position_id, encode_position_id
-from engine.xgid import BOTTOM, parse_xgid
+from engine.xgid import BOTTOM, TOP, parse_xgid
 
 POSITION_ID_LENGTH = 14
-MATCH_ID_LENGTH = 12
 
 
 @dataclass(frozen=True)
@@ -99,17 +98,16 @@ def _from_ids(position_id: str, match_id: Optional[str]) -> Situation:
 def _from_xgid(text: str) -> Situation:
     """An XGID's situation; its ``D`` (a double offered) is read as offered by the player on turn."""
     x = parse_xgid(text)
-    owner = Owner.CENTERED if x.cube_owner == 0 else Owner.ME if x.cube_owner == x.turn else Owner.OPP
-    mine, theirs = (x.score_bottom, x.score_top) if x.turn == BOTTOM else (x.score_top, x.score_bottom)
-    state = CubeState(
-        cube=x.cube_value,
-        owner=owner,
+    seat = {BOTTOM: 0, TOP: 1}
+    match = MatchState(
         match_length=x.match_length,
-        score=(mine, theirs) if x.match_length else (0, 0),
+        score=(x.score_bottom, x.score_top),
+        cube_value=x.cube_value,
+        cube_owner=seat.get(x.cube_owner),
         crawford=x.crawford,
         jacoby=x.jacoby,
-        beavers=x.beavers,
     )
+    state = replace(cube_state_for(match, seat[x.turn]), beavers=x.beavers)
     return Situation(x.board, x.dice, state, double_offered=x.double_offered)
 
 

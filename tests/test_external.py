@@ -90,7 +90,7 @@ def test_scores_and_crawford_are_read_for_the_player():
         ("hello", "53"),
         ("board:a:b:7:0:0:" + ":".join(["0"] * 47), "colour"),
         (ROLLED.replace(":-4:5:", ":-4:x:", 1), "'x'"),
-        (BEFORE_THE_ROLL.replace(":1:0:0:0:0:1:1:1:0:1:-1:", ":-1:0:0:0:0:1:1:1:0:1:-1:"), "turn"),
+        (BEFORE_THE_ROLL.replace(":1:0:0:0:0:1:1:1:0:1:-1:", ":-1:0:0:0:0:1:1:1:0:1:-1:"), "nothing to decide"),
         (ROLLED.replace(":0:3:", ":0:13:", 1), "checkers"),
     ],
 )
