@@ -179,7 +179,7 @@ def run(
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
     try:
         return args.run(args, stdin, stdout)
-    except ValueError as error:  # engine errors and bad checkpoints name the input
+    except (ValueError, OSError) as error:  # engine errors and bad checkpoints name the input; a busy port
         stderr.write(f"error: {error}\n")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -158,3 +158,14 @@ def test_resignations_are_scored_and_the_crawford_game_follows(checkpoint):
     assert "nardy accepts a single game." in out and "nardy won 1 point. Score: you 0, nardy 1" in out
     assert "New game. Score: you 0, nardy 1 (2-point match, Crawford game)" in out
     assert "nardy accepts a gammon." in out and "nardy won the match." in out
+
+
+def test_a_busy_port_is_an_error_line(checkpoint):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        status, _, err = cli("external", "--port", port, "--checkpoint", checkpoint)
+    assert status == 2 and err.startswith("error: ") and "in use" in err
