@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import socket
 import subprocess
 import sys
 
@@ -161,8 +162,6 @@ def test_resignations_are_scored_and_the_crawford_game_follows(checkpoint):
 
 
 def test_a_busy_port_is_an_error_line(checkpoint):
-    import socket
-
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
