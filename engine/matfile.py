@@ -1,0 +1,412 @@
+"""Jellyfish ``.mat`` match files: recorded games as data, written and read as text.
+
+A ``MatMatch`` holds the match length (0 = a money session), the two player names
+(player 0 is the left column, player 1 the right) and its games; a ``MatGame`` the
+score before it, its actions in order and who won how many points. Moves are text
+in the mover's own numbering (24 -> 1), as the file holds them; ``replay_game``
+checks them against the rules.
+
+The layout is GNU Backgammon's own export, which its ``import mat`` reads back::
+
+     7 point match
+
+     Game 1
+     Alice : 0                      Bob : 0
+      1) 31: 8/5 6/5                 42: 8/4 6/4
+      2) 65: 24/18 18/13              Doubles => 2
+      3)  Takes                      33: 13/10 13/10 6/3 6/3
+    ...
+                                      Wins 2 points
+
+Each line is ``%3d) ``, the left player's entry padded to 28 characters, then the
+right player's. Turns alternate, so a line is one action of each side; a player
+who moves first from the right leaves the first left entry empty. A ``Wins`` entry
+that has no room beside the last action gets a line of its own without a number.
+Moves are written one checker step at a time (``25`` = bar, ``0`` = off, ``*`` a
+hit) as gnubg does; the reader also takes ``bar``/``off``, ``13/7*/5`` and ``8/5(2)``.
+
+>>> game = MatGame((0, 0), (MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_double(1, 2),
+...                         MatAction.of_drop(0)), winner=1, points=1)
+>>> print(format_mat(MatMatch(3, ("Alice", "Bob"), (game,))), end="")
+ 3 point match
+<BLANKLINE>
+ Game 1
+ Alice : 0                      Bob : 0
+  1) 31: 8/5 6/5                  Doubles => 2
+  2)  Drops                       Wins 1 point
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Optional
+
+import numpy as np
+
+from engine.board import CHECKERS, START, borne_off, flip, validate_dice
+from engine.errors import BackgammonError, InvalidMatchError
+from engine.notation import parse_move
+from engine.plays import Play
+
+# Width of the left player's column, the separating space included (gnubg: "%-27s ").
+LEFT_WIDTH = 28
+# Width of the left half of a score line, before the right player's name.
+NAME_WIDTH = 32
+
+
+class InvalidMatFileError(InvalidMatchError):
+    """A .mat text that cannot be read, or a recorded game that breaks the rules."""
+
+
+class ActionKind(str, Enum):
+    """What a player did on a turn."""
+
+    MOVE = "move"
+    DOUBLE = "double"
+    TAKE = "take"
+    DROP = "drop"
+
+
+@dataclass(frozen=True)
+class MatAction:
+    """One action of a player: a roll and its move, a double, a take or a drop.
+
+    ``player``: 0 (left column) or 1 (right). ``dice`` and ``move`` (text in the
+    mover's numbering, '' when the roll cannot be played) belong to a MOVE;
+    ``cube`` is the value a DOUBLE turns the cube to.
+    """
+
+    player: int
+    kind: ActionKind
+    dice: Optional[tuple[int, int]] = None
+    move: str = ""
+    cube: int = 0
+
+    def __post_init__(self) -> None:
+        what = f"action {self!r}"
+        if self.player not in (0, 1):
+            raise InvalidMatFileError(f"{what}: player must be 0 or 1")
+        object.__setattr__(self, "kind", ActionKind(self.kind))
+        if self.kind is ActionKind.MOVE:
+            object.__setattr__(self, "dice", validate_dice(self.dice))
+            object.__setattr__(self, "move", " ".join(self.move.split()))
+        elif self.dice is not None or self.move:
+            raise InvalidMatFileError(f"{what}: only a move has dice and a move")
+        if (self.kind is ActionKind.DOUBLE) != (self.cube != 0):
+            raise InvalidMatFileError(f"{what}: a double, and only a double, has a cube value")
+        if self.cube and (self.cube < 2 or self.cube & (self.cube - 1)):
+            raise InvalidMatFileError(f"{what}: a double turns the cube to a power of 2 from 2 up")
+
+    @classmethod
+    def of_move(cls, player: int, dice, move: str) -> "MatAction":
+        """A roll and the move played (text in the mover's numbering)."""
+        return cls(player, ActionKind.MOVE, dice=tuple(dice), move=move)
+
+    @classmethod
+    def of_play(cls, player: int, dice, play: Play) -> "MatAction":
+        """A roll and ``play``, written one checker step at a time as gnubg exports it."""
+        return cls.of_move(player, dice, " ".join(f"{s.src}/{s.dst}{'*' if s.hit else ''}" for s in play.steps))
+
+    @classmethod
+    def of_double(cls, player: int, cube: int) -> "MatAction":
+        """``player`` doubles, turning the cube to ``cube``."""
+        return cls(player, ActionKind.DOUBLE, cube=cube)
+
+    @classmethod
+    def of_take(cls, player: int) -> "MatAction":
+        return cls(player, ActionKind.TAKE)
+
+    @classmethod
+    def of_drop(cls, player: int) -> "MatAction":
+        return cls(player, ActionKind.DROP)
+
+
+@dataclass(frozen=True)
+class MatGame:
+    """One game: the score (player 0, player 1) before it, its actions, the result.
+
+    ``winner`` is None (and ``points`` 0) for a game the file leaves unfinished.
+    """
+
+    score: tuple[int, int]
+    actions: tuple[MatAction, ...]
+    winner: Optional[int] = None
+    points: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "score", tuple(int(s) for s in self.score))
+        object.__setattr__(self, "actions", tuple(self.actions))
+        if len(self.score) != 2 or min(self.score) < 0:
+            raise InvalidMatFileError(f"game score {self.score}: expected two scores of 0 or more")
+        if (self.winner is None) != (self.points == 0) or self.winner not in (0, 1, None) or self.points < 0:
+            raise InvalidMatFileError(
+                f"game result: winner {self.winner!r} with {self.points} points (a winner 0 or 1 scores points > 0)")
+
+
+@dataclass(frozen=True)
+class MatMatch:
+    """A match (``length`` > 0) or money session (``length`` 0) between two named players."""
+
+    length: int
+    players: tuple[str, str]
+    games: tuple[MatGame, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "games", tuple(self.games))
+        if self.length < 0:
+            raise InvalidMatFileError(f"match length {self.length}: cannot be negative")
+        if len(self.players) != 2:
+            raise InvalidMatFileError(f"players {self.players!r}: expected two names")
+        for name in self.players:
+            if not name or name != name.strip() or ":" in name or "\n" in name or "Game " in name:
+                raise InvalidMatFileError(
+                    f"player name {name!r}: must be non-empty, without outer spaces, ':', line breaks or 'Game '")
+
+    @property
+    def final_score(self) -> tuple[int, int]:
+        """The score after the last game."""
+        if not self.games:
+            return (0, 0)
+        last = self.games[-1]
+        score = list(last.score)
+        if last.winner is not None:
+            score[last.winner] += last.points
+        return score[0], score[1]
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _entry(action: MatAction) -> str:
+    if action.kind is ActionKind.MOVE:
+        d1, d2 = action.dice
+        return f"{d1}{d2}:" + (f" {action.move}" if action.move else "")
+    if action.kind is ActionKind.DOUBLE:
+        return f" Doubles => {action.cube}"
+    return " Takes" if action.kind is ActionKind.TAKE else " Drops"
+
+
+def _wins(points: int) -> str:
+    return f" Wins {points} point{'s' if points != 1 else ''}"
+
+
+def _game_lines(game: MatGame, players: tuple[str, str]) -> list[str]:
+    """The lines of one game, its title aside."""
+    left = f" {players[0]} : {game.score[0]}"
+    lines = [f"{left:<{NAME_WIDTH - 1}} {players[1]} : {game.score[1]}"]
+    rows: list[list[str]] = []  # [left entry, right entry, whether it is numbered]
+    entries = [(a.player, _entry(a), True) for a in game.actions]
+    if game.winner is not None:
+        entries.append((game.winner, _wins(game.points), False))
+    for player, text, numbered in entries:
+        if player == 1 and rows and rows[-1][1] is None:
+            rows[-1][1] = text
+            rows[-1][2] = rows[-1][2] or numbered
+        else:
+            rows.append([text, None, numbered] if player == 0 else ["", text, numbered])
+    number = 0
+    for left_text, right_text, numbered in rows:
+        if numbered:
+            number += 1
+        prefix = f"{number:3d}) " if numbered else " " * 5
+        lines.append((prefix + (f"{left_text:<{LEFT_WIDTH - 1}} {right_text}" if right_text else left_text)).rstrip())
+    return lines
+
+
+def format_mat(match: MatMatch) -> str:
+    """The Jellyfish .mat text of ``match``, as GNU Backgammon exports it."""
+    lines = [f" {match.length} point match", ""]
+    for k, game in enumerate(match.games, 1):
+        lines += [f" Game {k}"] + _game_lines(game, match.players) + [""]
+    return "\n".join(lines) + "\n"
+
+
+def write_mat(match: MatMatch, path: str | os.PathLike) -> None:
+    """Write ``match`` to ``path`` as a .mat file."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(format_mat(match))
+
+
+# ---------------------------------------------------------------- reading
+
+_HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*", re.IGNORECASE)
+_GAME = re.compile(r"\s*Game\s+(\d+)\s*")
+_SCORES = re.compile(r"\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*")
+_ROLL = re.compile(r"([1-6])([1-6]):(.*)")
+_DOUBLE = re.compile(r"(?:Doubles|Beavers)\s*=>\s*(\d+)", re.IGNORECASE)
+_WINS = re.compile(r"Wins\s+(\d+)\s+points?", re.IGNORECASE)
+
+
+def _split_columns(line: str) -> tuple[str, Optional[str]]:
+    """The left and right entries of a move line, cut where GNU Backgammon's importer cuts them.
+
+    With two rolls on the line the right entry starts at the second roll (two
+    characters before its colon); otherwise at the first double space after column 15.
+    """
+    first = line.find(":")
+    second = line.find(":", first + 1) if first >= 0 else -1
+    if second > 3:
+        left, right = line[: second - 3], line[second - 2 :]
+    elif len(line) > 15 and "  " in line[15:]:
+        cut = line.index("  ", 15)
+        left, right = line[:cut], line[cut + 1 :]
+    else:
+        left, right = line, None
+    paren = left.find(")")
+    return left[paren + 1 :] if paren >= 0 else left, right
+
+
+class _GameReader:
+    """Collects the entries of one game."""
+
+    def __init__(self, score: tuple[int, int]) -> None:
+        self.score = score
+        self.actions: list[MatAction] = []
+        self.winner: Optional[int] = None
+        self.points = 0
+
+    def add(self, entry: str, player: int, where: str) -> None:
+        text = entry.strip()
+        if not text:
+            return
+        if self.winner is not None:
+            raise InvalidMatFileError(f"{where}: {text!r} after the game was won")
+        roll, double, wins = _ROLL.fullmatch(text), _DOUBLE.fullmatch(text), _WINS.fullmatch(text)
+        if roll:
+            self.actions.append(MatAction.of_move(player, (int(roll[1]), int(roll[2])), roll[3]))
+        elif double:
+            self.actions.append(MatAction.of_double(player, int(double[1])))
+        elif text.lower().startswith("take"):
+            self.actions.append(MatAction.of_take(player))
+        elif text.lower().startswith("drop"):
+            self.actions.append(MatAction.of_drop(player))
+        elif wins:
+            self.winner, self.points = player, int(wins[1])
+        else:
+            raise InvalidMatFileError(f"{where}: cannot read {text!r} (expected a roll, Doubles, Takes, Drops or Wins)")
+
+    def game(self, where: str) -> MatGame:
+        try:
+            return MatGame(self.score, tuple(self.actions), self.winner, self.points)
+        except InvalidMatFileError as error:
+            raise InvalidMatFileError(f"{where}: {error}") from None
+
+
+def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
+    """The match in a Jellyfish .mat text; raise InvalidMatFileError naming ``source`` and the line.
+
+    Comment lines (``;`` or ``#``) before the header are skipped. The score before
+    each game must be the previous score plus the previous game's points.
+    """
+    length: Optional[int] = None
+    players: Optional[tuple[str, str]] = None
+    games: list[MatGame] = []
+    reader: Optional[_GameReader] = None
+    expect_scores = False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.lstrip("\ufeff").rstrip()
+        where = f"{source} line {number}"
+        if not line.strip():
+            continue
+        if length is None:
+            if line.lstrip()[0] in ";#":
+                continue
+            header = _HEADER.fullmatch(line)
+            if not header:
+                raise InvalidMatFileError(f"{where}: expected 'N point match', got {line.strip()!r}")
+            length = int(header[1])
+        elif _GAME.fullmatch(line):
+            if int(_GAME.fullmatch(line)[1]) != len(games) + (reader is not None) + 1:
+                raise InvalidMatFileError(f"{where}: {line.strip()!r} is out of order")
+            if reader is not None:
+                games.append(reader.game(where))
+            reader, expect_scores = None, True
+        elif expect_scores:
+            scores = _SCORES.fullmatch(line)
+            if not scores:
+                raise InvalidMatFileError(f"{where}: expected 'name : score   name : score', got {line.strip()!r}")
+            players = players or (scores[1], scores[3])
+            if (scores[1], scores[3]) != players:
+                raise InvalidMatFileError(f"{where}: players {scores[1]!r} and {scores[3]!r}, expected {players}")
+            score = (int(scores[2]), int(scores[4]))
+            expected = MatMatch(length, players, tuple(games)).final_score
+            if score != expected:
+                raise InvalidMatFileError(f"{where}: score {score} before game {len(games) + 1}, expected {expected}")
+            reader, expect_scores = _GameReader(score), False
+        elif reader is None:
+            raise InvalidMatFileError(f"{where}: {line.strip()!r} outside a game")
+        else:
+            left, right = _split_columns(line)
+            reader.add(left, 0, where)
+            if right is not None:
+                reader.add(right, 1, where)
+    if length is None:
+        raise InvalidMatFileError(f"{source}: no 'N point match' header")
+    if expect_scores:
+        raise InvalidMatFileError(f"{source}: the last game has no score line")
+    if reader is None:
+        raise InvalidMatFileError(f"{source}: no games")
+    games.append(reader.game(f"{source} end"))
+    return MatMatch(length, players, tuple(games))
+
+
+def read_mat(path: str | os.PathLike) -> MatMatch:
+    """The match in the .mat file at ``path``."""
+    with open(path, encoding="utf-8") as f:
+        return parse_mat(f.read(), source=str(path))
+
+
+# ---------------------------------------------------------------- checking
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Where a recorded game's actions lead: the board seen by player 0, the cube, and
+    whether they end the game (a drop, or a side has borne off; else the loser resigned)."""
+
+    board: np.ndarray
+    cube: int
+    cube_owner: Optional[int]
+    over: bool
+
+
+def replay_game(game: MatGame) -> Replay:
+    """Play ``game``'s actions from the start position; raise InvalidMatFileError at the first broken rule.
+
+    Checks: turns alternate from the first mover, every move is a legal play of its
+    roll (``engine.notation.parse_move``), only the side about to roll doubles (not
+    when the opponent owns the cube), each double is answered, a take doubles the
+    cube, and the game ends exactly at a drop or when a side has borne off.
+    """
+    board = START.copy()  # seen by ``turn``, the side to act next
+    turn: Optional[int] = None
+    cube, owner, offered = 1, None, 0
+    over = False
+    for i, action in enumerate(game.actions, 1):
+        what = f"game action {i} ({action.kind.value} by player {action.player})"
+        if over:
+            raise InvalidMatFileError(f"{what}: the game is already over")
+        turn = action.player if turn is None else turn
+        answering = action.kind in (ActionKind.TAKE, ActionKind.DROP)
+        if (action.player == turn) == answering or bool(offered) != answering:
+            raise InvalidMatFileError(f"{what}: not this player's turn to do that")
+        if action.kind is ActionKind.MOVE:
+            try:
+                play = parse_move(action.move, board, action.dice)
+            except BackgammonError as error:
+                raise InvalidMatFileError(f"{what}: {error}") from None
+            over = borne_off(play.afterstate)[0] == CHECKERS
+            board, turn = flip(play.afterstate), 1 - turn
+        elif action.kind is ActionKind.DOUBLE:
+            if owner not in (None, action.player) or action.cube != 2 * cube:
+                raise InvalidMatFileError(f"{what}: cannot double to {action.cube} with cube {cube} owned by {owner}")
+            offered = action.cube
+        else:
+            if action.kind is ActionKind.TAKE:
+                cube, owner = offered, action.player
+            over, offered = action.kind is ActionKind.DROP, 0
+    return Replay(board if turn in (0, None) else flip(board), cube, owner, over)
