@@ -9,7 +9,7 @@ real result); then the run is timed, in the learner's process and, with
 encoding + network, learning, the rest) comes from a profiled run, which is a
 little slower than the timed one.
 
-    python benchmarks/selfplay.py [--seconds 20] [--workers 2]
+    python -m benchmarks.selfplay [--seconds 20] [--workers 2]
 """
 
 from __future__ import annotations
@@ -96,24 +96,32 @@ def main() -> None:
     print(f"samples checked; network {config.network}, {config.selfplay.parallel_games} games per batch")
 
     torch.set_num_threads(1)
-    network = ValueNetwork(config.network)
-    learner = Learner(network, config.learning, np.random.default_rng(1))
-    actor = InProcessActor(config, network, np.random.SeedSequence(1))
+
+    def fresh() -> Learner:  # every measurement starts from the same untrained network
+        torch.manual_seed(0)
+        return Learner(ValueNetwork(config.network), config.learning, np.random.default_rng(1))
+
+    learner = fresh()
+    actor = InProcessActor(config, learner.network, np.random.SeedSequence(1))
     games, positions, elapsed = run_for(args.seconds, actor, learner)
     rate = games / elapsed
     verdict = "ok" if rate >= REQUIRED else f"BELOW the required {REQUIRED:.0f}"
-    print(f"one process:  {rate:7.1f} games/s  ({positions / games:.1f} positions per game) {verdict}")
+    print(f"one process: {rate:7.1f} games/s, {positions / elapsed:8.0f} positions/s "
+          f"({positions / games:.1f} per game of an untrained network) {verdict}")
+    learner = fresh()
+    actor = InProcessActor(config, learner.network, np.random.SeedSequence(1))
     for part, fraction in time_split(min(args.seconds, 10.0), actor, learner).items():
         print(f"    {part:40s} {100 * fraction:5.1f}%")
 
     if args.workers > 1:
-        pool = WorkerPool(config, network, np.random.SeedSequence(2), args.workers)
+        learner = fresh()
+        pool = WorkerPool(config, learner.network, np.random.SeedSequence(2), args.workers)
         try:
-            games, _, elapsed = run_for(args.seconds, pool, learner)
+            games, positions, elapsed = run_for(args.seconds, pool, learner)
         finally:
             pool.close()
-        print(f"{args.workers} workers:    {games / elapsed:7.1f} games/s (self-play processes + this learner)")
-
+        print(f"{args.workers} workers:   {games / elapsed:7.1f} games/s, {positions / elapsed:8.0f} positions/s "
+              "(self-play processes + this learner)")
 
 if __name__ == "__main__":
     main()

@@ -81,14 +81,19 @@ class SharedWeights:
 def _worker(
     config: Config, seed: np.random.SeedSequence, weights: SharedWeights, samples: mp.Queue, stop
 ) -> None:
-    """A worker process: play self-play batches with the newest weights until told to stop."""
+    """A worker process: play self-play batches, with the newest weights at every ply, until told to stop."""
     torch.set_num_threads(1)
     network = ValueNetwork(config.network)
     seen = weights.fetch(network, -1)
-    actor = InProcessActor(config, network, seed)
-    while not stop.is_set():
+
+    def refresh() -> None:
+        nonlocal seen
         seen = weights.fetch(network, seen)
-        batch = actor.next_samples()
+
+    selfplay = _self_play(config, seed)
+    evaluator = NetworkEvaluator(network)
+    while not stop.is_set():
+        batch = selfplay.play(evaluator, config.learning.samples_per_update, before_ply=refresh)
         while not stop.is_set():
             try:
                 samples.put(batch, timeout=0.2)
@@ -103,7 +108,7 @@ class WorkerPool:
     def __init__(self, config: Config, network: ValueNetwork, seed: np.random.SeedSequence, workers: int) -> None:
         context = mp.get_context("spawn")
         self.weights = SharedWeights(network, context)
-        self.samples = context.Queue(maxsize=2 * workers)
+        self.samples = context.Queue(maxsize=1)  # a deeper queue trains on staler games
         self.stop = context.Event()
         self.processes = [
             context.Process(target=_worker, args=(config, child, self.weights, self.samples, self.stop), daemon=True)

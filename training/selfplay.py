@@ -20,6 +20,7 @@ backwards, for all games that finish on the same ply at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -92,11 +93,18 @@ class SelfPlay:
         self.history_boards = np.zeros((parallel_games, 128, 26), dtype=np.int8)
         self.history_steps = np.zeros((parallel_games, 128, 6), dtype=np.float32)
 
-    def play(self, evaluator: ProbabilityEvaluator, min_samples: int) -> Samples:
-        """Play plies until the games finished meanwhile give at least ``min_samples`` samples."""
+    def play(
+        self, evaluator: ProbabilityEvaluator, min_samples: int, before_ply: Callable[[], None] | None = None
+    ) -> Samples:
+        """Play plies until the games finished meanwhile give at least ``min_samples`` samples.
+
+        ``before_ply``, if given, runs before every ply (a worker refreshes its weights there).
+        """
         parts: list[Samples] = []
         collected = 0
         while collected < min_samples:
+            if before_ply is not None:
+                before_ply()
             finished = self.ply(evaluator)
             if finished is not None:
                 parts.append(finished)
