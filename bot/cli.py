@@ -1,6 +1,7 @@
 """The command line: ``python -m bot SUBCOMMAND`` (or ``nardy SUBCOMMAND``).
 
-Subcommands: ``play`` (a game or match against the bot in the terminal), ``hint``
+Subcommands: ``play`` (a game or match against the bot in the terminal), ``match``
+(computer players' matches, ``bot.match_play``), ``hint``
 (ranked plays, or the cube decision), ``eval`` (probabilities and equities),
 ``external`` (GNU Backgammon's external-player server), ``serve`` (HTTP API).
 Each only parses its arguments, calls ``bot.facade.Bot`` and prints. Bad input
@@ -20,6 +21,7 @@ from typing import Callable, Optional, TextIO
 import numpy as np
 
 from bot.facade import Bot
+from bot.match_play import add_match
 from bot.positions import Situation, parse_position
 from bot.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
@@ -149,9 +151,8 @@ def add_serve(subparsers) -> None:
     p.set_defaults(run=_run_serve)
 
 
-# Every subcommand, in the order `--help` lists them. The `match` subcommand of
-# bot/match_play.py registers here the same way: append its `add(subparsers)`.
-SUBCOMMANDS: list[Callable] = [add_play, add_hint, add_eval, add_external, add_serve]
+# Every subcommand, in the order `--help` lists them; a new one adds its `add(subparsers)` here.
+SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_eval, add_external, add_serve]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -89,7 +89,7 @@ def test_bad_input_is_one_error_line_and_status_2(argv, named):
 
 def test_the_parser_knows_every_subcommand():
     commands = build_parser()._subparsers._group_actions[0].choices
-    assert {"play", "hint", "eval", "external", "serve"} <= set(commands)
+    assert {"play", "match", "hint", "eval", "external", "serve"} <= set(commands)
 
 
 def test_python_dash_m_bot_runs(checkpoint):
