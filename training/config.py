@@ -45,6 +45,9 @@ class LearningConfig:
     # "adam" or "sgd".
     optimizer: str = "adam"
     learning_rate: float = 3e-3
+    # Learning rate at the end of the run as a fraction of learning_rate, reached
+    # log-linearly over the run's games (1 = constant).
+    final_learning_rate_fraction: float = 1.0
     # Samples (positions) per gradient step.
     batch_size: int = 128
     # "cross_entropy" (6-outcome softmax against the target distribution) or "mse" (on the 5 probabilities).
@@ -92,6 +95,11 @@ class Config:
             raise ConfigError(f"config key 'selfplay.epsilon': must be in [0, 1], got {self.selfplay.epsilon}")
         if not 0.0 <= self.learning.td_lambda <= 1.0:
             raise ConfigError(f"config key 'learning.td_lambda': must be in [0, 1], got {self.learning.td_lambda}")
+        if not 0.0 < self.learning.final_learning_rate_fraction <= 1.0:
+            raise ConfigError(
+                "config key 'learning.final_learning_rate_fraction': must be in (0, 1], "
+                f"got {self.learning.final_learning_rate_fraction}"
+            )
         if self.learning.optimizer not in ("adam", "sgd"):
             raise ConfigError(f"config key 'learning.optimizer': expected 'adam' or 'sgd', got {self.learning.optimizer!r}")
         if self.learning.loss not in ("cross_entropy", "mse"):

@@ -37,6 +37,12 @@ class Learner:
             self.optimizer = torch.optim.SGD(network.parameters(), lr=config.learning_rate)
         self.steps = 0
 
+    def schedule(self, progress: float) -> None:
+        """Set the learning rate for a run that is ``progress`` (0..1) done: log-linear decay."""
+        rate = self.config.learning_rate * self.config.final_learning_rate_fraction ** min(progress, 1.0)
+        for group in self.optimizer.param_groups:
+            group["lr"] = rate
+
     def train(self, samples: Samples) -> float:
         """One shuffled pass of minibatch steps over ``samples``; the mean loss."""
         order = self.rng.permutation(len(samples))

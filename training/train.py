@@ -98,6 +98,7 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
             # Self-play.
             samples = actors.next_samples()
             # TD update.
+            learner.schedule(games / config.games)
             loss = learner.train(samples)
             actors.publish(network)
             before, games = games, games + samples.games
@@ -105,6 +106,7 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
             rate = samples.games / (now - clock)
             clock = now
             writer.add_scalar("train/loss", loss, games)
+            writer.add_scalar("train/learning_rate", learner.optimizer.param_groups[0]["lr"], games)
             writer.add_scalar("train/games_per_second", rate, games)
             writer.add_scalar("train/plies_per_game", len(samples) / samples.games, games)
             writer.add_scalar("train/gammon_rate", samples.results[1:].sum() / samples.games, games)
