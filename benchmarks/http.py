@@ -33,6 +33,9 @@ import time
 import httpx
 import numpy as np
 
+import torch
+
+from bot.cli import INFERENCE_THREADS
 from bot.facade import Bot, default_checkpoint
 from engine import decode_position_id
 
@@ -133,6 +136,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=3000, help="at most this many requests (default 3000)")
     parser.add_argument("--seconds", type=float, default=30.0, help="at most this long under load (default 30)")
     args = parser.parse_args()
+    torch.set_num_threads(INFERENCE_THREADS)  # as the server (and every command line door) runs
     checkpoint = args.checkpoint or default_checkpoint()
     bot = Bot.load(checkpoint)
     queries = load_queries()
