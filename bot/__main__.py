@@ -5,11 +5,17 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-from bot.cli import run
+import torch
+
+from bot.cli import INFERENCE_THREADS, run
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Run the command line ``argv`` (default: the process's arguments); return the exit status."""
+    """Run the command line ``argv`` (default: the process's arguments); return the exit status.
+
+    The process's torch threads are set here, where the process starts (see ``INFERENCE_THREADS``).
+    """
+    torch.set_num_threads(INFERENCE_THREADS)
     return run(argv)
 
 

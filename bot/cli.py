@@ -19,7 +19,6 @@ import sys
 from typing import Callable, Optional, TextIO
 
 import numpy as np
-import torch
 
 from bot.facade import Bot
 from bot.match_play import add_match
@@ -183,7 +182,6 @@ def run(
     except SystemExit as exit_:  # argparse has printed its usage and message
         return int(exit_.code or 0)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
-    torch.set_num_threads(INFERENCE_THREADS)
     try:
         return args.run(args, stdin, stdout)
     except (ValueError, OSError) as error:  # engine errors and bad checkpoints name the input; a busy port
