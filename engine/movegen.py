@@ -63,27 +63,54 @@ def _afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.n
     low = dice.min(axis=1)
     is_double = high == low
 
-    pieces = []  # (rows, parent) of every final afterstate
+    pieces = []  # (rows, board index) of every final afterstate, each grouped by board
     doubles = np.flatnonzero(is_double)
     if len(doubles):
-        pieces.append(_doubles(rows[doubles], high[doubles], doubles))
+        found, board = _doubles(_take_rows(rows, doubles), high[doubles])
+        pieces.append((found, doubles[board]))
     mixed = np.flatnonzero(~is_double)
     if len(mixed):
-        pieces.append(_non_doubles(rows[mixed], keys[mixed], high[mixed], low[mixed], mixed))
-
-    children = np.concatenate([p[0] for p in pieces])
-    parent = np.concatenate([p[1] for p in pieces])
-    if len(pieces) > 1:
-        order = np.argsort(parent, kind="stable")
-        children, parent = children[order], parent[order]
+        found, board = _non_doubles(_take_rows(rows, mixed), keys[mixed], high[mixed], low[mixed])
+        pieces.append((found, mixed[board]))
+    children, parent = _merge_by_board(pieces, count)
     return np.ascontiguousarray(children[:, :26]), parent
+
+
+def _take_rows(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``rows[index]``, gathered as four 64-bit words per row (np.take is far faster than fancy indexing)."""
+    return np.take(rows.view(np.uint64), index, axis=0).view(np.int8)
+
+
+def _merge_by_board(pieces: list[tuple[np.ndarray, np.ndarray]], count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Interleave pieces of (rows, board index), each grouped by board, into one grouping by board.
+
+    Rows of one board keep their order, earlier pieces first. A scatter to computed
+    places, no sort.
+    """
+    if len(pieces) == 1:
+        return pieces[0]
+    sizes = [np.bincount(board, minlength=count) for _, board in pieces]
+    place = np.cumsum(sum(sizes)) - sum(sizes)  # where each board's rows start
+    total = sum(len(board) for _, board in pieces)
+    out = np.empty((total, WIDTH // 8), dtype=np.uint64)
+    parent = np.empty(total, dtype=np.int64)
+    for (found, board), size in zip(pieces, sizes):
+        first = np.cumsum(size) - size  # where each board's rows start inside this piece
+        target = place[board] + np.arange(len(board)) - first[board]
+        out[target] = found.view(np.uint64)
+        parent[target] = board
+        place += size
+    return out.view(np.int8), parent
 
 
 def _masks(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bit masks per row: points holding the mover's checkers (bit 25 = bar), points the opponent blocks."""
-    own = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
-    blocked = np.packbits(rows < -1, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
-    return own, blocked
+    return _bits(rows > 0), _bits(rows < -1)
+
+
+def _bits(flags: np.ndarray) -> np.ndarray:
+    """One int64 bit mask per row of a (M, 32) bool array, bit p = column p."""
+    return np.packbits(flags, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
 
 
 def _legal_steps(
@@ -94,7 +121,7 @@ def _legal_steps(
     Returns (row index, source, destination, hit) per step; a destination <= 0
     is a bear-off. ``max_source`` caps the source point per row (for doubles).
     """
-    own = np.packbits(rows > 0, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
+    own = _bits(rows > 0)
     on_bar = (own >> BAR) & 1 == 1
     normal = own & ~(blocked << die) & _NORMAL_SOURCES[die]
     normal = np.where(on_bar, normal & (1 << BAR), normal)
@@ -105,7 +132,8 @@ def _legal_steps(
     sources = normal | np.where(all_home, bear_off, 0)
     if max_source is not None:
         sources &= (np.int64(2) << max_source) - 1
-    flat = np.flatnonzero(np.unpackbits(sources.astype(np.uint32).view(np.uint8), bitorder="little"))
+    bits = np.unpackbits(sources.astype(np.uint32).view(np.uint8), bitorder="little").view(bool)
+    flat = np.nonzero(bits)[0]  # nonzero on a bool view: ~10x faster than on uint8
     row = flat >> 5
     source = flat & 31
     destination = source - die[row]
@@ -125,50 +153,46 @@ def _step_keys(keys: np.ndarray, source: np.ndarray, destination: np.ndarray, hi
 
 def _apply(rows: np.ndarray, row: np.ndarray, source: np.ndarray, destination: np.ndarray, hit: np.ndarray) -> np.ndarray:
     """New rows: ``rows[row]`` with one step each applied."""
-    out = rows.view(np.uint64)[row].view(np.int8)  # gather four 64-bit words per row
+    out = _take_rows(rows, row)
     flat = out.reshape(-1)
-    base = np.arange(len(row), dtype=np.int64) * WIDTH
+    base = np.arange(0, len(row) * WIDTH, WIDTH, dtype=np.int64)
     flat[base + source] -= 1
-    on_board = np.flatnonzero(destination > 0)
-    landed = base[on_board] + destination[on_board]
-    flat[landed] = np.where(hit[on_board], 1, flat[landed] + 1)
+    on_board = np.nonzero(destination > 0)[0]
+    # A landing adds one checker, or turns the opponent's blot (-1) into the mover's (+1).
+    flat[base[on_board] + destination[on_board]] += (1 + hit[on_board]).astype(np.int8)
     flat[base[hit]] -= 1  # the hit checker goes to the opponent's bar, b[0]
     return out
 
 
-def _doubles(rows: np.ndarray, die: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Afterstates of doubles: up to four steps, sources non-increasing so no play repeats."""
+def _doubles(rows: np.ndarray, die: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Afterstates of doubles (rows, board index): up to four steps, sources non-increasing so no play repeats."""
+    count = len(rows)
     _, blocked = _masks(rows)
-    level_rows, level_parent = rows, np.arange(len(rows))
-    max_source = np.full(len(rows), BAR, dtype=np.int64)
-    depth = np.zeros(len(rows), dtype=np.int64)
-    levels = [(rows, np.arange(len(rows)))]
+    level_rows, level_board = rows, np.arange(count)
+    max_source = np.full(count, BAR, dtype=np.int64)
+    depth = np.zeros(count, dtype=np.int64)
+    levels = [(level_rows, level_board)]
     for step in range(1, 5):
-        row, source, destination, hit = _legal_steps(
-            level_rows, blocked[level_parent], die[level_parent], max_source
-        )
+        row, source, destination, hit = _legal_steps(level_rows, blocked[level_board], die[level_board], max_source)
         if len(row) == 0:
             break
         level_rows = _apply(level_rows, row, source, destination, hit)
-        level_parent = level_parent[row]
+        level_board = level_board[row]
         max_source = source
-        depth[level_parent] = step
-        levels.append((level_rows, level_parent))
-    kept_rows, kept_parent = [], []
-    for step, (level_rows, level_parent) in enumerate(levels):
-        keep = depth[level_parent] == step
-        kept_rows.append(level_rows[keep])
-        kept_parent.append(level_parent[keep])
-    out_rows = np.concatenate(kept_rows)
-    out_parent = np.concatenate(kept_parent)
-    order = np.argsort(out_parent, kind="stable")
-    return out_rows[order], parent[out_parent[order]]
+        depth[level_board] = step
+        levels.append((level_rows, level_board))
+    # Each board keeps the rows of the deepest level it reached: play as many dice as possible.
+    kept = []
+    for step, (level_rows, level_board) in enumerate(levels):
+        keep = np.nonzero(depth[level_board] == step)[0]
+        kept.append((_take_rows(level_rows, keep), level_board[keep]))
+    return _merge_by_board(kept, count)
 
 
 def _non_doubles(
-    rows: np.ndarray, keys: np.ndarray, high: np.ndarray, low: np.ndarray, parent: np.ndarray
+    rows: np.ndarray, keys: np.ndarray, high: np.ndarray, low: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Afterstates of non-doubles: both orders of the dice, de-duplicated by hash key.
+    """Afterstates of non-doubles (rows, board index): both orders of the dice, de-duplicated by hash key.
 
     Each board appears twice in the first step, once per die first, so every
     later array stays grouped by board.
@@ -178,7 +202,7 @@ def _non_doubles(
     twice = np.repeat(np.arange(count), 2)
     first_die = np.stack([high, low], axis=1).reshape(-1)
     second_die = np.stack([low, high], axis=1).reshape(-1)
-    start_rows = rows.view(np.uint64)[twice].view(np.int8)
+    start_rows = _take_rows(rows, twice)
 
     row1, src1, dst1, hit1 = _legal_steps(start_rows, blocked[twice], first_die)
     rows1 = _apply(start_rows, row1, src1, dst1, hit1)
@@ -206,18 +230,13 @@ def _non_doubles(
     # One die only: the larger one if it can be played, else the smaller.
     played_high = np.zeros(count, dtype=bool)
     played_high[board1[first_die[row1] == high[board1]]] = True
-    one_die = ~two_dice[board1] & (
-        (first_die[row1] == high[board1]) | ~played_high[board1]
-    )
-    rows_one = rows1[one_die]
+    one_die = np.nonzero(~two_dice[board1] & ((first_die[row1] == high[board1]) | ~played_high[board1]))[0]
+    rows_one = _take_rows(rows1, one_die)
     board_one = board1[one_die]
 
     # No die can be played: the board itself.
     none = np.ones(count, dtype=bool)
     none[board1] = False
-    board_none = np.flatnonzero(none)
+    board_none = np.nonzero(none)[0]
 
-    out_rows = np.concatenate([rows_two, rows_one, rows[board_none]])
-    out_board = np.concatenate([board_two, board_one, board_none])
-    order = np.argsort(out_board, kind="stable")
-    return out_rows[order], parent[out_board[order]]
+    return _merge_by_board([(rows_two, board_two), (rows_one, board_one), (_take_rows(rows, board_none), board_none)], count)
