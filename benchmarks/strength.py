@@ -10,7 +10,9 @@
    play outside gnubg's top 8 has no stored 2-ply equity: it is computed with
    the PyPI package ``gnubg-nn`` when installed, else its 0-ply equity stands in.
 
-    python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000]
+    python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000] [--record]
+
+``--record`` writes the figures into the checkpoint's metadata file (same name, .json).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from bot.evaluator import Evaluator, NetworkEvaluator, OnePlyEvaluator, choose_a
 from bot.pubeval import Pubeval
 from engine import decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
+from training.ship import write_json_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
@@ -68,7 +71,9 @@ def main() -> None:
     parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "default.pt"))
     parser.add_argument("--games", type=int, default=10_000, help="games against pubeval (even)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--record", action="store_true", help="store the figures in the checkpoint's .json metadata")
     args = parser.parse_args()
+    results: dict[str, dict] = {}
 
     network = NetworkEvaluator(load_network(args.checkpoint))
     pubeval = Pubeval()
@@ -77,12 +82,19 @@ def main() -> None:
     start = time.perf_counter()
     result = evaluate(network, pubeval, args.games, seed=args.seed)
     print(f"against pubeval, 0-ply: {result.summary()}  ({time.perf_counter() - start:.0f} s)")
+    results["vs_pubeval_0ply"] = {
+        "games": result.games,
+        "seed": args.seed,
+        "points_per_game": round(result.ppg, 4),
+        "ppg_95ci_half_width": round(result.ppg_interval, 4),
+        "win_rate": round(result.win_rate, 4),
+    }
 
     records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
-    for name, evaluator in (
-        ("pubeval (baseline)", pubeval),
-        ("bot 0-ply", network),
-        ("bot 1-ply", OnePlyEvaluator(network)),
+    for name, key, evaluator in (
+        ("pubeval (baseline)", "pubeval", pubeval),
+        ("bot 0-ply", "bot_0ply", network),
+        ("bot 1-ply", "bot_1ply", OnePlyEvaluator(network)),
     ):
         start = time.perf_counter()
         rate, outside = error_rate(evaluator, records)
@@ -90,6 +102,14 @@ def main() -> None:
             f"move-choice error, {name:18s}: {rate:6.1f} (x1000 equity/move; "
             f"{outside} plays outside gnubg's top 8; {time.perf_counter() - start:.1f} s)"
         )
+        results[f"move_choice_error_{key}"] = {"error_x1000": round(rate, 2), "positions": len(records)}
+
+    if args.record:
+        path = Path(args.checkpoint).with_suffix(".json")
+        metadata = json.loads(path.read_text()) if path.exists() else {}
+        metadata["results"] = {"command": "python benchmarks/strength.py --record", **results}
+        write_json_atomically(path, metadata)
+        print(f"recorded in {path}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python -m training train --config configs/td.toml [--resume] [--games N] [--out DIR]
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
+    python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.evaluate import evaluate
+from training.ship import ship
 from training.train import LATEST, train
 
 
@@ -48,6 +50,11 @@ def _evaluate(args: argparse.Namespace) -> None:
     print(f"{args.checkpoint} vs {args.opponent}: {result.summary()}")
 
 
+def _ship(args: argparse.Namespace) -> None:
+    metadata = ship(args.checkpoint, args.to, args.wall_seconds)
+    print(f"shipped {args.checkpoint} ({metadata['self_play_games']} games) to {args.to} and {args.to.with_suffix('.json')}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -65,6 +72,12 @@ def main(argv: list[str] | None = None) -> int:
     eval_parser.add_argument("--games", type=int, default=1000, help="games to play (even)")
     eval_parser.add_argument("--seed", type=int, default=1, help="seed of the dice")
     eval_parser.set_defaults(run=_evaluate)
+
+    ship_parser = commands.add_parser("ship", help="make a training checkpoint the shipped bot")
+    ship_parser.add_argument("--checkpoint", type=Path, required=True, help="training checkpoint, e.g. runs/td/latest.pt")
+    ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
+    ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
+    ship_parser.set_defaults(run=_ship)
 
     args = parser.parse_args(argv)
     try:

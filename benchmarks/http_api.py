@@ -8,19 +8,10 @@ position's best move over HTTP is checked against ``Bot.rank_plays`` called
 in-process on the same checkpoint. Printed: requests/s, median and 99th-percentile
 latency, and the median time of the same ``rank_plays`` call in-process.
 
-    python benchmarks/http.py [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30]
+    python benchmarks/http_api.py [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30]
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# This file shares its name with the standard library's ``http`` package, which httpx and
-# torch import: keep its own folder off the import path, and the repository on it.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent))
 
 import argparse
 import asyncio
@@ -28,7 +19,9 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import numpy as np
@@ -40,7 +33,7 @@ from bot.facade import Bot, default_checkpoint
 from engine import decode_position_id
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-REPO = _HERE.parent
+REPO = Path(__file__).resolve().parents[1]
 
 
 def load_queries() -> list[tuple[np.ndarray, tuple[int, int], str]]:
