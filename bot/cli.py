@@ -38,8 +38,17 @@ def _add_common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
 
 
+def _add_position(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+
+
 def _add_plies(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="search depth (default 0)")
+
+
+def _add_address(parser: argparse.ArgumentParser, port: int) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=port, help=f"port to listen on (default {port})")
 
 
 def _situation_header(situation: Situation) -> list[str]:
@@ -120,7 +129,7 @@ def add_play(subparsers) -> None:
 
 def add_hint(subparsers) -> None:
     p = subparsers.add_parser("hint", help="ranked plays for a roll, or the cube decision without dice")
-    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+    _add_position(p)
     p.add_argument("dice", metavar="DICE", nargs="?", help="the roll, e.g. 31 (default: from the Match ID/XGID)")
     p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"show the best N plays (default {DEFAULT_TOP})")
     _add_plies(p)
@@ -130,7 +139,7 @@ def add_hint(subparsers) -> None:
 
 def add_eval(subparsers) -> None:
     p = subparsers.add_parser("eval", help="probabilities, cubeless and cubeful equity or match-winning chance")
-    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+    _add_position(p)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_eval)
@@ -140,8 +149,7 @@ def add_external(subparsers) -> None:
     from bot.external import DEFAULT_PORT
 
     p = subparsers.add_parser("external", help="serve GNU Backgammon's external-player protocol over TCP")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT)
+    _add_address(p, DEFAULT_PORT)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_external)
@@ -149,8 +157,7 @@ def add_external(subparsers) -> None:
 
 def add_serve(subparsers) -> None:
     p = subparsers.add_parser("serve", help="serve the HTTP JSON API (OpenAPI at /docs)")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
+    _add_address(p, 8080)
     _add_common(p)
     p.set_defaults(run=_run_serve)
 

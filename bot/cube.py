@@ -510,12 +510,10 @@ def cubeful_equity(
     Money: points per unit of the current cube; match: MWC mapped so that losing
     (winning) the current cube is -1 (+1).
     """
-    p = check_probabilities(probs)
-    x = _efficiency(board, efficiency)
     if state.is_money:
-        return float(_money_cubeful(p, x, state.owner, state.jacoby))
-    score = MatchScore.of(state, met)
-    return float(score.normalise(_match_cubeful(p, x, score, state.cube, state.owner, state.crawford), state.cube))
+        p = check_probabilities(probs)
+        return float(_money_cubeful(p, _efficiency(board, efficiency), state.owner, state.jacoby))
+    return MatchScore.of(state, met).normalise(cubeful_mwc(board, probs, state, met, efficiency), state.cube)
 
 
 def cubeful_mwc(

@@ -16,7 +16,6 @@ resignation is worth at least playing on (within ``tolerance``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Optional
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy as np
 from bot.cube import CubeState, MatchScore, Owner, cube_decision
 from bot.met import MatchEquityTable
 from engine.errors import BackgammonError
+from engine.match import Outcome, game_result_points
 
 MAX_COST = 0.05
 TOLERANCE = 1e-6
@@ -33,12 +33,8 @@ class InvalidResignationError(BackgammonError):
     """A resignation level other than 1 (single), 2 (gammon) or 3 (backgammon)."""
 
 
-class ResignLevel(IntEnum):
-    """How much a resignation concedes, in multiples of the cube."""
-
-    SINGLE = 1
-    GAMMON = 2
-    BACKGAMMON = 3
+# How much a resignation concedes: the kind of game it gives up (SINGLE, GAMMON, BACKGAMMON = 1, 2, 3 cubes).
+ResignLevel = Outcome
 
 
 @dataclass(frozen=True)
@@ -76,14 +72,22 @@ class _Values:
     mwc_play: Optional[float]
     score: Optional[MatchScore]
 
+    def points_of(self, cubes: int) -> int:
+        """Points the side on roll wins (negative: loses) when a game of ``abs(cubes)`` (1-3) ends now.
+
+        Scored by the rules (``engine.match.game_result_points``): with the Jacoby rule and a
+        centred cube a gammon or backgammon counts single.
+        """
+        jacoby = self.state.jacoby and self.state.owner is Owner.CENTERED
+        return int(np.sign(cubes)) * game_result_points(abs(cubes), self.state.cube, jacoby)
+
     def equity_of(self, cubes: int) -> float:
         if self.score is None:
-            gammons_count = not (self.state.jacoby and self.state.owner is Owner.CENTERED)
-            return float(cubes if gammons_count else np.sign(cubes))
+            return self.points_of(cubes) / self.state.cube
         return self.score.normalise(self.mwc_of(cubes), self.state.cube)
 
     def mwc_of(self, cubes: int) -> Optional[float]:
-        return None if self.score is None else self.score.after(cubes * self.state.cube)
+        return None if self.score is None else self.score.after(self.points_of(cubes))
 
 
 def _values(board: np.ndarray, probs, state: CubeState, met: Optional[MatchEquityTable]) -> _Values:

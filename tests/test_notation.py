@@ -49,39 +49,32 @@ def test_format_hits_bar_and_off():
 
 
 @pytest.mark.parametrize(
-    "text, dice, expected",
+    "text, b, dice, expected",
     [
-        ("8/5 6/5", "31", "8/5 6/5"),
-        ("6/5 8/5", "31", "8/5 6/5"),
-        ("13/7/5", "62", "13/5"),
-        ("13/7 7/5", "62", "13/5"),
-        ("13/11 11/5", "62", "13/5"),
-        ("13/5", "62", "13/5"),
-        ("24-18 13-11", "62", "24/18 13/11"),
-        ("24/18, 13/11", "62", "24/18 13/11"),
-        ("13/7(2) 8/2(2)", "66", "13/7(2) 8/2(2)"),
-        ("13/7 13/7 8/2 8/2", "66", "13/7(2) 8/2(2)"),
-        ("8/2(2) 13/7(2)", "66", "13/7(2) 8/2(2)"),
-        ("24/21 24/23", "31", "24/23 24/21"),
+        # From the start: any order, chained or split steps, dashes, commas and (n) come out one way.
+        ("8/5 6/5", START, "31", "8/5 6/5"),
+        ("6/5 8/5", START, "31", "8/5 6/5"),
+        ("13/7/5", START, "62", "13/5"),
+        ("13/7 7/5", START, "62", "13/5"),
+        ("13/11 11/5", START, "62", "13/5"),
+        ("13/5", START, "62", "13/5"),
+        ("24-18 13-11", START, "62", "24/18 13/11"),
+        ("24/18, 13/11", START, "62", "24/18 13/11"),
+        ("13/7(2) 8/2(2)", START, "66", "13/7(2) 8/2(2)"),
+        ("13/7 13/7 8/2 8/2", START, "66", "13/7(2) 8/2(2)"),
+        ("8/2(2) 13/7(2)", START, "66", "13/7(2) 8/2(2)"),
+        ("24/21 24/23", START, "31", "24/23 24/21"),
+        # From the bar, with hits marked or not.
+        ("bar/22 24/23", BAR_BOARD, "31", "bar/22* 24/23"),
+        ("25/22* 24/23", BAR_BOARD, "31", "bar/22* 24/23"),
+        ("BAR/22 24/23", BAR_BOARD, "31", "bar/22* 24/23"),
+        ("bar/21/20", BAR_BOARD, "41", "bar/20*"),
+        ("bar/24 24/20*", BAR_BOARD, "41", "bar/20*"),
+        ("bar/21 21/20", BAR_BOARD, "41", "bar/20*"),
     ],
 )
-def test_parse_from_start(text, dice, expected):
-    assert format_play(parse_move(text, START, dice)) == expected
-
-
-@pytest.mark.parametrize(
-    "text, dice, expected",
-    [
-        ("bar/22 24/23", "31", "bar/22* 24/23"),
-        ("25/22* 24/23", "31", "bar/22* 24/23"),
-        ("BAR/22 24/23", "31", "bar/22* 24/23"),
-        ("bar/21/20", "41", "bar/20*"),
-        ("bar/24 24/20*", "41", "bar/20*"),
-        ("bar/21 21/20", "41", "bar/20*"),
-    ],
-)
-def test_parse_bar_and_hits(text, dice, expected):
-    assert format_play(parse_move(text, BAR_BOARD, dice)) == expected
+def test_parse_reads_back_to_gnubg_notation(text, b, dice, expected):
+    assert format_play(parse_move(text, b, dice)) == expected
 
 
 def test_intermediate_hit_chooses_the_path():
