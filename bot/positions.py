@@ -1,9 +1,9 @@
 """The POSITION argument of the front doors: Position ID, ``PositionID:MatchID`` or XGID.
 
-``parse_position`` turns any of them into a ``Situation``: the board seen by the
-side on roll, the dice if they are rolled, and the cube and score as
-``bot.cube.CubeState`` seen by that side. A Position ID alone is a money game with
-a centred cube and no dice.
+``parse_position`` reads any of them with ``engine.positions.read_position`` and
+makes a ``Situation``: the board seen by the side on roll, the dice if they are
+rolled, and the cube and score as ``bot.cube.CubeState`` seen by that side. A
+Position ID alone is a money game with a centred cube and no dice.
 
 >>> s = parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
 >>> s.dice, s.state.match_length
@@ -18,13 +18,9 @@ from typing import Optional
 import numpy as np
 
 from bot.cube import CubeState, Owner
-from engine.errors import InvalidPositionError
 from engine.match import MatchState
-from engine.match_id import MatchId, decode_match_id
-from engine.position_id import decode_position_id, encode_position_id
-from engine.xgid import BOTTOM, TOP, parse_xgid
-
-POSITION_ID_LENGTH = 14
+from engine.position_id import encode_position_id
+from engine.positions import read_position
 
 
 @dataclass(frozen=True)
@@ -68,63 +64,12 @@ def cube_state_for(state: MatchState, player: int) -> CubeState:
     )
 
 
-def cube_state_of(match: MatchId) -> CubeState:
-    """The cube and score of a Match ID, seen by its player on roll."""
-    state = MatchState(
-        match_length=match.match_length,
-        score=match.score,
-        cube_value=match.cube_value,
-        cube_owner=match.cube_owner,
-        crawford=match.crawford and bool(match.match_length),
-        jacoby=match.jacoby,
-    )
-    return cube_state_for(state, match.player_on_roll)
-
-
-def _from_ids(position_id: str, match_id: Optional[str]) -> Situation:
-    board = decode_position_id(position_id)
-    if match_id is None:
-        return Situation(board, None, CubeState())
-    match = decode_match_id(match_id)
-    return Situation(
-        board,
-        match.dice,
-        cube_state_of(match),
-        double_offered=match.double_offered,
-        resign_offered=match.resign_offered,
-    )
-
-
-def _from_xgid(text: str) -> Situation:
-    """An XGID's situation; its ``D`` (a double offered) is read as offered by the player on turn."""
-    x = parse_xgid(text)
-    seat = {BOTTOM: 0, TOP: 1}
-    match = MatchState(
-        match_length=x.match_length,
-        score=(x.score_bottom, x.score_top),
-        cube_value=x.cube_value,
-        cube_owner=seat.get(x.cube_owner),
-        crawford=x.crawford,
-        jacoby=x.jacoby,
-    )
-    state = replace(cube_state_for(match, seat[x.turn]), beavers=x.beavers)
-    return Situation(x.board, x.dice, state, double_offered=x.double_offered)
-
-
 def parse_position(text: str) -> Situation:
     """The situation a Position ID, ``PositionID:MatchID`` or XGID describes.
 
     Raise InvalidPositionError (or InvalidMatchError for a bad Match ID or score)
-    naming the text when it is none of them.
+    naming the text, or the part of it that is wrong, when it is none of them.
     """
-    if not isinstance(text, str):
-        raise InvalidPositionError(f"position {text!r}: expected text")
-    text = text.strip()
-    if text.upper().startswith("XGID="):
-        return _from_xgid(text)
-    position_id, _, match_id = text.partition(":")
-    if len(position_id) != POSITION_ID_LENGTH:
-        raise InvalidPositionError(
-            f"position {text!r}: expected a 14-character Position ID, PositionID:MatchID, or an XGID"
-        )
-    return _from_ids(position_id, match_id or None)
+    setup = read_position(text)
+    state = replace(cube_state_for(setup.match, setup.player), beavers=setup.beavers)
+    return Situation(setup.board, setup.dice, state, setup.double_offered, setup.resign_offered)

@@ -16,13 +16,12 @@ import sys
 from typing import NoReturn, Sequence
 
 from engine.board import flip
-from engine.errors import BackgammonError, InvalidPositionError
-from engine.match_id import decode_match_id
+from engine.errors import BackgammonError
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 from engine.position_id import decode_position_id, encode_position_id
+from engine.positions import read_position
 from engine.render import render_board
-from engine.xgid import BOTTOM, parse_xgid
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,26 +49,12 @@ def moves_command(position_id: str, dice: str, as_json: bool) -> str:
 
 def show_command(position: str) -> str:
     """The text ``show`` prints: the board of a Position ID, ``PositionID:MatchID`` or XGID."""
-    text = position.strip()
-    if text.upper().startswith("XGID="):
-        x = parse_xgid(text)
-        mine, theirs = (x.score_bottom, x.score_top) if x.turn == BOTTOM else (x.score_top, x.score_bottom)
-        names = ("bottom", "top") if x.turn == BOTTOM else ("top", "bottom")
-        owner = 0 if x.cube_owner == 0 else 1 if x.cube_owner == x.turn else -1
-        return render_board(x.board, dice=x.dice, cube_value=x.cube_value, cube_owner=owner, score=(mine, theirs),
-                            match_length=x.match_length, names=names)
-    position_id, colon, match_id = text.partition(":")
-    if colon and not match_id:
-        raise InvalidPositionError(f"position {position!r}: nothing after ':' (expected PositionID:MatchID)")
-    board = decode_position_id(position_id)
-    if not match_id:
-        return render_board(board)
-    m = decode_match_id(match_id)
-    me = m.player_on_roll
+    setup = read_position(position)
+    m, me = setup.match, setup.player
     owner = 0 if m.cube_owner is None else 1 if m.cube_owner == me else -1
-    return render_board(board, dice=m.dice, cube_value=m.cube_value, cube_owner=owner,
+    return render_board(setup.board, dice=setup.dice, cube_value=m.cube_value, cube_owner=owner,
                         score=(m.score[me], m.score[1 - me]), match_length=m.match_length,
-                        names=(f"player {me}", f"player {1 - me}"))
+                        names=(setup.names[me], setup.names[1 - me]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
