@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import training.train
 from bot.checkpoint import CheckpointError, load_checkpoint, load_network
 from bot.evaluator import NetworkEvaluator, RandomEvaluator
 from bot.network import NetworkConfig, ValueNetwork
@@ -118,6 +122,49 @@ def test_resume_continues_from_latest(tmp_path):
     resumed = load_checkpoint(tmp_path / LATEST)["training"]
     assert resumed["games"] >= played + 200
     assert resumed["learner"]["steps"] > saved["training"]["learner"]["steps"]
+
+
+class _CtrlCDuringFirstUpdate:
+    """In-process self-play; a Ctrl-C (SIGINT) comes while the first update is published."""
+
+    def __init__(self, actors) -> None:
+        self.actors = actors
+        self.updates: list[int] = []  # samples of each update
+
+    def next_samples(self):
+        samples = self.actors.next_samples()
+        self.updates.append(len(samples))
+        return samples
+
+    def publish(self, network) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        self.actors.publish(network)
+
+    def close(self) -> None:
+        self.actors.close()
+
+
+def test_ctrl_c_saves_latest_and_resume_continues(tmp_path, monkeypatch, capsys):
+    start_actors = training.train.start_actors
+    fakes = []
+
+    def interrupted_actors(*args):
+        fakes.append(_CtrlCDuringFirstUpdate(start_actors(*args)))
+        return fakes[-1]
+
+    monkeypatch.setattr(training.train, "start_actors", interrupted_actors)
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--out", str(out)]) == 130
+    assert f"continue with --resume --out {out}" in capsys.readouterr().err
+    # The update the Ctrl-C came in was finished, then saved with its games.
+    saved = load_checkpoint(out / LATEST)["training"]
+    assert fakes[0].updates == [fakes[0].updates[0]]
+    assert saved["learner"]["steps"] == math.ceil(fakes[0].updates[0] / quick().learning.batch_size)
+    assert 0 < saved["games"] < quick().games
+    monkeypatch.undo()
+    assert main(["train", "--resume", "--out", str(out), "--games", str(saved["games"] + 100)]) == 0
+    resumed = load_checkpoint(out / LATEST)["training"]
+    assert resumed["games"] >= saved["games"] + 100 and resumed["learner"]["steps"] > saved["learner"]["steps"]
 
 
 def test_resume_with_another_network_shape_is_refused(tmp_path):

@@ -40,7 +40,12 @@ def _train(args: argparse.Namespace) -> None:
     if args.games is not None:
         config = config.replace(games=args.games)
     run_dir = Path(args.out) if args.out is not None else Path("runs") / config.name
-    train(config, run_dir, resume=args.resume, progress=True)
+    try:
+        train(config, run_dir, resume=args.resume, progress=True)
+    except KeyboardInterrupt:  # train has saved latest.pt (unless it was still setting up)
+        if (run_dir / LATEST).is_file():
+            raise KeyboardInterrupt(f"the run is in {run_dir / LATEST}; continue with --resume --out {run_dir}") from None
+        raise
     print(f"run directory: {run_dir}")
 
 
@@ -85,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, CheckpointError and the engine's errors among them
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:
+        print(f"interrupted: {interrupt}" if interrupt.args else "interrupted", file=sys.stderr)
         return 130
     return 0
 

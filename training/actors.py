@@ -11,6 +11,7 @@ worker picks up the newest weights before each batch it plays.
 from __future__ import annotations
 
 import queue as queue_module
+import signal
 from typing import Protocol
 
 import numpy as np
@@ -81,7 +82,12 @@ class SharedWeights:
 def _worker(
     config: Config, seed: np.random.SeedSequence, weights: SharedWeights, samples: mp.Queue, stop
 ) -> None:
-    """A worker process: play self-play batches, with the newest weights at every ply, until told to stop."""
+    """A worker process: play self-play batches, with the newest weights at every ply, until told to stop.
+
+    Ctrl-C is left to the learner, which saves and then stops the workers: a worker
+    killed by it could die holding the shared weights' lock.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
     network = ValueNetwork(config.network)
     seen = weights.fetch(network, -1)

@@ -6,14 +6,19 @@ config), TensorBoard event files, ``latest.pt`` and numbered checkpoints
 ``games-000050000.pt``. ``resume=True`` continues from ``latest.pt``: weights,
 optimizer, games played and the learner's random state come back; the games in
 progress at the checkpoint are not saved, so a resumed run equals an
-uninterrupted one up to randomness.
+uninterrupted one up to randomness. A Ctrl-C (KeyboardInterrupt) saves
+``latest.pt`` before it ends the run, after the update in progress if any.
 """
 
 from __future__ import annotations
 
 import copy
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -42,10 +47,41 @@ def _crossed(before: int, after: int, every: int) -> bool:
     return after // every > before // every
 
 
-def _save(run_dir: Path, network: ValueNetwork, learner: Learner, config: Config, games: int) -> None:
+def _save(
+    run_dir: Path, network: ValueNetwork, learner: Learner, config: Config, games: int, numbered: bool = True
+) -> None:
+    """Write ``latest.pt`` and, if ``numbered``, the checkpoint named after ``games``."""
     training = {"games": games, "learner": learner.state_dict(), "torch_rng": torch.get_rng_state()}
-    save_checkpoint(run_dir / checkpoint_name(games), network, training, config.to_dict())
+    if numbered:
+        save_checkpoint(run_dir / checkpoint_name(games), network, training, config.to_dict())
     save_checkpoint(run_dir / LATEST, network, training, config.to_dict())
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Run the block with Ctrl-C (SIGINT) held back; raise KeyboardInterrupt after it if one came.
+
+    Keeps an update whole: the weights, the optimizer and the games count move together.
+    A second Ctrl-C does not wait. Outside the main thread, where no signal handler can
+    be set, the block just runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame) -> None:
+        if caught:
+            raise KeyboardInterrupt
+        caught.append(signum)
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _evaluations(network: ValueNetwork, previous: ValueNetwork, config: Config) -> dict[str, MatchResult]:
@@ -92,16 +128,19 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
     actors = start_actors(config, network, np.random.SeedSequence([config.seed, 1, games]))
     bar = tqdm(total=config.games, initial=games, unit="game", dynamic_ncols=True, disable=not progress)
     latest_eval = "none yet"
+    checkpoint_due = False  # a numbered checkpoint is owed for the games played
     try:
         clock = time.perf_counter()
         while games < config.games:
             # Self-play.
             samples = actors.next_samples()
             # TD update.
-            learner.schedule(games / config.games)
-            loss = learner.train(samples)
-            actors.publish(network)
-            before, games = games, games + samples.games
+            with _interrupts_held():
+                learner.schedule(games / config.games)
+                loss = learner.train(samples)
+                actors.publish(network)
+                before, games = games, games + samples.games
+                checkpoint_due = _crossed(before, games, config.checkpoint_every) or games >= config.games
             now = time.perf_counter()
             rate = samples.games / (now - clock)
             clock = now
@@ -121,10 +160,14 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
                 _log_weights(writer, network, games)
                 clock = time.perf_counter()
             # Checkpoint.
-            if _crossed(before, games, config.checkpoint_every) or games >= config.games:
+            if checkpoint_due:
                 _save(run_dir, network, learner, config, games)
+                checkpoint_due = False
             bar.update(games - before)
             bar.set_postfix_str(f"{rate:.0f} games/s, loss {loss:.4f}, eval {latest_eval}")
+    except KeyboardInterrupt:  # Ctrl-C: keep what was learned (resume continues from it)
+        _save(run_dir, network, learner, config, games, numbered=checkpoint_due)
+        raise
     finally:
         actors.close()
         writer.close()
