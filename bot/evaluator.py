@@ -22,9 +22,10 @@ from bot.network import ValueNetwork
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from engine import afterstates, flip
 
-# The 21 distinct rolls and their probabilities (doubles 1/36, others 2/36).
+# The 21 distinct rolls and their probabilities (doubles 1/36, others 2/36). Float64: in
+# float32 they add up to 1.0000001, and an average of sure wins would come out above 1.
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0).astype(np.float32) / 36.0
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 
 
 class Evaluator(ABC):
@@ -139,7 +140,7 @@ def one_ply_probabilities(evaluator: ProbabilityEvaluator, positions: np.ndarray
     opponent_five = evaluator.afterstate_probabilities(children)
     best = best_children(equity(opponent_five), parent, len(replies_to))
     mover_five = invert(opponent_five[best]).reshape(count, len(ROLLS), 5)
-    five = np.einsum("mrk,r->mk", mover_five, ROLL_WEIGHTS)
+    five = np.einsum("mrk,r->mk", mover_five, ROLL_WEIGHTS).astype(np.float32)  # stays in [0, 1]
     done = is_finished(positions)
     if done.any():
         five[done] = finished_probabilities(positions[done])

@@ -166,16 +166,11 @@ class Bot:
     # ------------------------------------------------------------ probabilities
 
     def _afterstate_probabilities(self, children: np.ndarray, plies: int) -> np.ndarray:
-        """(N, 5) the mover's probabilities of afterstates (mover's view) at 0 or 1 ply.
-
-        Clipped to [0, 1]: float32 sums and ``1 - win`` may stray past the ends by a rounding error.
-        """
+        """(N, 5) the mover's probabilities of afterstates (mover's view) at 0 or 1 ply."""
         with self._lock:
             if plies == 0:
-                five = self.evaluator.afterstate_probabilities(children)
-            else:
-                five = one_ply_probabilities(self.evaluator, children)
-        return np.clip(five, 0.0, 1.0)
+                return self.evaluator.afterstate_probabilities(children)
+            return one_ply_probabilities(self.evaluator, children)
 
     def probabilities(self, board: np.ndarray, plies: int = 0) -> np.ndarray:
         """(5,) cubeless probabilities of the side on roll of ``board``, before it rolls."""

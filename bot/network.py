@@ -119,7 +119,10 @@ class ValueNetwork(nn.Module):
         return self.output_layer(x)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        """(B, 5) float32 [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26)."""
+        """(B, 5) float32 [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26).
+
+        Clipped to [0, 1]: float32 sums of the six may stray past the ends by a rounding error.
+        """
         with torch.inference_mode():
             six = torch.softmax(self(*self.inputs(boards)), dim=1)
-            return (six @ self.cumulative).numpy()
+            return (six @ self.cumulative).clamp_(0.0, 1.0).numpy()

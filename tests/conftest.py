@@ -1,4 +1,4 @@
-"""Shared test helpers: where the read-only shared material lives, and fixture loading."""
+"""Shared test helpers: where the read-only shared material lives, fixture loading, a network at the edge."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+import torch
+
+from bot.network import NetworkConfig, ValueNetwork
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 
@@ -24,3 +27,18 @@ def load_fixture(name: str) -> list[dict]:
 def shared_dir() -> Path:
     """The shared reference directory (``../shared`` beside the repo, or $NARDY_SHARED)."""
     return SHARED
+
+
+# Output logits whose float32 softmax, summed into P(win), comes to 1.0000001: a sure gammon for
+# the side on roll, one rounding error past 1.
+SURE_GAMMON_LOGITS = [-16.72304344177246, 0.0, -15.93333625793457, -26.781570434570312, -26.57658576965332,
+                      -25.975595474243164]
+
+
+def sure_gammon_network() -> ValueNetwork:
+    """A network that gives every position ``SURE_GAMMON_LOGITS`` (the side on roll wins a gammon)."""
+    network = ValueNetwork(NetworkConfig(hidden=(8,)))
+    with torch.no_grad():
+        network.output_layer.weight.zero_()
+        network.output_layer.bias.copy_(torch.tensor(SURE_GAMMON_LOGITS))
+    return network.eval()

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import sure_gammon_network
 from bot.checkpoint import CheckpointError, save_checkpoint
 from bot.cube import CubeState, Owner, cube_decision
-from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator, choose_afterstates, one_ply_probabilities
+from bot.evaluator import NetworkEvaluator, choose_afterstates, one_ply_probabilities
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
 from bot.network import NetworkConfig, ValueNetwork
 from bot.outcomes import equity, invert
@@ -132,18 +133,17 @@ def test_swap_state_turns_the_score_and_the_cube_owner():
     assert swap_state(swap_state(state)) == state
 
 
-class _Certain(ProbabilityEvaluator):
-    """A sure gammon for the side on roll, with float32 rounding past 1."""
-
-    def probabilities(self, boards: np.ndarray) -> np.ndarray:
-        five = np.array([1.0000001, 1.0000001, 0.0, 0.0, 0.0], dtype=np.float32)
-        return np.tile(five, (len(boards), 1))
-
-
 def test_probabilities_off_by_a_rounding_error_are_clipped():
-    result = Bot(_Certain()).evaluate(START)
+    # The network's P(win) of 1.0000001 is clipped at the source.
+    bot = Bot(NetworkEvaluator(sure_gammon_network()))
+    result = bot.evaluate(START)
     assert result.probabilities.max() <= 1.0
     assert result.cubeless_equity == pytest.approx(2.0)
+    # One ply deeper the side on roll moves first and the opponent, then on roll, wins the
+    # gammon: an average of 21 sure gammons, which float32 roll weights would put past 1.
+    deeper = bot.evaluate(START, plies=1)
+    assert deeper.probabilities.max() <= 1.0
+    assert deeper.cubeless_equity == pytest.approx(-2.0)
 
 
 @pytest.mark.parametrize(

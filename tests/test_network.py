@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from conftest import sure_gammon_network
 from bot.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from bot.encoding import ENCODINGS, get_encoding, is_race, rearmost
 from bot.evaluator import (
@@ -122,6 +123,15 @@ def test_probabilities_are_consistent():
     win, wg, wbg, lg, lbg = five.T
     assert ((0 <= wbg) & (wbg <= wg + 1e-6) & (wg <= win + 1e-6) & (win <= 1 + 1e-6)).all()
     assert ((0 <= lbg) & (lbg <= lg + 1e-6) & (lg <= 1 - win + 1e-6)).all()
+
+
+def test_probabilities_are_clipped_to_zero_one():
+    network = sure_gammon_network()
+    with torch.no_grad():
+        raw = torch.softmax(network(*network.inputs(START[None])), dim=1) @ network.cumulative
+    assert raw.max().item() > 1.0  # the rounding error the clip is for
+    five = network.probabilities(np.stack([START, flip(START)]))
+    assert five.min() >= 0.0 and five.max() == 1.0 and five.dtype == np.float32
 
 
 def test_bad_network_configs():
