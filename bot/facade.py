@@ -19,6 +19,7 @@ threads at once.
 from __future__ import annotations
 
 import os
+import sysconfig
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.checkpoint import load_network
+from bot.checkpoint import CheckpointError, load_network
 from bot.cube import CubeDecision, CubeState, Owner, cube_decision
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator, one_ply_probabilities
 from bot.outcomes import equity, invert
@@ -36,8 +37,11 @@ from engine.errors import InvalidPositionError
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 
-# Where the shipped network lives, relative to the repository (or the working directory).
-DEFAULT_CHECKPOINT = Path("checkpoints") / "default.pt"
+# Where the shipped network lives: in the repository (a source checkout, an editable install),
+# and, relative to an installation's data directory, where `pip install .` puts it
+# (pyproject.toml's data-files).
+REPO_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default.pt"
+INSTALLED_CHECKPOINT = Path("share") / "nardy" / "default.pt"
 # Environment variable naming a checkpoint to use instead of the shipped one.
 CHECKPOINT_ENV = "NARDY_CHECKPOINT"
 # At 1-ply, this many plays (the best by 0-ply, or ``top`` if more) are looked at again.
@@ -46,18 +50,26 @@ PLIES = (0, 1)
 MONEY = CubeState()
 
 
-def default_checkpoint() -> Path:
-    """The checkpoint to load when none is named: $NARDY_CHECKPOINT, else the shipped one.
+def _data_directories() -> list[Path]:
+    """Where installers put data files: this environment's (``sys.prefix`` in a virtual
+    environment), then the user's (``pip install --user``)."""
+    user = sysconfig.get_preferred_scheme("user")
+    return [Path(sysconfig.get_path("data")), Path(sysconfig.get_path("data", user))]
 
-    The shipped one is looked for beside the package (a source checkout or an editable
-    install), then under the working directory (a clone with a regular install).
-    """
+
+def shipped_checkpoints() -> list[Path]:
+    """Where the shipped network is looked for, in order: the repository's
+    ``checkpoints/default.pt`` (beside the package), then ``share/nardy/default.pt`` under
+    the installation's data directory, then under the user's."""
+    return [REPO_CHECKPOINT] + [data / INSTALLED_CHECKPOINT for data in _data_directories()]
+
+
+def default_checkpoint() -> Path:
+    """The checkpoint to load when none is named: $NARDY_CHECKPOINT, else the first of
+    ``shipped_checkpoints()`` that exists (the repository's path when none does)."""
     if os.environ.get(CHECKPOINT_ENV):
         return Path(os.environ[CHECKPOINT_ENV])
-    beside_package = Path(__file__).resolve().parents[1] / DEFAULT_CHECKPOINT
-    if beside_package.is_file() or not DEFAULT_CHECKPOINT.is_file():
-        return beside_package
-    return DEFAULT_CHECKPOINT.resolve()
+    return next((path for path in shipped_checkpoints() if path.is_file()), REPO_CHECKPOINT)
 
 
 def swap_state(state: CubeState) -> CubeState:
@@ -160,6 +172,10 @@ class Bot:
     def load(cls, checkpoint: str | os.PathLike | None = None) -> "Bot":
         """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError."""
         path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
+        if checkpoint is None and not os.environ.get(CHECKPOINT_ENV) and not path.is_file():
+            looked = ", ".join(str(p) for p in shipped_checkpoints())
+            raise CheckpointError(f"no shipped network (looked for {looked}): name a checkpoint file, "
+                                  f"or set ${CHECKPOINT_ENV}")
         network = load_network(path)
         return cls(NetworkEvaluator(network))
 

@@ -12,6 +12,7 @@ from conftest import sure_gammon_network
 from bot.checkpoint import CheckpointError, save_checkpoint
 from bot.cube import CubeState, Owner, cube_decision
 from bot.evaluator import NetworkEvaluator, choose_afterstates, one_ply_probabilities
+from bot import facade
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
 from bot.network import NetworkConfig, ValueNetwork
 from bot.outcomes import equity, invert
@@ -200,6 +201,24 @@ def test_load_reads_a_checkpoint_and_names_a_missing_one(tmp_path, network, monk
 def test_default_checkpoint_is_the_shipped_one(monkeypatch):
     monkeypatch.delenv("NARDY_CHECKPOINT", raising=False)
     assert default_checkpoint().parts[-2:] == ("checkpoints", "default.pt")
+
+
+def test_default_checkpoint_lookup_order(tmp_path, monkeypatch):
+    """$NARDY_CHECKPOINT, the repository's, the installation's data directory, the user's."""
+    repo = tmp_path / "repo" / "checkpoints" / "default.pt"
+    data, user = tmp_path / "prefix", tmp_path / "home"
+    monkeypatch.delenv("NARDY_CHECKPOINT", raising=False)
+    monkeypatch.setattr(facade, "REPO_CHECKPOINT", repo)
+    monkeypatch.setattr(facade, "_data_directories", lambda: [data, user])
+    assert default_checkpoint() == repo  # none there
+    with pytest.raises(CheckpointError, match=f"no shipped network .*{user}/share/nardy/default.pt"):
+        Bot.load()
+    for path in (user / "share/nardy/default.pt", data / "share/nardy/default.pt", repo):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(b"")
+        assert default_checkpoint() == path  # found ahead of those made before it
+    monkeypatch.setenv("NARDY_CHECKPOINT", str(tmp_path / "mine.pt"))
+    assert default_checkpoint() == tmp_path / "mine.pt"
 
 
 # ---------------------------------------------------------------- the POSITION argument
