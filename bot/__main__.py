@@ -5,18 +5,18 @@ from __future__ import annotations
 import sys
 from typing import Optional
 
-import torch
-
-from bot.cli import INFERENCE_THREADS, run
+from bot.cli import inference_threads, run
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Run the command line ``argv`` (default: the process's arguments); return the exit status.
 
-    The process's torch threads are set here, where the process starts (see ``INFERENCE_THREADS``).
+    Every subcommand (hint, eval, play, match, and the external and HTTP servers) runs with
+    the torch threads of ``bot.cli.inference_threads``, set here where the process starts
+    (tests call ``bot.cli.run`` in a shared process).
     """
-    torch.set_num_threads(INFERENCE_THREADS)
-    return run(argv)
+    with inference_threads():
+        return run(argv)
 
 
 if __name__ == "__main__":

@@ -16,9 +16,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Callable, Optional, TextIO
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional, TextIO
 
 import numpy as np
+import torch
 
 from bot.facade import Bot
 from bot.match_play import add_match
@@ -29,9 +31,25 @@ from engine.board import pip_counts, validate_dice
 EXIT_BAD_INPUT = 2
 # torch threads for the doors' small batches (tens to a few thousand boards). Measured on the
 # shared 2-core machine with a 128-unit network: rank_plays median 0.34 ms with one thread,
-# 36 ms with two while other processes kept the cores busy (threads waiting on each other).
+# 36 ms with two while other processes kept the cores busy (threads waiting on each other);
+# a money game against pubeval 17x faster on one thread than on two.
 INFERENCE_THREADS = 1
 DEFAULT_TOP = 10
+
+
+@contextmanager
+def inference_threads() -> Iterator[None]:
+    """Run torch on ``INFERENCE_THREADS`` threads inside the block, then restore the previous count.
+
+    The count is process-wide (the servers' worker threads share it). ``bot.__main__.main``
+    runs every subcommand inside it.
+    """
+    previous = torch.get_num_threads()
+    torch.set_num_threads(INFERENCE_THREADS)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:

@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import argparse
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Optional, Protocol, Sequence, TextIO
+from typing import Optional, Protocol, Sequence, TextIO
 
 import numpy as np
-import torch
 
 from bot.cube import CubeState, cube_decision
 from bot.facade import Bot
@@ -322,28 +320,7 @@ def _players(args: argparse.Namespace) -> tuple[Player, Player]:
     return first, second
 
 
-@contextmanager
-def one_torch_thread() -> Iterator[None]:
-    """Run torch on one thread inside the block, then restore the previous count.
-
-    A match evaluates one small batch at a time, where torch's thread pool costs more
-    than it gives: a money game against pubeval ran 17x faster on one thread than on
-    two (a 2-core machine with other work on it).
-    """
-    previous = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous)
-
-
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    with one_torch_thread():
-        return _play_matches(args, stdout)
-
-
-def _play_matches(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.length < 0:
         raise ValueError(f"--length {args.length}: expected 0 (money) or a match length")
     if args.games < 1:

@@ -10,8 +10,11 @@ import sys
 import pytest
 import torch
 
+import bot.__main__
+import bot.cli
+import bot.match_play
 from bot.checkpoint import save_checkpoint
-from bot.cli import build_parser, run
+from bot.cli import INFERENCE_THREADS, build_parser, run
 from bot.facade import Bot
 from bot.network import NetworkConfig, ValueNetwork
 from bot.positions import parse_position
@@ -168,3 +171,25 @@ def test_a_busy_port_is_an_error_line(checkpoint):
         port = str(taken.getsockname()[1])
         status, _, err = cli("external", "--port", port, "--checkpoint", checkpoint)
     assert status == 2 and err.startswith("error: ") and "in use" in err
+
+
+@pytest.mark.parametrize(
+    "argv, module, handler",
+    [
+        (["serve"], bot.cli, "_run_serve"),
+        (["external"], bot.cli, "_run_external"),
+        (["match"], bot.match_play, "_run_match"),
+        (["eval", "4HPwATDgc/ABMA"], bot.cli, "_run_eval"),
+    ],
+)
+def test_every_subcommand_runs_torch_on_the_inference_threads(monkeypatch, argv, module, handler):
+    """The process entry (python -m bot, nardy) sets the threads for every subcommand, then restores them."""
+    seen = []
+    monkeypatch.setattr(module, handler, lambda args, stdin, stdout: seen.append(torch.get_num_threads()) or 0)
+    before = torch.get_num_threads()
+    torch.set_num_threads(INFERENCE_THREADS + 1)
+    try:
+        assert bot.__main__.main(argv) == 0
+        assert seen == [INFERENCE_THREADS] and torch.get_num_threads() == INFERENCE_THREADS + 1
+    finally:
+        torch.set_num_threads(before)

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from bot.checkpoint import save_checkpoint
+from bot.cli import inference_threads
 from bot.cube import CubeState, Owner
 from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
@@ -20,7 +21,6 @@ from bot.match_play import (
     BotPlayer,
     PubevalPlayer,
     add_match,
-    one_torch_thread,
     play_game,
     play_match,
     pubeval_probabilities,
@@ -52,7 +52,7 @@ class FixedCube(PubevalPlayer):
 
 @pytest.fixture(autouse=True)
 def _one_thread():
-    with one_torch_thread():
+    with inference_threads():
         yield
 
 
