@@ -122,6 +122,7 @@ def test_resume_continues_from_latest(tmp_path):
     resumed = load_checkpoint(tmp_path / LATEST)["training"]
     assert resumed["games"] >= played + 200
     assert resumed["learner"]["steps"] > saved["training"]["learner"]["steps"]
+    assert resumed["wall_seconds"] > saved["training"]["wall_seconds"] > 0, "training time adds up across resumes"
 
 
 class _CtrlCDuringFirstUpdate:

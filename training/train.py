@@ -48,10 +48,21 @@ def _crossed(before: int, after: int, every: int) -> bool:
 
 
 def _save(
-    run_dir: Path, network: ValueNetwork, learner: Learner, config: Config, games: int, numbered: bool = True
+    run_dir: Path,
+    network: ValueNetwork,
+    learner: Learner,
+    config: Config,
+    games: int,
+    wall_seconds: float,
+    numbered: bool = True,
 ) -> None:
     """Write ``latest.pt`` and, if ``numbered``, the checkpoint named after ``games``."""
-    training = {"games": games, "learner": learner.state_dict(), "torch_rng": torch.get_rng_state()}
+    training = {
+        "games": games,
+        "wall_seconds": wall_seconds,
+        "learner": learner.state_dict(),
+        "torch_rng": torch.get_rng_state(),
+    }
     if numbered:
         save_checkpoint(run_dir / checkpoint_name(games), network, training, config.to_dict())
     save_checkpoint(run_dir / LATEST, network, training, config.to_dict())
@@ -110,6 +121,7 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
     torch.manual_seed(config.seed)
 
     games = 0
+    wall_before = 0.0  # training time of the run before this process (resumed runs)
     network = ValueNetwork(config.network)
     learner_rng = np.random.default_rng(np.random.SeedSequence([config.seed, 0]))
     payload = None
@@ -117,6 +129,7 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
         payload = load_checkpoint(run_dir / LATEST)
         network = network_from_payload(payload, config.network, source=f"checkpoint {str(run_dir / LATEST)!r}")
         games = payload["training"]["games"]
+        wall_before = payload["training"].get("wall_seconds", 0.0)
         torch.set_rng_state(payload["training"]["torch_rng"])
     learner = Learner(network, config.learning, learner_rng)
     if payload is not None:
@@ -129,6 +142,7 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
     bar = tqdm(total=config.games, initial=games, unit="game", dynamic_ncols=True, disable=not progress)
     latest_eval = "none yet"
     checkpoint_due = False  # a numbered checkpoint is owed for the games played
+    started = time.perf_counter() - wall_before
     try:
         clock = time.perf_counter()
         while games < config.games:
@@ -161,12 +175,12 @@ def train(config: Config, run_dir: str | Path, resume: bool = False, progress: b
                 clock = time.perf_counter()
             # Checkpoint.
             if checkpoint_due:
-                _save(run_dir, network, learner, config, games)
+                _save(run_dir, network, learner, config, games, time.perf_counter() - started)
                 checkpoint_due = False
             bar.update(games - before)
             bar.set_postfix_str(f"{rate:.0f} games/s, loss {loss:.4f}, eval {latest_eval}")
     except KeyboardInterrupt:  # Ctrl-C: keep what was learned (resume continues from it)
-        _save(run_dir, network, learner, config, games, numbered=checkpoint_due)
+        _save(run_dir, network, learner, config, games, time.perf_counter() - started, numbered=checkpoint_due)
         raise
     finally:
         actors.close()
