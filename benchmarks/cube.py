@@ -15,7 +15,7 @@ probabilities with ``bot.cube.cube_decision``. Printed:
 Probabilities come from the project's network (``--probabilities network``,
 checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
 own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
-(``--probabilities gnubg``, 0-ply unless ``--plies``): with the same inputs as
+(``--probabilities gnubg``); 0-ply unless ``--plies``: with the same inputs as
 GNU Backgammon the decisions should mostly agree.
 
     python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies N]
@@ -70,10 +70,18 @@ def gnubg_probabilities(boards: np.ndarray, plies: int) -> np.ndarray:
     return np.array([gnubg_nn.probabilities(gnubg_board(b), plies) for b in boards], dtype=np.float64)
 
 
-def network_probabilities(boards: np.ndarray, checkpoint: Path) -> np.ndarray:
+def network_probabilities(boards: np.ndarray, checkpoint: Path, plies: int) -> np.ndarray:
+    """The network's probabilities for the side on roll, at 0-ply or 1-ply (the average over its 21 rolls)."""
     from bot.checkpoint import load_network
+    from bot.evaluator import NetworkEvaluator, one_ply_probabilities
+    from bot.outcomes import invert
+    from engine import flip
 
-    return np.asarray(load_network(checkpoint).probabilities(boards), dtype=np.float64)
+    network = load_network(checkpoint)
+    if plies == 0:
+        return np.asarray(network.probabilities(boards), dtype=np.float64)
+    # The position before the roll is the opponent's afterstate: its 1-ply value, turned around.
+    return np.asarray(invert(one_ply_probabilities(NetworkEvaluator(network), flip(boards))), dtype=np.float64)
 
 
 def doubler_cost(record: dict, doubles: bool) -> float:
@@ -128,7 +136,7 @@ def main() -> int:
     parser.add_argument("--probabilities", choices=("network", "gnubg"), default="network",
                         help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
-    parser.add_argument("--plies", type=int, default=0, help="plies of gnubg-nn's cubeless evaluation (gnubg mode)")
+    parser.add_argument("--plies", type=int, default=0, help="plies of the cubeless evaluation: 0 or 1 for the network, 0-2 for gnubg-nn")
     parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
     args = parser.parse_args()
 
@@ -143,11 +151,11 @@ def main() -> int:
         source = f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only"
     else:
         try:
-            probs = network_probabilities(boards, args.checkpoint)
+            probs = network_probabilities(boards, args.checkpoint, args.plies)
         except (ImportError, OSError, ValueError) as error:
             print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
             return 2
-        source = f"the project's network, {args.checkpoint}"
+        source = f"the project's network at {args.plies}-ply, {args.checkpoint}"
 
     result = run(records, probs, boards)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
