@@ -63,15 +63,14 @@ def _afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.n
     low = dice.min(axis=1)
     is_double = high == low
 
-    pieces = []  # (rows, board index) of every final afterstate, each grouped by board
+    pieces = []  # (rows, board index) of every final afterstate, each piece grouped by board
     doubles = np.flatnonzero(is_double)
     if len(doubles):
-        found, board = _doubles(_take_rows(rows, doubles), high[doubles])
-        pieces.append((found, doubles[board]))
+        pieces += [(found, doubles[board]) for found, board in _doubles(_take_rows(rows, doubles), high[doubles])]
     mixed = np.flatnonzero(~is_double)
     if len(mixed):
-        found, board = _non_doubles(_take_rows(rows, mixed), keys[mixed], high[mixed], low[mixed])
-        pieces.append((found, mixed[board]))
+        found_mixed = _non_doubles(_take_rows(rows, mixed), keys[mixed], high[mixed], low[mixed])
+        pieces += [(found, mixed[board]) for found, board in found_mixed]
     children, parent = _merge_by_board(pieces, count)
     return np.ascontiguousarray(children[:, :26]), parent
 
@@ -164,8 +163,11 @@ def _apply(rows: np.ndarray, row: np.ndarray, source: np.ndarray, destination: n
     return out
 
 
-def _doubles(rows: np.ndarray, die: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Afterstates of doubles (rows, board index): up to four steps, sources non-increasing so no play repeats."""
+def _doubles(rows: np.ndarray, die: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Afterstates of doubles, as pieces of (rows, board index) each grouped by board.
+
+    Up to four steps, sources non-increasing so no play repeats.
+    """
     count = len(rows)
     _, blocked = _masks(rows)
     level_rows, level_board = rows, np.arange(count)
@@ -186,13 +188,15 @@ def _doubles(rows: np.ndarray, die: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     for step, (level_rows, level_board) in enumerate(levels):
         keep = np.nonzero(depth[level_board] == step)[0]
         kept.append((_take_rows(level_rows, keep), level_board[keep]))
-    return _merge_by_board(kept, count)
+    return kept
 
 
 def _non_doubles(
     rows: np.ndarray, keys: np.ndarray, high: np.ndarray, low: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Afterstates of non-doubles (rows, board index): both orders of the dice, de-duplicated by hash key.
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Afterstates of non-doubles, as pieces of (rows, board index) each grouped by board.
+
+    Both orders of the dice are tried, and plays of both dice de-duplicated by hash key.
 
     Each board appears twice in the first step, once per die first, so every
     later array stays grouped by board.
@@ -239,4 +243,4 @@ def _non_doubles(
     none[board1] = False
     board_none = np.nonzero(none)[0]
 
-    return _merge_by_board([(rows_two, board_two), (rows_one, board_one), (_take_rows(rows, board_none), board_none)], count)
+    return [(rows_two, board_two), (rows_one, board_one), (_take_rows(rows, board_none), board_none)]
