@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import afterstates, decode_position_id
+from engine import afterstates, decode_position_id, encode_position_id
 from engine.plays import legal_plays
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
@@ -68,11 +68,11 @@ def gnubg_rate(boards: np.ndarray, dice: np.ndarray, seconds: float) -> float | 
         import gnubg_nn
     except ImportError:
         return None
-    sample = []
-    for board, (d1, d2) in zip(boards, dice):
-        mover = [max(int(board[p]), 0) for p in range(1, 25)] + [int(board[25])]
-        opponent = [max(-int(board[25 - p]), 0) for p in range(1, 25)] + [-int(board[0])]
-        sample.append(([opponent, mover], int(d1), int(d2)))
+    # gnubg's own board layout, read from the same positions by gnubg itself.
+    sample = [
+        (gnubg_nn.board_from_position_id(encode_position_id(board)), int(d1), int(d2))
+        for board, (d1, d2) in zip(boards, dice)
+    ]
     moves = gnubg_nn.moves
     return rate(lambda: [moves(b, d1, d2) for b, d1, d2 in sample], len(sample), seconds)
 
