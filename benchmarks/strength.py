@@ -27,6 +27,7 @@ import numpy as np
 
 from bot.checkpoint import load_network
 from bot.evaluator import Evaluator, NetworkEvaluator, OnePlyEvaluator, choose_afterstates
+from bot.outcomes import equity
 from bot.pubeval import Pubeval
 from engine import decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
@@ -42,8 +43,8 @@ def gnubg_two_ply(position_id: str) -> float | None:
         import gnubg_nn
     except ImportError:
         return None
-    p = gnubg_nn.probabilities(gnubg_nn.board_from_position_id(position_id), 2)
-    return -(2 * p[0] - 1 + p[1] - p[3] + p[2] - p[4])
+    opponent_five = np.array(gnubg_nn.probabilities(gnubg_nn.board_from_position_id(position_id), 2))
+    return -float(equity(opponent_five))
 
 
 def error_rate(evaluator: Evaluator, records: list[dict]) -> tuple[float, int]:
