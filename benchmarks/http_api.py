@@ -28,7 +28,7 @@ import numpy as np
 
 import torch
 
-from bot.cli import INFERENCE_THREADS
+from bot.doors.cli import INFERENCE_THREADS
 from bot.facade import Bot, default_checkpoint
 from engine import decode_position_id
 

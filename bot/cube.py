@@ -28,6 +28,7 @@ import numpy as np
 from bot.met import MatchEquityTable, default_met
 from engine.board import pip_counts, validate_board
 from engine.errors import BackgammonError, InvalidMatchError
+from engine.match import MatchState
 
 # Cube efficiency (GNU Backgammon's defaults in eval.c).
 CONTACT_EFFICIENCY = 0.68
@@ -529,3 +530,20 @@ def cubeful_mwc(
     p = check_probabilities(probs)
     score = MatchScore.of(state, met)
     return float(_match_cubeful(p, _efficiency(board, efficiency), score, state.cube, state.owner, state.crawford))
+
+
+def cube_state_for(state: MatchState, player: int) -> CubeState:
+    """The cube and score of a match (players 0 and 1) seen by ``player``.
+
+    A money session's score does not matter to a decision and is left out.
+    """
+    owner = Owner.CENTERED if state.cube_owner is None else Owner.ME if state.cube_owner == player else Owner.OPP
+    score = (state.score[player], state.score[1 - player]) if state.match_length else (0, 0)
+    return CubeState(
+        cube=state.cube_value,
+        owner=owner,
+        match_length=state.match_length,
+        score=score,
+        crawford=state.crawford,
+        jacoby=state.jacoby and not state.match_length,
+    )

@@ -13,27 +13,23 @@ by the side on roll) and the cube as ``bot.cube.CubeState`` from the side on rol
 ``BotPlayer`` is the network bot (``bot.facade.Bot``); ``PubevalPlayer`` moves by
 Tesauro's pubeval and handles the cube by a fixed rule (``pubeval_probabilities``).
 
-The ``match`` subcommand (``add_match``) plays matches this way and writes them.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Optional, Protocol, Sequence, TextIO
+from typing import Optional, Protocol, Sequence
 
 import numpy as np
 
-from bot.cube import CubeState, cube_decision
+from bot.cube import CubeState, cube_decision, cube_state_for
 from bot.facade import Bot
-from bot.positions import cube_state_for
 from bot.pubeval import Pubeval
 from engine.board import CHECKERS, START, borne_off, flip, pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
 from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double, opening_roll
-from engine.matfile import ActionKind, MatAction, MatGame, MatMatch, write_mat
+from engine.matfile import ActionKind, MatAction, MatGame, MatMatch
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 
@@ -250,115 +246,3 @@ def summarize(matches: Sequence[PlayedMatch]) -> Summary:
         takes=acts(ActionKind.TAKE),
         drops=acts(ActionKind.DROP),
     )
-
-
-def format_summary(summary: Summary, names: tuple[str, str], money: bool) -> list[str]:
-    """A table of ``summary``: one row per count, one column per player."""
-    width = max(8, *(len(n) for n in names))
-    rows = [("Points", summary.points)] + ([] if money else [("Matches won", summary.matches_won)])
-    rows += [
-        ("Games won", summary.games_won),
-        ("Gammons won", summary.gammons),
-        ("Backgammons won", summary.backgammons),
-        ("Doubles", summary.doubles),
-        ("Takes", summary.takes),
-        ("Drops", summary.drops),
-    ]
-    games = _count(summary.games, "game")
-    if money:
-        lines = [f"Money session: {games}"]
-    else:
-        lines = [f"{_count(summary.matches, 'match', 'matches')}: {games} ({summary.crawford_games} Crawford)"]
-    lines.append(f"{'':<16}" + "".join(f"{n:>{width + 2}}" for n in names))
-    lines += [f"{label:<16}" + "".join(f"{v:>{width + 2}}" for v in values) for label, values in rows]
-    return lines
-
-
-def _count(n: int, one: str, many: str = "") -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-def result_line(match: PlayedMatch) -> str:
-    """The final score of one match or session."""
-    (a, b), (x, y) = match.names, match.state.score
-    if not match.length:
-        return f"Money session, {_count(len(match.games), 'game')}: {a} {x}, {b} {y}"
-    return f"{match.length}-point match: {a} {x}, {b} {y}; {match.names[match.state.winner]} wins"
-
-
-# ---------------------------------------------------------------- the `match` subcommand
-
-
-def _mat_name(name: str) -> str:
-    """A player name as a .mat file can hold it: no spaces or colons."""
-    return "".join("_" if c.isspace() or c == ":" else c for c in name) or "player"
-
-
-def _numbered(path: Path, index: int, count: int) -> Path:
-    """``path`` itself for a single match, else ``stem-<index>.suffix``."""
-    return path if count == 1 else path.with_name(f"{path.stem}-{index}{path.suffix}")
-
-
-def _bot_player(checkpoint: Optional[str], plies: int) -> BotPlayer:
-    """The bot of ``checkpoint`` (default: the shipped one), named after the file when one is given."""
-    bot = Bot.load(checkpoint)
-    return BotPlayer(bot, plies, name=Path(checkpoint).stem if checkpoint else bot.name)
-
-
-def _players(args: argparse.Namespace) -> tuple[Player, Player]:
-    first = _bot_player(args.checkpoint, args.plies)
-    if args.opponent == "self":
-        second: Player = BotPlayer(first.bot, args.plies, name=first.name)
-    elif args.opponent == "pubeval":
-        second = PubevalPlayer()
-    else:
-        second = _bot_player(args.opponent, args.plies)
-    first.name = _mat_name(first.name)
-    second.name = _mat_name(second.name)
-    if second.name == first.name:
-        second.name += "-2"
-    return first, second
-
-
-def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    if args.length < 0:
-        raise ValueError(f"--length {args.length}: expected 0 (money) or a match length")
-    if args.games < 1:
-        raise ValueError(f"--games {args.games}: expected at least 1")
-    if args.jacoby and args.length:
-        raise ValueError("--jacoby: only for money sessions (--length 0)")
-    players = _players(args)
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
-    rng = np.random.default_rng(seed)
-    stdout.write(f"{players[0].name} vs {players[1].name}, seed {seed}\n")
-    count = 1 if args.length == 0 else args.games
-    matches = []
-    for k in range(1, count + 1):
-        match = play_match(players, args.length, rng, games=args.games, jacoby=args.jacoby)
-        matches.append(match)
-        line = result_line(match)
-        if args.mat:
-            path = _numbered(Path(args.mat), k, count)
-            write_mat(match.record(), path)
-            line += f" (written to {path})"
-        stdout.write(line + "\n")
-        stdout.flush()
-    names = (players[0].name, players[1].name)
-    stdout.write("\n".join(format_summary(summarize(matches), names, money=not args.length)) + "\n")
-    return 0
-
-
-def add_match(subparsers) -> None:
-    """The ``match`` subcommand: the bot plays matches or money sessions and writes .mat files."""
-    p = subparsers.add_parser("match", help="bot against bot (or pubeval): matches or money sessions, .mat files")
-    p.add_argument("--length", type=int, default=7, help="match length; 0 = a money session (default 7)")
-    p.add_argument("--opponent", default="self", metavar="self|pubeval|CHECKPOINT",
-                   help="the other player: the same bot, pubeval, or another checkpoint (default self)")
-    p.add_argument("--games", type=int, default=1,
-                   help="number of matches, or of games in a money session (default 1)")
-    p.add_argument("--seed", type=int, help="random seed of the dice (default: a fresh one, printed)")
-    p.add_argument("--mat", metavar="FILE", help="write each match as a .mat file (FILE-1.mat, ... for several)")
-    p.add_argument("--jacoby", action="store_true", help="money sessions: the Jacoby rule")
-    p.add_argument("--plies", type=int, choices=(0, 1), default=0, help="the bot's search depth (default 0)")
-    p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
-    p.set_defaults(run=_run_match)

@@ -11,13 +11,13 @@ import pytest
 import torch
 
 import bot.__main__
-import bot.cli
-import bot.match_play
+import bot.doors.cli
+import bot.doors.match_command
 from bot.checkpoint import save_checkpoint
-from bot.cli import INFERENCE_THREADS, build_parser, run
+from bot.doors.cli import INFERENCE_THREADS, build_parser, run
 from bot.facade import Bot
 from bot.network import NetworkConfig, ValueNetwork
-from bot.positions import parse_position
+from bot.doors.positions import parse_position
 from engine.board import START
 from engine.notation import format_play
 from engine.plays import legal_plays
@@ -176,10 +176,10 @@ def test_a_busy_port_is_an_error_line(checkpoint):
 @pytest.mark.parametrize(
     "argv, module, handler",
     [
-        (["serve"], bot.cli, "_run_serve"),
-        (["external"], bot.cli, "_run_external"),
-        (["match"], bot.match_play, "_run_match"),
-        (["eval", "4HPwATDgc/ABMA"], bot.cli, "_run_eval"),
+        (["serve"], bot.doors.cli, "_run_serve"),
+        (["external"], bot.doors.cli, "_run_external"),
+        (["match"], bot.doors.match_command, "_run_match"),
+        (["eval", "4HPwATDgc/ABMA"], bot.doors.cli, "_run_eval"),
     ],
 )
 def test_every_subcommand_runs_torch_on_the_inference_threads(monkeypatch, argv, module, handler):

@@ -10,7 +10,7 @@ import torch
 
 from bot.cube import CubeState, Owner
 from bot.evaluator import NetworkEvaluator
-from bot.external import MAX_REPLY, ExternalServer, cube_state, reply
+from bot.doors.external import MAX_REPLY, ExternalServer, cube_state, reply
 from bot.facade import Bot
 from bot.network import NetworkConfig, ValueNetwork
 from engine.board import flip

@@ -16,7 +16,7 @@ from bot import facade
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
 from bot.network import NetworkConfig, ValueNetwork
 from bot.outcomes import equity, invert
-from bot.positions import parse_position
+from bot.doors.positions import parse_position
 from bot.resign import InvalidResignationError, accept_resignation, offer_resignation
 from engine.board import START, flip
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidPositionError

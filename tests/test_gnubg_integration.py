@@ -15,9 +15,9 @@ import threading
 import pytest
 import torch
 
-from bot import external
+from bot.doors import external
 from bot.evaluator import NetworkEvaluator
-from bot.external import ExternalServer
+from bot.doors.external import ExternalServer
 from bot.facade import Bot
 from bot.network import NetworkConfig, ValueNetwork
 from engine.fibs import parse_fibs_board

@@ -18,9 +18,9 @@ import uvicorn
 from bot.cube import CubeState
 from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
-from bot.http_api import create_app
+from bot.doors.http_app import create_app
 from bot.network import NetworkConfig, ValueNetwork
-from bot.positions import parse_position
+from bot.doors.positions import parse_position
 from engine.board import START, flip
 from engine.position_id import encode_position_id
 

@@ -13,19 +13,19 @@ import pytest
 import torch
 
 from bot.checkpoint import save_checkpoint
-from bot.cli import inference_threads
+from bot.doors.cli import inference_threads
 from bot.cube import CubeState, Owner
 from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
 from bot.match_play import (
     BotPlayer,
     PubevalPlayer,
-    add_match,
     play_game,
     play_match,
     pubeval_probabilities,
     summarize,
 )
+from bot.doors.match_command import add_match
 from bot.network import NetworkConfig, ValueNetwork
 from engine.board import START
 from engine.errors import IllegalMoveError, InvalidMatchError

@@ -19,9 +19,9 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from bot.text import format_cube, format_evaluation, format_ranked_plays
+from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
-from bot.positions import cube_state_for
+from bot.cube import cube_state_for
 from engine.board import START, flip
 from engine.errors import BackgammonError
 from engine.match import MatchState, after_game, game_outcome, game_result_points, may_double, opening_roll

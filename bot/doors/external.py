@@ -19,7 +19,7 @@ import socketserver
 
 from bot.cube import CubeState
 from bot.facade import Bot
-from bot.positions import cube_state_for
+from bot.cube import cube_state_for
 from engine.board import flip
 from engine.errors import InvalidPositionError
 from engine.fibs import FibsBoard, parse_fibs_board

@@ -17,8 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.cube import CubeState, Owner
-from engine.match import MatchState
+from bot.cube import CubeState, cube_state_for
 from engine.position_id import encode_position_id
 from engine.positions import read_position
 
@@ -45,23 +44,6 @@ class Situation:
     def position_id(self) -> str:
         """The Position ID of the board (side on roll)."""
         return encode_position_id(self.board)
-
-
-def cube_state_for(state: MatchState, player: int) -> CubeState:
-    """The cube and score of a match (players 0 and 1) seen by ``player``.
-
-    A money session's score does not matter to a decision and is left out.
-    """
-    owner = Owner.CENTERED if state.cube_owner is None else Owner.ME if state.cube_owner == player else Owner.OPP
-    score = (state.score[player], state.score[1 - player]) if state.match_length else (0, 0)
-    return CubeState(
-        cube=state.cube_value,
-        owner=owner,
-        match_length=state.match_length,
-        score=score,
-        crawford=state.crawford,
-        jacoby=state.jacoby and not state.match_length,
-    )
 
 
 def parse_position(text: str) -> Situation:

@@ -23,9 +23,9 @@ import numpy as np
 import torch
 
 from bot.facade import Bot
-from bot.match_play import add_match
-from bot.positions import Situation, parse_position
-from bot.text import describe_state, format_cube, format_evaluation, format_ranked_plays
+from bot.doors.match_command import add_match
+from bot.doors.positions import Situation, parse_position
+from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
 
 EXIT_BAD_INPUT = 2
@@ -35,6 +35,7 @@ EXIT_BAD_INPUT = 2
 # a money game against pubeval 17x faster on one thread than on two.
 INFERENCE_THREADS = 1
 DEFAULT_TOP = 10
+HTTP_PORT = 8080  # the HTTP API's default port (wildbg's server uses 8080 too)
 
 
 @contextmanager
@@ -112,14 +113,14 @@ def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from bot.play import TerminalSession
+    from bot.doors.terminal import TerminalSession
 
     rng = np.random.default_rng(args.seed)
     return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies).run()
 
 
 def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from bot.external import ExternalServer
+    from bot.doors.external import ExternalServer
 
     with ExternalServer(_load(args), args.host, args.port, args.plies) as server:
         host, port = server.server_address[:2]
@@ -130,7 +131,7 @@ def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> in
 
 
 def _run_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from bot.http_api import serve
+    from bot.doors.http_app import serve
 
     serve(_load(args), args.host, args.port)
     return 0
@@ -164,7 +165,7 @@ def add_eval(subparsers) -> None:
 
 
 def add_external(subparsers) -> None:
-    from bot.external import DEFAULT_PORT
+    from bot.doors.external import DEFAULT_PORT
 
     p = subparsers.add_parser("external", help="serve GNU Backgammon's external-player protocol over TCP")
     _add_address(p, DEFAULT_PORT)
@@ -175,7 +176,7 @@ def add_external(subparsers) -> None:
 
 def add_serve(subparsers) -> None:
     p = subparsers.add_parser("serve", help="serve the HTTP JSON API (OpenAPI at /docs)")
-    _add_address(p, 8080)
+    _add_address(p, HTTP_PORT)
     _add_common(p)
     p.set_defaults(run=_run_serve)
 

@@ -1,8 +1,7 @@
-"""The HTTP JSON API: wildbg-compatible ``/move`` and ``/eval``, and richer ``/v1`` endpoints.
+"""The HTTP API's views: plain functions from a parsed query to an answer model (no web framework).
 
-``create_app(bot)`` builds a FastAPI application (OpenAPI description at ``/docs``
-and ``/openapi.json``) that only parses the query, calls the ``bot.facade.Bot``
-and formats the answer; ``serve`` runs it with uvicorn.
+``bot.doors.http_app`` routes requests to them. wildbg-compatible ``/move`` and
+``/eval``, and richer ``/v1`` endpoints:
 
 - ``GET /move`` and ``GET /eval`` take the board as wildbg does: ``p0..p25`` in the
   view of the side to move (positive = its checkers, ``p25`` its bar, ``p0`` the
@@ -12,31 +11,24 @@ and formats the answer; ``serve`` runs it with uvicorn.
 - ``GET /v1/moves``, ``/v1/cube``, ``/v1/evaluate``, ``/v1/resign`` take
   ``position``: a Position ID, ``PositionID:MatchID`` or an XGID.
 
-Bad requests get status 400 and ``{"message": ...}`` naming the problem, never a
-crash. Endpoints are plain functions run in FastAPI's thread pool; the bot
-serialises its network calls with a lock.
+Each view only reads the query, calls the ``bot.facade.Bot`` and formats the answer;
+bad input raises an engine error naming it.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Optional
 
 import numpy as np
-from fastapi import FastAPI, Query, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, create_model
-from starlette.exceptions import HTTPException
 
 from bot.cube import CubeState
 from bot.facade import Bot, RankedPlay
-from bot.positions import Situation, parse_position
+from bot.doors.positions import Situation, parse_position
 from bot.resign import InvalidResignationError, ResignationAnswer, ResignLevel
 from engine.board import flip, validate_dice
 from engine.errors import InvalidDiceError, InvalidMatchError
 from engine.position_id import encode_position_id
-
-DEFAULT_PORT = 8080
 
 # ---------------------------------------------------------------- answer shapes
 
@@ -266,162 +258,111 @@ def _situation(query: PositionQuery) -> Situation:
     return parse_position(query.position.replace(" ", "+"))
 
 
-# ---------------------------------------------------------------- errors
+# ---------------------------------------------------------------- views
 
 
-def _message(status: int, message: str) -> JSONResponse:
-    return JSONResponse(status_code=status, content={"message": message})
-
-
-def _validation_message(error: RequestValidationError) -> str:
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(x) for x in item.get("loc", ()) if x not in ("query", "body"))
-        parts.append(f"{where}: {item.get('msg', 'invalid')}" if where else item.get("msg", "invalid"))
-    return "; ".join(parts) or "invalid request"
-
-
-def _install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(RequestValidationError)
-    async def bad_query(request: Request, error: RequestValidationError) -> JSONResponse:
-        return _message(400, _validation_message(error))
-
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, error: ValueError) -> JSONResponse:
-        # Every engine error (BackgammonError) is a ValueError naming the input.
-        return _message(400, str(error))
-
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
-        return _message(error.status_code, str(error.detail))
-
-    @app.exception_handler(Exception)
-    async def server_error(request: Request, error: Exception) -> JSONResponse:
-        return _message(500, f"internal error: {type(error).__name__}: {error}")
-
-
-# ---------------------------------------------------------------- the application
-
-_ERRORS = {400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice"}}
-
-
-def create_app(bot: Bot) -> FastAPI:
-    """The FastAPI application serving ``bot``."""
-    app = FastAPI(
-        title="nardy",
-        description="A TD-Gammon-style backgammon bot. `/move` and `/eval` speak wildbg's API; "
-        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs.",
-        version="0.1.0",
+def wildbg_move(bot: Bot, query: MoveQuery) -> MoveResponse:
+    """Every legal play of the dice, best first, with the mover's probabilities after it."""
+    ranked = bot.rank_plays(_board_of(query), (query.die1, query.die2), state=_state_of(query))
+    return MoveResponse(
+        moves=[MoveInfo(play=_play_view(r), probabilities=probabilities_view(r.probabilities)) for r in ranked]
     )
-    _install_error_handlers(app)
 
-    @app.get("/move", response_model=MoveResponse, responses=_ERRORS, tags=["wildbg"])
-    def get_move(query: Annotated[MoveQuery, Query()]) -> MoveResponse:
-        """Every legal play of the dice, best first, with the mover's probabilities after it."""
-        ranked = bot.rank_plays(_board_of(query), (query.die1, query.die2), state=_state_of(query))
-        return MoveResponse(
-            moves=[MoveInfo(play=_play_view(r), probabilities=probabilities_view(r.probabilities)) for r in ranked]
-        )
 
-    @app.get("/eval", response_model=EvalResponse, responses=_ERRORS, tags=["wildbg"])
-    def get_eval(query: Annotated[EvalQuery, Query()]) -> EvalResponse:
-        """Probabilities and cube decision of the side to move, before it rolls."""
-        result = bot.evaluate(_board_of(query), _state_of(query))
-        return EvalResponse(
-            cube=CubeInfo(double=result.cube.should_double, accept=result.cube.should_take),
-            probabilities=probabilities_view(result.probabilities),
-        )
 
-    @app.get("/v1/moves", response_model=MovesResponse, responses=_ERRORS, tags=["positions"])
-    def moves(query: Annotated[MovesQuery, Query()]) -> MovesResponse:
-        """Legal plays ranked with probabilities and equities (dice from the query or the IDs)."""
-        situation = _situation(query)
-        dice = validate_dice(query.dice) if query.dice else situation.dice
-        if dice is None:
-            raise InvalidDiceError(f"position {query.position!r}: no dice rolled, give dice=XY")
-        ranked = bot.rank_plays(situation.board, dice, plies=query.plies, top=query.top, state=situation.state)
-        return MovesResponse(
-            position_id=situation.position_id,
-            dice=dice,
-            moves=[
-                RankedMove(
-                    move=r.notation,
-                    play=_play_view(r),
-                    position_id=encode_position_id(flip(r.afterstate)),
-                    probabilities=probabilities_view(r.probabilities),
-                    equity=r.equity,
-                    mwc=r.mwc,
-                    plies=r.plies,
-                )
-                for r in ranked
-            ],
-        )
+def wildbg_eval(bot: Bot, query: EvalQuery) -> EvalResponse:
+    """Probabilities and cube decision of the side to move, before it rolls."""
+    result = bot.evaluate(_board_of(query), _state_of(query))
+    return EvalResponse(
+        cube=CubeInfo(double=result.cube.should_double, accept=result.cube.should_take),
+        probabilities=probabilities_view(result.probabilities),
+    )
 
-    @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
-    def cube(query: Annotated[PositionQuery, Query()]) -> CubeResponse:
-        """Double / no double for the side on roll and take / pass for its opponent, with equities."""
-        situation = _situation(query)
-        result = bot.evaluate(situation.board, situation.state, query.plies)
-        decision = result.cube
-        mwc = None
-        if decision.mwc_no_double is not None:
-            mwc = CubeEquities(
-                no_double=decision.mwc_no_double,
-                double_take=decision.mwc_double_take,
-                double_pass=decision.mwc_double_pass,
+
+
+def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
+    """Legal plays ranked with probabilities and equities (dice from the query or the IDs)."""
+    situation = _situation(query)
+    dice = validate_dice(query.dice) if query.dice else situation.dice
+    if dice is None:
+        raise InvalidDiceError(f"position {query.position!r}: no dice rolled, give dice=XY")
+    ranked = bot.rank_plays(situation.board, dice, plies=query.plies, top=query.top, state=situation.state)
+    return MovesResponse(
+        position_id=situation.position_id,
+        dice=dice,
+        moves=[
+            RankedMove(
+                move=r.notation,
+                play=_play_view(r),
+                position_id=encode_position_id(flip(r.afterstate)),
+                probabilities=probabilities_view(r.probabilities),
+                equity=r.equity,
+                mwc=r.mwc,
+                plies=r.plies,
             )
-        return CubeResponse(
-            position_id=situation.position_id,
-            decision=decision.verdict.value,
-            should_double=decision.should_double,
-            should_take=decision.should_take,
-            equities=CubeEquities(
-                no_double=decision.no_double, double_take=decision.double_take, double_pass=decision.double_pass
-            ),
-            mwc=mwc,
-            probabilities=probabilities_view(result.probabilities),
+            for r in ranked
+        ],
+    )
+
+
+
+def cube(bot: Bot, query: PositionQuery) -> CubeResponse:
+    """Double / no double for the side on roll and take / pass for its opponent, with equities."""
+    situation = _situation(query)
+    result = bot.evaluate(situation.board, situation.state, query.plies)
+    decision = result.cube
+    mwc = None
+    if decision.mwc_no_double is not None:
+        mwc = CubeEquities(
+            no_double=decision.mwc_no_double,
+            double_take=decision.mwc_double_take,
+            double_pass=decision.mwc_double_pass,
         )
-
-    @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])
-    def evaluate(query: Annotated[PositionQuery, Query()]) -> EvaluateResponse:
-        """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
-        situation = _situation(query)
-        result = bot.evaluate(situation.board, situation.state, query.plies)
-        return EvaluateResponse(
-            position_id=situation.position_id,
-            probabilities=probabilities_view(result.probabilities),
-            cubeless_equity=result.cubeless_equity,
-            cubeful_equity=result.cubeful_equity,
-            mwc=result.mwc,
-            plies=result.plies,
-        )
-
-    @app.get("/v1/resign", response_model=ResignResponse, responses=_ERRORS, tags=["positions"])
-    def resign(query: Annotated[ResignQuery, Query()]) -> ResignResponse:
-        """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
-        situation = _situation(query)
-        level = _resign_level(query.value, situation)
-        result = bot.resign_decision(situation.board, situation.state, level, query.plies)
-        offer = result.offer
-        names = [_level_name(level) for level in ResignLevel]
-        return ResignResponse(
-            position_id=situation.position_id,
-            offer=ResignOfferView(
-                level=_level_name(offer.level) if offer.level else None,
-                equity_play=offer.equity_play,
-                equity_resign=dict(zip(names, offer.equity_resign)),
-                mwc_play=offer.mwc_play,
-                mwc_resign=dict(zip(names, offer.mwc_resign)) if offer.mwc_resign else None,
-            ),
-            opponent_accepts=_answer_view(result.opponent_accepts),
-            side_on_roll_accepts=_answer_view(result.side_on_roll_accepts),
-        )
-
-    return app
+    return CubeResponse(
+        position_id=situation.position_id,
+        decision=decision.verdict.value,
+        should_double=decision.should_double,
+        should_take=decision.should_take,
+        equities=CubeEquities(
+            no_double=decision.no_double, double_take=decision.double_take, double_pass=decision.double_pass
+        ),
+        mwc=mwc,
+        probabilities=probabilities_view(result.probabilities),
+    )
 
 
-def serve(bot: Bot, host: str = "127.0.0.1", port: int = DEFAULT_PORT) -> None:
-    """Serve ``bot`` over HTTP until interrupted."""
-    import uvicorn
 
-    uvicorn.run(create_app(bot), host=host, port=port, log_level="info")
+def evaluate(bot: Bot, query: PositionQuery) -> EvaluateResponse:
+    """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
+    situation = _situation(query)
+    result = bot.evaluate(situation.board, situation.state, query.plies)
+    return EvaluateResponse(
+        position_id=situation.position_id,
+        probabilities=probabilities_view(result.probabilities),
+        cubeless_equity=result.cubeless_equity,
+        cubeful_equity=result.cubeful_equity,
+        mwc=result.mwc,
+        plies=result.plies,
+    )
+
+
+
+def resign(bot: Bot, query: ResignQuery) -> ResignResponse:
+    """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
+    situation = _situation(query)
+    level = _resign_level(query.value, situation)
+    result = bot.resign_decision(situation.board, situation.state, level, query.plies)
+    offer = result.offer
+    names = [_level_name(level) for level in ResignLevel]
+    return ResignResponse(
+        position_id=situation.position_id,
+        offer=ResignOfferView(
+            level=_level_name(offer.level) if offer.level else None,
+            equity_play=offer.equity_play,
+            equity_resign=dict(zip(names, offer.equity_resign)),
+            mwc_play=offer.mwc_play,
+            mwc_resign=dict(zip(names, offer.mwc_resign)) if offer.mwc_resign else None,
+        ),
+        opponent_accepts=_answer_view(result.opponent_accepts),
+        side_on_roll_accepts=_answer_view(result.side_on_roll_accepts),
+    )
