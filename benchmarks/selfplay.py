@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from bot.evaluator import NetworkEvaluator
-from bot.network import ValueNetwork
+from training.network import ValueNetwork
 from engine import START, validate_board
 from training.actors import InProcessActor, WorkerPool
 from training.config import load_config

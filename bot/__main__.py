@@ -12,7 +12,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     """Run the command line ``argv`` (default: the process's arguments); return the exit status.
 
     Every subcommand (hint, eval, play, match, and the external and HTTP servers) runs with
-    the torch threads of ``bot.doors.cli.inference_threads``, set here where the process starts
+    the BLAS threads of ``bot.doors.cli.inference_threads``, set here where the process starts
     (tests call ``bot.doors.cli.run`` in a shared process).
     """
     with inference_threads():

@@ -1,82 +1,181 @@
-"""The one module that reads and writes checkpoints.
+"""The one module that reads and writes checkpoints, in two files of one content.
 
-A checkpoint is a ``torch.save`` file holding a dict:
+A training checkpoint (``.pt``) is a ``torch.save`` file holding a dict:
 
 - ``format``: the layout version (``FORMAT``);
 - ``network_config``: the ``NetworkConfig`` as plain data, enough to rebuild the network;
-- ``weights``: the network's ``state_dict``;
+- ``weights``: the network's ``state_dict`` (names as ``bot.network.weight_shapes``);
+- ``weights_sha256``: ``weights_checksum`` of the weights, verified on loading (files
+  written before it existed have none and load unverified);
 - ``training``: the trainer's state (optimizer, games played, random states), or None;
 - ``config``: the full resolved training config as plain data, or None.
 
+A serving export (``.npz``, written beside the shipped ``.pt`` by ``python -m training
+ship``) holds ``format``, ``network_config`` (as JSON), ``weights_sha256`` and one array
+per weight. The bot reads it with numpy alone; torch is imported only to read or write
+a ``.pt`` file.
+
 Files are written atomically: to a temporary file in the same directory, flushed
 to disk, then renamed over the target, so a crash never leaves a half-written
-checkpoint. Loading uses ``weights_only=True``: a checkpoint cannot run code.
+checkpoint. ``.pt`` files load with ``weights_only=True`` (a checkpoint cannot run code),
+after a look at their zip directory (a file cannot make the loader allocate more than it holds).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tempfile
+import zipfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Iterator, Mapping
 
-import torch
+import numpy as np
 
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import Network, NetworkConfig, weight_shapes
 
 FORMAT = 1
+# A numpy export's keys besides the weights.
+_NPZ_META = ("format", "network_config", "weights_sha256")
 
 
 class CheckpointError(ValueError):
-    """A checkpoint file that is missing, unreadable, or does not fit the network asked for."""
+    """A checkpoint file that is missing, unreadable, damaged, or does not fit the network asked for."""
 
 
-def save_checkpoint(
-    path: str | os.PathLike,
-    network: ValueNetwork,
-    training: dict[str, Any] | None = None,
-    config: dict[str, Any] | None = None,
-) -> None:
-    """Write ``network`` (and optionally trainer state and config) to ``path`` atomically."""
+@contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[IO[Any]]:
+    """A file to write ``path``'s new content to; it replaces ``path`` only once the block ends well.
+
+    The temporary file (``.NAME.*.tmp`` beside ``path``) is flushed to disk before the
+    rename and removed if the block raises.
+    """
     path = Path(path)
-    payload = {
-        "format": FORMAT,
-        "network_config": network.config.to_dict(),
-        "weights": network.state_dict(),
-        "training": training,
-        "config": config,
-    }
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "wb") as f:
-            torch.save(payload, f)
+        with os.fdopen(handle, mode) as f:
+            yield f
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; a checkpoint is for every user
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
-    """The payload dict of the checkpoint at ``path``; raise CheckpointError if it is not one."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r}: no such file")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
-        raise CheckpointError(f"checkpoint {str(path)!r}: unreadable ({error})") from None
+def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files ``atomic_write`` left in ``directory`` when a process was killed mid-write."""
+    stale = sorted(Path(directory).glob(".*.tmp"))
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
+
+
+def _as_array(value: Any) -> np.ndarray:
+    """A weight (torch tensor or array) as a numpy array."""
+    return value.detach().cpu().numpy() if hasattr(value, "detach") else np.asarray(value)
+
+
+def weights_checksum(weights: Mapping[str, Any]) -> str:
+    """SHA-256 over every weight's name, dtype, shape and bytes, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(weights):
+        array = np.ascontiguousarray(_as_array(weights[name]))
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def save_checkpoint(
+    path: str | os.PathLike,
+    network: Any,
+    training: dict[str, Any] | None = None,
+    config: dict[str, Any] | None = None,
+) -> None:
+    """Write a torch ``network`` (``.config``, ``.state_dict()``) and optional trainer state to ``path``."""
+    import torch
+
+    weights = network.state_dict()
+    payload = {
+        "format": FORMAT,
+        "network_config": network.config.to_dict(),
+        "weights": weights,
+        "weights_sha256": weights_checksum(weights),
+        "training": training,
+        "config": config,
+    }
+    with atomic_write(path) as f:
+        torch.save(payload, f)
+
+
+def export_numpy(path: str | os.PathLike, config: NetworkConfig, weights: Mapping[str, Any]) -> None:
+    """Write the serving export (``.npz``) of a network's config and weights to ``path``."""
+    arrays = {name: _as_array(value).astype(np.float32) for name, value in weights.items()}
+    meta = {
+        "format": np.array(FORMAT),
+        "network_config": np.array(json.dumps(config.to_dict())),
+        "weights_sha256": np.array(weights_checksum(arrays)),
+    }
+    with atomic_write(path) as f:
+        np.savez(f, **meta, **arrays)
+
+
+def _check_payload(payload: Any, source: str) -> dict[str, Any]:
+    """``payload`` if it has a checkpoint's structure (see the module docstring); else CheckpointError."""
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"checkpoint {str(path)!r}: not a format-{FORMAT} checkpoint of this project")
+        raise CheckpointError(f"{source}: not a format-{FORMAT} checkpoint of this project")
+    if not isinstance(payload.get("network_config"), dict):
+        raise CheckpointError(f"{source}: no network config")
+    if not isinstance(payload.get("weights"), Mapping):
+        raise CheckpointError(f"{source}: no weights")
+    for key in ("training", "config"):
+        if not isinstance(payload.get(key), (dict, type(None))):
+            raise CheckpointError(f"{source}: {key!r} is a {type(payload[key]).__name__}, expected a dict")
+    checksum = payload.get("weights_sha256")
+    if checksum is not None and not isinstance(checksum, str):
+        raise CheckpointError(f"{source}: the weights' checksum is not a string")
     return payload
 
 
-def network_from_payload(
-    payload: dict[str, Any], expected: NetworkConfig | None = None, source: str = "checkpoint"
-) -> ValueNetwork:
-    """Rebuild the network of a checkpoint payload, checking its shape against ``expected``."""
+def _check_archive(path: Path, source: str) -> None:
+    """Refuse a ``.pt`` file whose zip directory claims more than the file holds (torch would allocate it)."""
+    size = path.stat().st_size
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        raise CheckpointError(f"{source}: unreadable (not a torch zip archive)") from None
+    if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > size for m in members):
+        raise CheckpointError(f"{source}: damaged (its zip directory claims more data than the file holds)")
+
+
+def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """The payload dict of the ``.pt`` checkpoint at ``path``; raise CheckpointError if it is not one."""
+    import torch
+
+    path = Path(path)
+    source = f"checkpoint {str(path)!r}"
+    if not path.is_file():
+        raise CheckpointError(f"{source}: no such file")
+    _check_archive(path, source)
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
+        raise CheckpointError(f"{source}: unreadable ({type(error).__name__})") from None
+    return _check_payload(payload, source)
+
+
+def checked_weights(
+    payload: Mapping[str, Any], source: str, expected: NetworkConfig | None = None
+) -> tuple[NetworkConfig, dict[str, np.ndarray]]:
+    """The network config and weights (numpy) of a checkpoint payload, checked for shape and checksum.
+
+    With ``expected``, the stored network must have that shape too.
+    """
     try:
         config = NetworkConfig(**payload["network_config"])
     except (TypeError, ValueError) as error:
@@ -88,15 +187,50 @@ def network_from_payload(
             if value != getattr(expected, key)
         )
         raise CheckpointError(f"{source}: network shape differs from the config ({differences})")
-    network = ValueNetwork(config)
+    stored = payload["weights"]
+    shapes = weight_shapes(config)
+    if set(stored) != set(shapes):
+        missing, extra = sorted(set(shapes) - set(stored)), sorted(set(stored) - set(shapes))
+        raise CheckpointError(f"{source}: weights do not fit {config} (missing {missing}, unexpected {extra})")
+    weights = {name: _as_array(stored[name]) for name in shapes}
+    for name, shape in shapes.items():
+        array = weights[name]
+        if array.shape != shape or not np.issubdtype(array.dtype, np.floating):
+            raise CheckpointError(f"{source}: weights do not fit {config} "
+                                  f"({name} is {array.dtype}{list(array.shape)}, expected float{list(shape)})")
+    checksum = payload.get("weights_sha256")
+    if checksum is not None and weights_checksum(weights) != checksum:
+        raise CheckpointError(f"{source}: the weights do not match their checksum (the file is damaged)")
+    if not all(np.isfinite(array).all() for array in weights.values()):
+        raise CheckpointError(f"{source}: the weights hold NaN or infinite values")
+    return config, weights
+
+
+def _load_npz(path: Path, source: str) -> dict[str, Any]:
+    """A numpy export read back as a payload dict (weights as arrays)."""
     try:
-        network.load_state_dict(payload["weights"])
-    except RuntimeError as error:
-        raise CheckpointError(f"{source}: weights do not fit {config} ({error})") from None
-    return network
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+        meta = {key: arrays.pop(key) for key in _NPZ_META}
+        payload = {
+            "format": int(meta["format"]),
+            "network_config": json.loads(str(meta["network_config"])),
+            "weights_sha256": str(meta["weights_sha256"]),
+            "weights": arrays,
+        }
+    except Exception as error:  # zip, numpy and JSON errors of a damaged or foreign file
+        raise CheckpointError(f"{source}: unreadable numpy export ({type(error).__name__})") from None
+    return _check_payload(payload, source)
 
 
-def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None) -> ValueNetwork:
-    """The network stored at ``path``, in eval mode, ready for inference."""
-    network = network_from_payload(load_checkpoint(path), expected, source=f"checkpoint {str(path)!r}")
-    return network.eval()
+def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None) -> Network:
+    """The numpy network stored at ``path`` (a ``.npz`` export, or a ``.pt`` checkpoint read with torch)."""
+    path = Path(path)
+    source = f"checkpoint {str(path)!r}"
+    if path.suffix == ".npz":
+        if not path.is_file():
+            raise CheckpointError(f"{source}: no such file")
+        payload = _load_npz(path, source)
+    else:
+        payload = load_checkpoint(path)
+    return Network(*checked_weights(payload, source, expected))

@@ -15,10 +15,10 @@ argmax per parent; no Python loop over positions.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Protocol
 
 import numpy as np
 
-from bot.network import ValueNetwork
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from engine import afterstates, flip
 
@@ -60,10 +60,18 @@ class ProbabilityEvaluator(Evaluator):
         return equity(self.afterstate_probabilities(children))
 
 
-class NetworkEvaluator(ProbabilityEvaluator):
-    """A ``ValueNetwork`` as an evaluator (inference only, no autograd)."""
+class ProbabilityModel(Protocol):
+    """A network: ``bot.network.Network`` (numpy, serving) or ``training.network.ValueNetwork`` (torch)."""
 
-    def __init__(self, network: ValueNetwork) -> None:
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(B, 5) probabilities of the side on roll of each board (B, 26)."""
+        ...
+
+
+class NetworkEvaluator(ProbabilityEvaluator):
+    """A network as an evaluator (inference only)."""
+
+    def __init__(self, network: ProbabilityModel) -> None:
         self.network = network
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:

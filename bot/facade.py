@@ -37,11 +37,11 @@ from engine.errors import InvalidPositionError
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 
-# Where the shipped network lives: in the repository (a source checkout, an editable install),
-# and, relative to an installation's data directory, where `pip install .` puts it
-# (pyproject.toml's data-files).
-REPO_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default.pt"
-INSTALLED_CHECKPOINT = Path("share") / "nardy" / "default.pt"
+# Where the shipped network lives (its numpy export, read without torch): in the repository
+# (a source checkout, an editable install), and, relative to an installation's data
+# directory, where `pip install .` puts it (pyproject.toml's data-files).
+REPO_CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default.npz"
+INSTALLED_CHECKPOINT = Path("share") / "nardy" / "default.npz"
 # Environment variable naming a checkpoint to use instead of the shipped one.
 CHECKPOINT_ENV = "NARDY_CHECKPOINT"
 # At 1-ply, this many plays (the best by 0-ply, or ``top`` if more) are looked at again.
@@ -59,7 +59,7 @@ def _data_directories() -> list[Path]:
 
 def shipped_checkpoints() -> list[Path]:
     """Where the shipped network is looked for, in order: the repository's
-    ``checkpoints/default.pt`` (beside the package), then ``share/nardy/default.pt`` under
+    ``checkpoints/default.npz`` (beside the package), then ``share/nardy/default.npz`` under
     the installation's data directory, then under the user's."""
     return [REPO_CHECKPOINT] + [data / INSTALLED_CHECKPOINT for data in _data_directories()]
 
@@ -170,7 +170,10 @@ class Bot:
 
     @classmethod
     def load(cls, checkpoint: str | os.PathLike | None = None) -> "Bot":
-        """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError."""
+        """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError.
+
+        A ``.npz`` export loads with numpy alone; a training checkpoint (``.pt``) is read with torch.
+        """
         path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
         if checkpoint is None and not os.environ.get(CHECKPOINT_ENV) and not path.is_file():
             looked = ", ".join(str(p) for p in shipped_checkpoints())

@@ -1,30 +1,31 @@
-"""The value network: a position (side on roll) -> the five cumulative probabilities.
+"""The value network at inference, in numpy: a position (side on roll) -> its five probabilities.
 
 The output layer is a softmax over the six outcomes of ``bot.outcomes`` (win
 single/gammon/backgammon, lose single/gammon/backgammon), summed into
 [win, win gammon, win bg, lose gammon, lose bg] of the side on roll, so the five
 are consistent by construction (bg <= gammon <= win).
 
-The first layer is a linear map of the dense encoding (``bot.encoding``). For big
-batches it is computed as one embedding-bag over the rows of ``input_table @ W.T``:
-26 slot lookups plus G weighted global rows per position instead of a matmul over
-~200 inputs (8x faster at self-play batch sizes).
+The first layer is a linear map of the dense encoding (``bot.encoding``). Training
+(``training.network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
+compute the same map from the same weights; the doors never import torch.
+
+Serving builds the dense features slot by slot: a slot's features depend only on
+its own value, and most feature columns belong to one slot, so each slot fills its
+own columns with one gather from a narrow table; the few columns several slots add
+to (pip counts, say) are summed from one small table.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any, Mapping
 
 import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import nn
 
-from bot.encoding import get_encoding, slot_indices
+from bot.encoding import VALUES, Encoding, get_encoding, slot_indices
 from bot.outcomes import CUMULATIVE
 
-TABLE_BATCH = 1024  # from this batch size on, inference folds the first layer into the embedding-bag
-ACTIVATIONS = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh, "elu": F.elu}
+ACTIVATIONS = ("sigmoid", "relu", "tanh", "elu")
 
 
 @dataclass(frozen=True)
@@ -44,85 +45,110 @@ class NetworkConfig:
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ValueError(f"network.hidden {self.hidden!r}: expected one or more positive sizes")
         if self.activation not in ACTIVATIONS:
-            raise ValueError(
-                f"network.activation {self.activation!r}: unknown, expected one of {sorted(ACTIVATIONS)}"
-            )
+            raise ValueError(f"network.activation {self.activation!r}: unknown, expected one of {list(ACTIVATIONS)}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain data (lists, strings) for checkpoints and TOML."""
         data = asdict(self)
         data["hidden"] = list(self.hidden)
         return data
 
 
-class ValueNetwork(nn.Module):
-    """Maps boards seen by the side on roll to that side's outcome probabilities."""
+def weight_shapes(config: NetworkConfig) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight array of a network (torch's ``state_dict`` names)."""
+    sizes = (get_encoding(config.encoding).size,) + config.hidden
+    shapes: dict[str, tuple[int, ...]] = {}
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        shapes[f"hidden_layers.{i}.weight"] = (b, a)
+        shapes[f"hidden_layers.{i}.bias"] = (b,)
+    shapes["output_layer.weight"] = (6, sizes[-1])
+    shapes["output_layer.bias"] = (6,)
+    return shapes
 
-    def __init__(self, config: NetworkConfig) -> None:
-        super().__init__()
+
+def _activate(x: np.ndarray, name: str) -> np.ndarray:
+    """The hidden layers' activation, in place where numpy allows."""
+    if name == "sigmoid":
+        np.negative(x, out=x)
+        np.exp(x, out=x)
+        x += 1.0
+        return np.reciprocal(x, out=x)
+    if name == "relu":
+        return np.maximum(x, 0.0, out=x)
+    if name == "tanh":
+        return np.tanh(x, out=x)
+    return np.where(x > 0.0, x, np.expm1(np.minimum(x, 0.0)))  # elu
+
+
+class _SlotFeatures:
+    """Dense slot features (B, P) of boards, one gather per slot (see the module docstring)."""
+
+    def __init__(self, encoding: Encoding) -> None:
+        table = encoding.slot_table.reshape(26, VALUES, -1)
+        users = (np.abs(table).sum(axis=1) > 0).sum(axis=0)  # how many slots touch each column
+        self.size = table.shape[2]
+        self.shared = np.flatnonzero(users > 1)
+        self.shared_table = np.ascontiguousarray(encoding.slot_table[:, self.shared])
+        self.own = []  # per slot: (its own columns, their (31, k) table)
+        for slot in range(26):
+            columns = np.flatnonzero((np.abs(table[slot]).sum(axis=0) > 0) & (users == 1))
+            if len(columns):
+                self.own.append((slot, columns, np.ascontiguousarray(table[slot][:, columns])))
+
+    def __call__(self, boards: np.ndarray) -> np.ndarray:
+        values = boards.astype(np.intp) + VALUES // 2
+        dense = np.zeros((len(boards), self.size), dtype=np.float32)
+        for slot, columns, table in self.own:
+            dense[:, columns] = table[values[:, slot]]
+        if len(self.shared):
+            dense[:, self.shared] = self.shared_table[slot_indices(boards)].sum(axis=1)
+        return dense
+
+
+class Network:
+    """A trained value network for inference: boards seen by the side on roll -> that side's five.
+
+    ``weights`` maps torch's ``state_dict`` names to arrays of ``weight_shapes(config)``.
+    """
+
+    def __init__(self, config: NetworkConfig, weights: Mapping[str, np.ndarray]) -> None:
         self.config = config
         self.encoding = get_encoding(config.encoding)
-        slots, size = self.encoding.slot_table.shape[0], self.encoding.size
-        # Rows of the embedding-bag: one per (slot, value) with its slot features, then one
-        # per global feature with a 1 in that feature's column. Dense features = the bag's sum.
-        table = np.zeros((slots + self.encoding.global_size, size), dtype=np.float32)
-        table[:slots, : self.encoding.slot_size] = self.encoding.slot_table
-        table[slots:, self.encoding.slot_size :] = np.eye(self.encoding.global_size)
-        self.register_buffer("input_table", torch.from_numpy(table), persistent=False)
-        self._global_rows = np.arange(slots, slots + self.encoding.global_size)
-        sizes = (size,) + config.hidden
-        self.hidden_layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
-        self.output_layer = nn.Linear(sizes[-1], 6)
-        self.activation = ACTIVATIONS[config.activation]
-        self.register_buffer("cumulative", torch.from_numpy(CUMULATIVE), persistent=False)
+        self._slot_features = _SlotFeatures(self.encoding)
+        layers = len(config.hidden)
+        self._hidden = [
+            (
+                np.ascontiguousarray(np.asarray(weights[f"hidden_layers.{i}.weight"], dtype=np.float32).T),
+                np.asarray(weights[f"hidden_layers.{i}.bias"], dtype=np.float32),
+            )
+            for i in range(layers)
+        ]
+        self._output = (
+            np.ascontiguousarray(np.asarray(weights["output_layer.weight"], dtype=np.float32).T),
+            np.asarray(weights["output_layer.bias"], dtype=np.float32),
+        )
 
-    def inputs(self, boards: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        """Embedding-bag inputs of boards (B, 26) seen by the side on roll.
-
-        Returns (rows (B, 26 + G) int64, weights (B, 26 + G) float32): the 26 slot rows
-        with weight 1, then the G global-feature rows weighted by the feature values.
-        """
+    def logits(self, boards: np.ndarray) -> np.ndarray:
+        """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26)."""
         boards = np.asarray(boards)
-        count = len(boards)
-        rows = np.empty((count, 26 + self.encoding.global_size), dtype=np.int64)
-        rows[:, :26] = slot_indices(boards)
-        rows[:, 26:] = self._global_rows
-        weights = np.ones(rows.shape, dtype=np.float32)
-        weights[:, 26:] = self.encoding.global_features(boards)
-        return torch.from_numpy(rows), torch.from_numpy(weights)
-
-    def forward(self, rows: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-        """Logits (B, 6) of the six outcomes for the side on roll, from ``inputs``.
-
-        Big inference batches fold the first layer into the bag (``input_table @ W.T``,
-        then 26 + G row sums of H values per position); small batches, and training
-        (whose backward pass through the folded table is slow), build the dense features
-        and multiply.
-        """
-        first = self.hidden_layers[0]
-        if len(rows) >= TABLE_BATCH and not torch.is_grad_enabled():
-            table = self.input_table @ first.weight.T
-            x = F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights) + first.bias
-        else:
-            x = first(F.embedding_bag(rows, self.input_table, mode="sum", per_sample_weights=weights))
-        return self._rest(x)
-
-    def dense_forward(self, features: torch.Tensor) -> torch.Tensor:
-        """Logits (B, 6) from dense encoded features (B, F) (``Encoding.encode``): the same map."""
-        return self._rest(self.hidden_layers[0](features))
-
-    def _rest(self, x: torch.Tensor) -> torch.Tensor:
-        """The layers after the first one's pre-activation ``x``."""
-        x = self.activation(x)
-        for layer in self.hidden_layers[1:]:
-            x = self.activation(layer(x))
-        return self.output_layer(x)
+        slot_size = self._slot_features.size
+        weight, bias = self._hidden[0]
+        x = self._slot_features(boards) @ weight[:slot_size]
+        x += self.encoding.global_features(boards) @ weight[slot_size:]
+        x += bias
+        x = _activate(x, self.config.activation)
+        for weight, bias in self._hidden[1:]:
+            x = _activate(x @ weight + bias, self.config.activation)
+        weight, bias = self._output
+        return x @ weight + bias
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) float32 [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26).
 
         Clipped to [0, 1]: float32 sums of the six may stray past the ends by a rounding error.
         """
-        with torch.inference_mode():
-            six = torch.softmax(self(*self.inputs(boards)), dim=1)
-            return (six @ self.cumulative).clamp_(0.0, 1.0).numpy()
+        z = self.logits(boards)
+        z -= z.max(axis=1, keepdims=True)
+        six = np.exp(z, out=z)
+        six /= six.sum(axis=1, keepdims=True)
+        return np.clip(six @ CUMULATIVE, 0.0, 1.0).astype(np.float32, copy=False)

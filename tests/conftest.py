@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 

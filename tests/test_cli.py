@@ -9,6 +9,7 @@ import sys
 
 import pytest
 import torch
+from threadpoolctl import threadpool_info, threadpool_limits
 
 import bot.__main__
 import bot.doors.cli
@@ -16,7 +17,8 @@ import bot.doors.match_command
 from bot.checkpoint import save_checkpoint
 from bot.doors.cli import INFERENCE_THREADS, build_parser, run
 from bot.facade import Bot
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from bot.doors.positions import parse_position
 from engine.board import START
 from engine.notation import format_play
@@ -173,6 +175,10 @@ def test_a_busy_port_is_an_error_line(checkpoint):
     assert status == 2 and err.startswith("error: ") and "in use" in err
 
 
+def _blas_threads() -> int:
+    return max(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+
+
 @pytest.mark.parametrize(
     "argv, module, handler",
     [
@@ -182,14 +188,11 @@ def test_a_busy_port_is_an_error_line(checkpoint):
         (["eval", "4HPwATDgc/ABMA"], bot.doors.cli, "_run_eval"),
     ],
 )
-def test_every_subcommand_runs_torch_on_the_inference_threads(monkeypatch, argv, module, handler):
-    """The process entry (python -m bot, nardy) sets the threads for every subcommand, then restores them."""
+def test_every_subcommand_runs_blas_on_the_inference_threads(monkeypatch, argv, module, handler):
+    """The process entry (python -m bot, nardy) sets the BLAS threads for every subcommand, then restores them."""
     seen = []
-    monkeypatch.setattr(module, handler, lambda args, stdin, stdout: seen.append(torch.get_num_threads()) or 0)
-    before = torch.get_num_threads()
-    torch.set_num_threads(INFERENCE_THREADS + 1)
-    try:
+    monkeypatch.setattr(module, handler, lambda args, stdin, stdout: seen.append(_blas_threads()) or 0)
+    with threadpool_limits(limits=INFERENCE_THREADS + 1, user_api="blas"):
+        before = _blas_threads()
         assert bot.__main__.main(argv) == 0
-        assert seen == [INFERENCE_THREADS] and torch.get_num_threads() == INFERENCE_THREADS + 1
-    finally:
-        torch.set_num_threads(before)
+        assert seen == [INFERENCE_THREADS] and _blas_threads() == before

@@ -12,7 +12,8 @@ from bot.cube import CubeState, Owner
 from bot.evaluator import NetworkEvaluator
 from bot.doors.external import MAX_REPLY, ExternalServer, cube_state, reply
 from bot.facade import Bot
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from engine.board import flip
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move

@@ -14,7 +14,8 @@ from bot.cube import CubeState, Owner, cube_decision
 from bot.evaluator import NetworkEvaluator, choose_afterstates, one_ply_probabilities
 from bot import facade
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from bot.outcomes import equity, invert
 from bot.doors.positions import parse_position
 from bot.resign import InvalidResignationError, accept_resignation, offer_resignation
@@ -200,20 +201,20 @@ def test_load_reads_a_checkpoint_and_names_a_missing_one(tmp_path, network, monk
 
 def test_default_checkpoint_is_the_shipped_one(monkeypatch):
     monkeypatch.delenv("NARDY_CHECKPOINT", raising=False)
-    assert default_checkpoint().parts[-2:] == ("checkpoints", "default.pt")
+    assert default_checkpoint().parts[-2:] == ("checkpoints", "default.npz")
 
 
 def test_default_checkpoint_lookup_order(tmp_path, monkeypatch):
     """$NARDY_CHECKPOINT, the repository's, the installation's data directory, the user's."""
-    repo = tmp_path / "repo" / "checkpoints" / "default.pt"
+    repo = tmp_path / "repo" / "checkpoints" / "default.npz"
     data, user = tmp_path / "prefix", tmp_path / "home"
     monkeypatch.delenv("NARDY_CHECKPOINT", raising=False)
     monkeypatch.setattr(facade, "REPO_CHECKPOINT", repo)
     monkeypatch.setattr(facade, "_data_directories", lambda: [data, user])
     assert default_checkpoint() == repo  # none there
-    with pytest.raises(CheckpointError, match=f"no shipped network .*{user}/share/nardy/default.pt"):
+    with pytest.raises(CheckpointError, match=f"no shipped network .*{user}/share/nardy/default.npz"):
         Bot.load()
-    for path in (user / "share/nardy/default.pt", data / "share/nardy/default.pt", repo):
+    for path in (user / "share/nardy/default.npz", data / "share/nardy/default.npz", repo):
         path.parent.mkdir(parents=True)
         path.write_bytes(b"")
         assert default_checkpoint() == path  # found ahead of those made before it

@@ -19,7 +19,8 @@ from bot.doors import external
 from bot.evaluator import NetworkEvaluator
 from bot.doors.external import ExternalServer
 from bot.facade import Bot
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move
 

@@ -19,7 +19,8 @@ from bot.cube import CubeState
 from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
 from bot.doors.http_app import create_app
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from bot.doors.positions import parse_position
 from engine.board import START, flip
 from engine.position_id import encode_position_id

@@ -26,7 +26,8 @@ from bot.match_play import (
     summarize,
 )
 from bot.doors.match_command import add_match
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from engine.board import START
 from engine.errors import IllegalMoveError, InvalidMatchError
 from engine.match import MatchState, Outcome, game_outcome, game_result_points

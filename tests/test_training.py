@@ -13,7 +13,8 @@ import pytest
 import training.train
 from bot.checkpoint import CheckpointError, load_checkpoint, load_network
 from bot.evaluator import NetworkEvaluator, RandomEvaluator
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from bot.outcomes import INVERT6
 from engine import START
 from training.__main__ import main

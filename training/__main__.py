@@ -13,11 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.checkpoint import load_checkpoint, load_network
+from bot.checkpoint import load_checkpoint
 from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.evaluate import evaluate
+from training.network import load_value_network
 from training.ship import ship
 from training.train import LATEST, train
 
@@ -27,7 +28,7 @@ def _opponent(name: str, seed: int) -> Evaluator:
         return Pubeval()
     if name == "random":
         return RandomEvaluator(np.random.default_rng([seed, 1]))
-    return NetworkEvaluator(load_network(name))
+    return NetworkEvaluator(load_value_network(name))
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -50,7 +51,7 @@ def _train(args: argparse.Namespace) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> None:
-    player = NetworkEvaluator(load_network(args.checkpoint))
+    player = NetworkEvaluator(load_value_network(args.checkpoint))
     result = evaluate(player, _opponent(args.opponent, args.seed), args.games, args.seed)
     print(f"{args.checkpoint} vs {args.opponent}: {result.summary()}")
 

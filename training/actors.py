@@ -19,7 +19,7 @@ import torch
 import torch.multiprocessing as mp
 
 from bot.evaluator import NetworkEvaluator
-from bot.network import ValueNetwork
+from training.network import ValueNetwork
 from training.config import Config
 from training.selfplay import Samples, SelfPlay
 

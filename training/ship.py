@@ -1,7 +1,8 @@
 """Turn a training checkpoint into the bot that ships: weights and config only, plus metadata.
 
-The shipped file drops the optimizer state (a third of the size and of no use
-to a player). Its metadata, a JSON file beside it, records where it came from:
+The shipped ``.pt`` file drops the optimizer state (a third of the size and of no use
+to a player); beside it goes the numpy export (``.npz``) the bot serves from without
+torch. Its metadata, a JSON file beside it, records where it came from:
 the training config, the number of self-play games, the wall time and machine;
 ``benchmarks/strength.py --record`` adds the measured strength to it.
 """
@@ -12,30 +13,30 @@ import datetime
 import json
 import os
 import platform
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from bot.checkpoint import load_checkpoint, network_from_payload, save_checkpoint
+from bot.checkpoint import atomic_write, export_numpy, load_checkpoint, save_checkpoint
+from training.network import network_from_payload
 
 
 def write_json_atomically(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as indented JSON to ``path`` through a temporary file and a rename."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(handle, "w") as f:
+    with atomic_write(path, "w") as f:
         json.dump(data, f, indent=2)
         f.write("\n")
-    os.replace(temporary, path)
 
 
 def ship(source: Path, target: Path, wall_seconds: float | None = None) -> dict[str, Any]:
-    """Write ``source``'s network to ``target`` and its metadata to ``target`` with suffix .json."""
+    """Write ``source``'s network to ``target``, its numpy export and its metadata beside it (.npz, .json)."""
     payload = load_checkpoint(source)
     network = network_from_payload(payload, source=f"checkpoint {str(source)!r}")
     training = payload.get("training") or {}
     save_checkpoint(target, network, training={"games": training.get("games")}, config=payload.get("config"))
+    export_numpy(target.with_suffix(".npz"), network.config, network.state_dict())
     metadata = {
         "checkpoint": target.name,
+        "numpy_export": target.with_suffix(".npz").name,
         "shipped_from": str(source),
         "shipped_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "self_play_games": training.get("games"),

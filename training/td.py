@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from bot.network import ValueNetwork
+from training.network import ValueNetwork
 from training.config import LearningConfig
 from training.selfplay import Samples
 

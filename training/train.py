@@ -25,9 +25,10 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from bot.checkpoint import load_checkpoint, network_from_payload, save_checkpoint
+from bot.checkpoint import load_checkpoint, save_checkpoint
+from training.network import network_from_payload
 from bot.evaluator import NetworkEvaluator
-from bot.network import ValueNetwork
+from training.network import ValueNetwork
 from bot.pubeval import Pubeval
 from training.actors import start_actors
 from training.config import Config, config_to_toml

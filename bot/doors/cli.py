@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, Optional, TextIO
 
 import numpy as np
-import torch
+from threadpoolctl import threadpool_limits
 
 from bot.facade import Bot
 from bot.doors.match_command import add_match
@@ -29,10 +29,10 @@ from bot.doors.text import describe_state, format_cube, format_evaluation, forma
 from engine.board import pip_counts, validate_dice
 
 EXIT_BAD_INPUT = 2
-# torch threads for the doors' small batches (tens to a few thousand boards). Measured on the
-# shared 2-core machine with a 128-unit network: rank_plays median 0.34 ms with one thread,
-# 36 ms with two while other processes kept the cores busy (threads waiting on each other);
-# a money game against pubeval 17x faster on one thread than on two.
+# BLAS threads for the doors' small batches (tens to a few thousand boards). Measured on the
+# shared 2-core machine (with torch, before inference moved to numpy): rank_plays median
+# 0.34 ms with one thread, 36 ms with two while other processes kept the cores busy
+# (threads waiting on each other); a money game against pubeval 17x faster on one thread.
 INFERENCE_THREADS = 1
 DEFAULT_TOP = 10
 HTTP_PORT = 8080  # the HTTP API's default port (wildbg's server uses 8080 too)
@@ -40,17 +40,13 @@ HTTP_PORT = 8080  # the HTTP API's default port (wildbg's server uses 8080 too)
 
 @contextmanager
 def inference_threads() -> Iterator[None]:
-    """Run torch on ``INFERENCE_THREADS`` threads inside the block, then restore the previous count.
+    """Run numpy's BLAS on ``INFERENCE_THREADS`` threads inside the block, then restore the count.
 
     The count is process-wide (the servers' worker threads share it). ``bot.__main__.main``
     runs every subcommand inside it.
     """
-    previous = torch.get_num_threads()
-    torch.set_num_threads(INFERENCE_THREADS)
-    try:
+    with threadpool_limits(limits=INFERENCE_THREADS, user_api="blas"):
         yield
-    finally:
-        torch.set_num_threads(previous)
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
