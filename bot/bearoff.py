@@ -337,6 +337,9 @@ def write_table(path: Path, kind: bytes, checkers: int, table: np.ndarray) -> No
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o644 & ~umask)  # mkstemp makes it private; a cache can be read by all
         with os.fdopen(fd, "wb") as f:
             f.write(header)
             f.write(payload)
