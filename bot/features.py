@@ -320,8 +320,8 @@ def _bar(own: np.ndarray, other: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
-    """Own's shots at other's blots over the 21 rolls: pips other loses, rolls hitting one or two.
+def _roll_hits(own: np.ndarray, other_seen: np.ndarray) -> np.ndarray:
+    """(B, 21, 3) own's shots at other's blots for each roll: farthest blot point hit, hits one, two.
 
     Rules (own's view): blots on own's points 1 and 2 count only when own holds 3+ home points;
     own does not break a 2-checker point in its home board to hit; with one checker on the bar
@@ -360,21 +360,34 @@ def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
     direct = {d: willing & blot_at(d) for d in range(1, 7)}
     enter_open = {d: open_[:, BAR - d] for d in range(1, 7)}
 
-    pips_lost = np.zeros(count, dtype=np.int64)
-    hit_one = np.zeros(count, dtype=np.int64)
-    hit_two = np.zeros(count, dtype=np.int64)
+    per_roll = []
     for a, b in ROLLS:
         if a == b:
-            best, any_hit, two = _double_shots(a, willing, blot_at, open_at, bar, enter_open[a])
+            per_roll.append(_double_shots(a, willing, blot_at, open_at, bar, enter_open[a]))
         else:
-            best, any_hit, two = _mixed_shots(
-                a, b, direct, willing, blot_at, open_at, single, bar, on_bar, is_bar, enter_open
+            per_roll.append(
+                _mixed_shots(a, b, direct, willing, blot_at, open_at, single, bar, on_bar, is_bar, enter_open)
             )
-        weight = _WEIGHT[(a, b)]
-        pips_lost += weight * best
-        hit_one += weight * any_hit
-        hit_two += weight * two
-    return {"pip_loss": pips_lost / (12.0 * 36.0), "hit1": hit_one / 36.0, "hit2": hit_two / 36.0}
+    return np.stack([np.stack(roll, axis=1) for roll in per_roll], axis=1).astype(np.int64)
+
+
+def hits_by_roll(boards: np.ndarray) -> np.ndarray:
+    """(B, 21, 3) the mover's shots for each of ``ROLLS``: farthest blot point hit, hits one, hits two.
+
+    ``boards`` (B, 26) are in the mover's view; the rules are ``_roll_hits``'.
+    """
+    boards = np.asarray(boards).reshape(-1, 26).astype(np.int64)
+    return _roll_hits(np.maximum(boards, 0), np.maximum(-boards, 0))
+
+
+_ROLL_WEIGHTS = np.array([_WEIGHT[roll] for roll in ROLLS])
+
+
+def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
+    """Own's shots at other's blots summed over the 36 rolls: pips other loses, rolls hitting one or two."""
+    per_roll = _roll_hits(own, other_seen) * _ROLL_WEIGHTS[None, :, None]
+    best, one, two = per_roll.sum(axis=1).T
+    return {"pip_loss": best / (12.0 * 36.0), "hit1": one / 36.0, "hit2": two / 36.0}
 
 
 def _farthest(shots: np.ndarray, distance: int) -> np.ndarray:
