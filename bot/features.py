@@ -392,7 +392,8 @@ def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
 
 def _farthest(shots: np.ndarray, distance: int) -> np.ndarray:
     """(B,) the highest blot point hit by ``shots`` (over sources) from ``distance`` away, 0 if none."""
-    return np.where(shots, _POINTS - distance, 0).max(axis=1)
+    highest_source = 25 - np.argmax(shots[:, ::-1], axis=1)
+    return np.where(shots.any(axis=1), highest_source - distance, 0)
 
 
 def _mixed_shots(a, b, direct, willing, blot_at, open_at, single, bar, on_bar, is_bar, enter_open):
@@ -446,9 +447,9 @@ def _double_shots(d, willing, blot_at, open_at, bar, enter_open):
     blocked_out = (bar > 0) & ~enter_open
     is_bar = _POINTS == BAR
     big = 99
-    cost = np.full((count, 26), big, dtype=np.int64)  # over blot points
+    cost = np.full((count, 26), big, dtype=np.int8)  # over blot points
     path = np.ones_like(willing)
-    hits_per_source = np.zeros((count, 26), dtype=np.int64)
+    hits_per_source = np.zeros((count, 26), dtype=np.int8)
     best = np.zeros(count, dtype=np.int64)
     for k in range(1, 5):
         distance = k * d
@@ -460,8 +461,10 @@ def _double_shots(d, willing, blot_at, open_at, bar, enter_open):
         allowed = willing & blot_at(distance) & path & (step_cost <= free[:, None]) & ~blocked_out[:, None]
         hits_per_source += allowed
         best = np.maximum(best, _farthest(allowed, distance))
-        shot_cost = np.where(allowed, step_cost, big)  # over sources s; blot on s - distance
+        shot_cost = np.where(allowed, step_cost, big).astype(np.int8)  # over sources s; blot on s - distance
         cost[:, : 26 - distance] = np.minimum(cost[:, : 26 - distance], shot_cost[:, distance:])
-    two_cheapest = np.partition(cost, 1, axis=1)[:, :2].sum(axis=1)
-    two = (two_cheapest <= free) | (hits_per_source >= 2).any(axis=1)
+    cheapest = cost.min(axis=1)
+    at_cheapest = cost == cheapest[:, None]
+    second = np.where(at_cheapest.sum(axis=1) >= 2, cheapest, np.where(at_cheapest, big, cost).min(axis=1))
+    two = (cheapest.astype(np.int64) + second <= free) | (hits_per_source >= 2).any(axis=1)
     return best, best > 0, two
