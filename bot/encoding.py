@@ -22,6 +22,8 @@ from typing import Callable
 
 import numpy as np
 
+from bot.features import CONTACT_FEATURES, contact_features
+
 VALUES = 31  # a slot holds -15..15
 _OFFSETS = np.arange(26, dtype=np.int64) * VALUES + 15  # slot * 31 + (value + 15)
 _COUNTS = np.arange(-15, 16)
@@ -133,6 +135,11 @@ def _extended_globals(boards: np.ndarray) -> np.ndarray:
     ).astype(np.float32)
 
 
+def _contact_globals(boards: np.ndarray) -> np.ndarray:
+    """(B, 5 + 48): the "extended" globals, then ``bot.features.contact_features`` (both sides)."""
+    return np.concatenate([_extended_globals(boards), contact_features(boards)], axis=1)
+
+
 def _flat(table: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(table.reshape(26 * VALUES, -1))
 
@@ -148,6 +155,14 @@ ENCODINGS: dict[str, Encoding] = {
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _extended_globals,
         5,
+    ),
+    # "extended" plus GNU Backgammon-style contact inputs for both sides (bot.features):
+    # escapes, containment, shots, timing, anchors... as extra global features. F = 253.
+    "contact": Encoding(
+        "contact",
+        _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
+        _contact_globals,
+        5 + len(CONTACT_FEATURES),
     ),
 }
 
