@@ -101,11 +101,20 @@ class ValueNetwork(nn.Module):
         """
         first = self.hidden_layers[0]
         if len(rows) >= TABLE_BATCH and not torch.is_grad_enabled():
-            table = self.input_table @ first.weight.T
+            table = self._folded_table()
             x = F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights) + first.bias
         else:
             x = first(F.embedding_bag(rows, self.input_table, mode="sum", per_sample_weights=weights))
         return self._rest(x)
+
+    def _folded_table(self) -> torch.Tensor:
+        """``input_table @ W.T`` of the first layer, kept until the weights change (their version moves)."""
+        weight = self.hidden_layers[0].weight
+        key = (weight._version, weight.data_ptr(), self.input_table.data_ptr())
+        if getattr(self, "_folded_key", None) != key:
+            self._folded = self.input_table @ weight.T
+            self._folded_key = key
+        return self._folded
 
     def dense_forward(self, features: torch.Tensor) -> torch.Tensor:
         """Logits (B, 6) from dense encoded features (B, F) (``Encoding.encode``): the same map."""
