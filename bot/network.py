@@ -109,10 +109,11 @@ class ValueNetwork(nn.Module):
 
     def _folded_table(self) -> torch.Tensor:
         """``input_table @ W.T`` of the first layer, kept until the weights change (their version moves)."""
-        weight = self.hidden_layers[0].weight
-        key = (weight._version, weight.data_ptr(), self.input_table.data_ptr())
+        first, inputs = self.hidden_layers[0], self.input_table
+        assert isinstance(first, nn.Linear) and isinstance(inputs, torch.Tensor)
+        key = (first.weight._version, first.weight.data_ptr(), inputs.data_ptr())
         if getattr(self, "_folded_key", None) != key:
-            self._folded = self.input_table @ weight.T
+            self._folded: torch.Tensor = inputs @ first.weight.T
             self._folded_key = key
         return self._folded
 

@@ -217,7 +217,7 @@ def rollout_boards(
         rolled = dice.roll(ply)[live % trials]
         live_luck = None if luck is None else np.zeros((len(live), 5))
         chosen = _play(evaluator, current, rolled, settings, live_luck, ply)
-        if luck is not None:
+        if luck is not None and live_luck is not None:
             luck[live] += live_luck
         done = is_finished(chosen)
         if done.any():
