@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from bot.checkpoint import load_network
 from bot.evaluator import NetworkEvaluator
@@ -83,7 +84,9 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1296, help="trials without variance reduction")
     parser.add_argument("--vr-trials", type=int, default=144, help="trials with variance reduction")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (gnubg runs on one)")
     args = parser.parse_args()
+    torch.set_num_threads(args.threads)
     evaluator = NetworkEvaluator(load_network(args.checkpoint))
     have_gnubg = shutil.which("script") is not None and Path(GNUBG).exists()
     startup = gnubg_seconds(SETUP)[0] if have_gnubg else 0.0
