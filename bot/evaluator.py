@@ -7,9 +7,10 @@ afterstate by the mover's cubeless money equity: flip the afterstate (the
 opponent is then on roll), evaluate, invert. Finished afterstates (the mover has
 borne off all 15) get their exact result without asking the network.
 
-Move choice (``choose_afterstates``) and 1-ply search (``OnePlyEvaluator``) work
-on whole batches: one ``engine.afterstates`` call, one evaluation, a segment
-argmax per parent; no Python loop over positions.
+Move choice (``choose_afterstates``) works on whole batches: one
+``engine.afterstates`` call, one evaluation, a segment argmax per parent; no
+Python loop over positions. Search (1-ply, 2-ply, filtered ranking) lives in
+``bot.search``; ``one_ply_probabilities`` and ``OnePlyEvaluator`` are its 1-ply.
 """
 
 from __future__ import annotations
@@ -137,29 +138,20 @@ def choose_afterstates(
 def one_ply_probabilities(evaluator: ProbabilityEvaluator, positions: np.ndarray) -> np.ndarray:
     """(M, 5) 1-ply probabilities for the mover of afterstates (M, 26), mover's view.
 
-    For each of the opponent's 21 rolls the opponent plays its best reply by the
-    evaluator's 0-ply equity; the result is the roll-weighted average of the mover's
-    probabilities after that reply. Finished afterstates keep their exact result.
+    ``bot.search.probabilities_at(evaluator, positions, 1)``: for each of the
+    opponent's 21 rolls the opponent plays its best reply by 0-ply equity; the
+    roll-weighted mean of the mover's probabilities after it. Finished afterstates exact.
     """
-    count = len(positions)
-    replies_to = np.repeat(flip(positions), len(ROLLS), axis=0)  # opponent on roll
-    dice = np.tile(ROLLS, (count, 1))
-    children, parent = afterstates(replies_to, dice)
-    opponent_five = evaluator.afterstate_probabilities(children)
-    best = best_children(equity(opponent_five), parent, len(replies_to))
-    mover_five = invert(opponent_five[best]).reshape(count, len(ROLLS), 5)
-    five = np.einsum("mrk,r->mk", mover_five, ROLL_WEIGHTS).astype(np.float32)  # stays in [0, 1]
-    done = is_finished(positions)
-    if done.any():
-        five[done] = finished_probabilities(positions[done])
-    return five
+    from bot.search import probabilities_at  # bot.search builds on this module
+
+    return probabilities_at(evaluator, positions, 1)
 
 
 class OnePlyEvaluator(Evaluator):
     """1-ply lookahead over an inner evaluator, for serving.
 
     The ``candidates`` best children of each parent by 0-ply equity are scored by
-    their 1-ply equity (``one_ply_probabilities``); the others score -inf.
+    their 1-ply equity (``bot.search.rank_afterstates``); the others score -inf.
     """
 
     def __init__(self, inner: ProbabilityEvaluator, candidates: int = 8) -> None:
@@ -167,12 +159,7 @@ class OnePlyEvaluator(Evaluator):
         self.candidates = candidates
 
     def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
-        zero_ply = self.inner.afterstate_scores(boards, children, parent)
-        order = np.lexsort((-zero_ply, parent))  # by parent, best first
-        starts, _ = group_starts(parent, len(boards))
-        rank = np.empty(len(children), dtype=np.int64)
-        rank[order] = np.arange(len(children)) - starts[parent[order]]
-        kept = np.flatnonzero(rank < self.candidates)
-        scores = np.full(len(children), -np.inf)
-        scores[kept] = equity(one_ply_probabilities(self.inner, children[kept]))
-        return scores
+        from bot.search import candidates_filter, rank_afterstates
+
+        ranking = rank_afterstates(self.inner, children, 1, parent, candidates_filter(self.candidates))
+        return ranking.scores()

@@ -1,0 +1,268 @@
+"""Monte-Carlo rollouts, cubeless, with every trial advancing together.
+
+A rollout plays many games (trials) from one position to the end (or for
+``truncate`` plies, then asks the evaluator) and averages the results. All
+trials of all rolled-out positions move in lockstep: each ply is one
+``engine.afterstates`` call and one evaluator call for the whole batch.
+
+- Dice: the first roll of trial j is one of the 36 rolls, each equally often
+  (a random permutation, rotated); optionally the second roll too, per first
+  roll (GNU Backgammon's quasi-random dice); later rolls from the generator.
+  Every rolled-out position sees the same dice (common random numbers).
+- Variance reduction (GNU Backgammon's lookahead): at each ply the luck of the
+  roll is the evaluator's probabilities after the best 0-ply play of the rolled
+  dice minus their mean over all 21 rolls; the trial's result minus its summed
+  luck has the same mean and a far smaller spread. The 21 rolls of every live
+  trial are one batch, and the rolled dice's best play comes out of it.
+
+Results are in the view of the side on roll (``rollout_position``) or of the
+mover of each afterstate (``rollout_afterstates``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
+from bot.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.search import DEFAULT_FILTERS, MoveFilter, afterstate_probabilities, rank_afterstates
+from engine import afterstates, encode_position_id, flip
+from engine.movegen import HASH
+
+# The 36 ordered rolls, and the index in ROLLS (21 distinct rolls) of each (d1, d2).
+ROLLS36 = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
+ROLL_INDEX = np.zeros((7, 7), dtype=np.int64)
+for _i, (_a, _b) in enumerate(ROLLS):
+    ROLL_INDEX[_a, _b] = ROLL_INDEX[_b, _a] = _i
+# Called after each ply with (finished trials, all trials) of the rollout.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    """How a rollout is played."""
+
+    # Games per rolled-out position (GNU Backgammon's default, 36 x 36).
+    trials: int = 1296
+    # Stop after this many plies and take the evaluator's probabilities; None: play to the end.
+    truncate: Optional[int] = None
+    # Lookahead variance reduction.
+    variance_reduction: bool = True
+    # Each of the 36 first rolls equally often; and, per first roll, each second roll (quasi-random).
+    rotate_first: bool = True
+    rotate_second: bool = True
+    # Checker play inside trials: 0-ply, or filtered n-ply through bot.search (slow).
+    plies: int = 0
+    filters: Sequence[MoveFilter] = DEFAULT_FILTERS
+
+    def __post_init__(self) -> None:
+        if self.trials < 2:
+            raise ValueError(f"rollout trials {self.trials!r}: expected 2 or more (for a standard error)")
+        if self.truncate is not None and self.truncate < 0:
+            raise ValueError(f"rollout truncate {self.truncate!r}: expected None or plies >= 0")
+
+
+@dataclass(frozen=True)
+class RolloutResult:
+    """A rollout's means and standard errors, in the view of the side on roll at ``position_id``'s root.
+
+    ``probabilities`` are the five of DESIGN.md, ``equity`` the cubeless money equity.
+    """
+
+    position_id: str
+    trials: int
+    probabilities: np.ndarray
+    std_errors: np.ndarray
+    equity: float
+    equity_std_error: float
+    # Per-trial results (trials, 5), kept for checks and further statistics; not in to_json.
+    samples: np.ndarray = field(repr=False, compare=False)
+
+    def to_json(self) -> dict:
+        """The JSON shape of the API: position_id, trials, probabilities, std_errors, equity, equity_std_error."""
+        return {
+            "position_id": self.position_id,
+            "trials": self.trials,
+            "probabilities": [round(float(p), 6) for p in self.probabilities],
+            "std_errors": [round(float(s), 6) for s in self.std_errors],
+            "equity": round(self.equity, 6),
+            "equity_std_error": round(self.equity_std_error, 6),
+        }
+
+
+def _summary(position_id: str, samples: np.ndarray) -> RolloutResult:
+    """Means and standard errors of per-trial five probabilities (trials, 5)."""
+    n = len(samples)
+    values = equity(samples.astype(np.float64))
+    return RolloutResult(
+        position_id=position_id,
+        trials=n,
+        probabilities=samples.mean(axis=0),
+        std_errors=samples.std(axis=0, ddof=1) / np.sqrt(n) if n > 1 else np.zeros(5),
+        equity=float(values.mean()),
+        equity_std_error=float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+        samples=samples,
+    )
+
+
+class RolloutDice:
+    """The dice of ``trials`` games, ply by ply: rotated first (and second) rolls, then random ones."""
+
+    def __init__(self, trials: int, rng: np.random.Generator, rotate_first: bool = True,
+                 rotate_second: bool = True) -> None:
+        self.trials = trials
+        self.rng = rng
+        j = np.arange(trials)
+        self._first = ROLLS36[rng.permutation(36)[j % 36]] if rotate_first else None
+        self._second = None
+        if rotate_first and rotate_second:
+            per_first = np.argsort(rng.random((36, 36)), axis=1)  # a permutation of the 36 per first roll
+            self._second = ROLLS36[per_first[j % 36, (j // 36) % 36]]
+
+    def roll(self, ply: int) -> np.ndarray:
+        """(trials, 2) the dice of every trial at ``ply`` (0 = the first roll); call once per ply, in order."""
+        if ply == 0 and self._first is not None:
+            return self._first
+        if ply == 1 and self._second is not None:
+            return self._second
+        return self.rng.integers(1, 7, size=(self.trials, 2))
+
+
+def _to_root(five: np.ndarray, ply: int) -> np.ndarray:
+    """Probabilities of the side on roll at ``ply`` in the view of the side on roll at ply 0."""
+    return invert(five) if ply % 2 else five
+
+
+def _unique(rows: np.ndarray, salt: Optional[np.ndarray] = None) -> tuple[np.ndarray, np.ndarray]:
+    """(first index of each distinct row, inverse) of boards (N, 26), by the movegen's 64-bit linear hash.
+
+    ``salt`` (N,) small ints (a roll index) are mixed into the key. Trials share many
+    positions (all start alike; 21 rolls of one board share many plays): each is worked once.
+    """
+    keys = rows.astype(np.int64) @ HASH
+    if salt is not None:
+        keys = keys * np.int64(37) + salt
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+def _probabilities(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np.ndarray:
+    """(N, 5) the mover's 0-ply probabilities of afterstates, each distinct one evaluated once."""
+    first, inverse = _unique(children)
+    return afterstate_probabilities(evaluator, children[first])[inverse]
+
+
+def _play(
+    evaluator: ProbabilityEvaluator, boards: np.ndarray, dice: np.ndarray, settings: RolloutSettings,
+    luck: Optional[np.ndarray], ply: int,
+) -> np.ndarray:
+    """(L, 26) the chosen afterstate (mover's view) of each live board (side on roll's view) and roll.
+
+    With ``luck`` (L, 5), adds each trial's luck of this roll (ply-0 side's view) into it.
+    """
+    rolled = ROLL_INDEX[dice[:, 0], dice[:, 1]]
+    if luck is None or settings.plies > 0:
+        first, inverse = _unique(boards, rolled)
+        children, parent = afterstates(boards[first], dice[first])
+        if settings.plies == 0:
+            scores = equity(_probabilities(evaluator, children))
+        else:
+            scores = rank_afterstates(evaluator, children, settings.plies, parent, settings.filters).scores()
+        chosen = children[best_children(scores, parent, len(first))][inverse]
+        if luck is None:
+            return chosen
+    first, inverse = _unique(boards)
+    count, rolls = len(first), len(ROLLS)
+    children, parent = afterstates(np.repeat(boards[first], rolls, axis=0), np.tile(ROLLS, (count, 1)))
+    five = _probabilities(evaluator, children)
+    best = best_children(equity(five), parent, count * rolls).reshape(count, rolls)
+    best_five = _to_root(five[best].astype(np.float64), ply)  # (distinct boards, 21, 5)
+    mean = np.einsum("urk,r->uk", best_five, ROLL_WEIGHTS)
+    luck += best_five[inverse, rolled] - mean[inverse]
+    if settings.plies == 0:
+        chosen = children[best[inverse, rolled]]
+    return chosen
+
+
+def rollout_boards(
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    rng: np.random.Generator,
+    settings: RolloutSettings = RolloutSettings(),
+    progress: Optional[Progress] = None,
+) -> np.ndarray:
+    """(K, trials, 5) per-trial results of rolling out boards (K, 26), each in its side on roll's view.
+
+    Boards are before the roll; no game may be over. Every board sees the same dice.
+    """
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+    count, trials = len(boards), settings.trials
+    total = count * trials
+    results = np.zeros((total, 5), dtype=np.float64)
+    luck = np.zeros((total, 5), dtype=np.float64) if settings.variance_reduction else None
+    live = np.arange(total)
+    current = np.repeat(boards, trials, axis=0)
+    dice = RolloutDice(trials, rng, settings.rotate_first, settings.rotate_second)
+    ply = 0
+    while len(live):
+        if settings.truncate is not None and ply >= settings.truncate:
+            # The last mover's afterstate, evaluated, is the side on roll's position inverted.
+            results[live] = _to_root(afterstate_probabilities(evaluator, flip(current)).astype(np.float64), ply + 1)
+            if progress is not None:
+                progress(total, total)
+            break
+        rolled = dice.roll(ply)[live % trials]
+        live_luck = None if luck is None else np.zeros((len(live), 5))
+        chosen = _play(evaluator, current, rolled, settings, live_luck, ply)
+        if luck is not None and live_luck is not None:
+            luck[live] += live_luck
+        done = is_finished(chosen)
+        if done.any():
+            results[live[done]] = _to_root(finished_probabilities(chosen[done]).astype(np.float64), ply)
+        live, current = live[~done], flip(chosen[~done])
+        ply += 1
+        if progress is not None:
+            progress(total - len(live), total)
+    if luck is not None:
+        results -= luck
+    return results.reshape(count, trials, 5)
+
+
+def rollout_position(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    rng: np.random.Generator,
+    settings: RolloutSettings = RolloutSettings(),
+    progress: Optional[Progress] = None,
+) -> RolloutResult:
+    """Roll out a position before the roll (board (26,) in the side on roll's view), for the side on roll."""
+    board = np.asarray(board, dtype=np.int8)
+    samples = rollout_boards(evaluator, board[None], rng, settings, progress)[0]
+    return _summary(encode_position_id(board), samples)
+
+
+def rollout_afterstates(
+    evaluator: ProbabilityEvaluator,
+    positions: np.ndarray,
+    rng: np.random.Generator,
+    settings: RolloutSettings = RolloutSettings(),
+    progress: Optional[Progress] = None,
+) -> list[RolloutResult]:
+    """Roll out the candidate plays of a roll: afterstates (M, 26) in the mover's view, results the mover's.
+
+    All candidates' trials advance together with the same dice. A finished
+    afterstate gets its exact result. ``position_id`` is the afterstate as GNU
+    Backgammon shows it (the opponent on roll).
+    """
+    positions = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
+    done = is_finished(positions)
+    live = np.flatnonzero(~done)
+    samples = np.empty((len(positions), settings.trials, 5), dtype=np.float64)
+    if done.any():
+        samples[done] = finished_probabilities(positions[done])[:, None, :]
+    if len(live):
+        samples[live] = invert(rollout_boards(evaluator, flip(positions[live]), rng, settings, progress))
+    return [_summary(encode_position_id(flip(p)), s) for p, s in zip(positions, samples)]
