@@ -8,7 +8,7 @@ made here, on top of ``bot.evaluator`` (probabilities, 1-ply search), ``bot.cube
 Perspective: every board passed in is seen by the side on roll (DESIGN.md), and
 every ``CubeState`` too (score = (side on roll, opponent)). Ranked plays carry the
 mover's probabilities and equities after the play; evaluations and decisions are
-for the side on roll. Network calls hold a lock, so one ``Bot`` can serve many
+for the side on roll. The evaluators hold no state, so one ``Bot`` can serve many
 threads at once.
 
 >>> bot = Bot.load()  # doctest: +SKIP
@@ -18,9 +18,9 @@ threads at once.
 
 from __future__ import annotations
 
+import math
 import os
 import sysconfig
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -29,10 +29,11 @@ import numpy as np
 
 from bot.checkpoint import CheckpointError, load_network
 from bot.cube import CubeDecision, CubeState, Owner, cube_decision
-from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator, one_ply_probabilities
+from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.outcomes import equity, invert
+from bot.search import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
 from bot.resign import ResignationAnswer, ResignationOffer, accept_resignation, offer_resignation
-from engine.board import CHECKERS, borne_off, flip, validate_board, validate_dice
+from engine.board import CHECKERS, Dice, borne_off, flip, validate_board, validate_dice
 from engine.errors import InvalidPositionError
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
@@ -46,7 +47,7 @@ INSTALLED_CHECKPOINT = Path("share") / "nardy" / "default.npz"
 CHECKPOINT_ENV = "NARDY_CHECKPOINT"
 # At 1-ply, this many plays (the best by 0-ply, or ``top`` if more) are looked at again.
 ONE_PLY_CANDIDATES = 8
-PLIES = (0, 1)
+PLIES = (0, 1, 2)
 MONEY = CubeState()
 
 
@@ -156,8 +157,13 @@ def check_game_on(board: np.ndarray) -> np.ndarray:
 
 def _check_plies(plies: int) -> int:
     if plies not in PLIES:
-        raise ValueError(f"plies {plies!r}: expected 0 or 1")
+        raise InvalidSearchError(f"plies {plies!r}: expected one of {', '.join(map(str, PLIES))}")
     return plies
+
+
+def search_filters(top: Optional[int] = None) -> tuple[MoveFilter, MoveFilter]:
+    """Which plays go deeper: the best ``max(top, 8)`` by 0-ply to 1-ply, then two within 0.04 to 2-ply."""
+    return MoveFilter(max(top or 0, ONE_PLY_CANDIDATES), math.inf), MoveFilter(2, 0.04)
 
 
 class Bot:
@@ -166,7 +172,6 @@ class Bot:
     def __init__(self, evaluator: ProbabilityEvaluator, name: str = "nardy") -> None:
         self.evaluator = evaluator
         self.name = name
-        self._lock = threading.Lock()
 
     @classmethod
     def load(cls, checkpoint: str | os.PathLike | None = None) -> "Bot":
@@ -184,25 +189,18 @@ class Bot:
 
     # ------------------------------------------------------------ probabilities
 
-    def _afterstate_probabilities(self, children: np.ndarray, plies: int) -> np.ndarray:
-        """(N, 5) the mover's probabilities of afterstates (mover's view) at 0 or 1 ply."""
-        with self._lock:
-            if plies == 0:
-                return self.evaluator.afterstate_probabilities(children)
-            return one_ply_probabilities(self.evaluator, children)
-
     def probabilities(self, board: np.ndarray, plies: int = 0) -> np.ndarray:
-        """(5,) cubeless probabilities of the side on roll of ``board``, before it rolls."""
+        """(5,) cubeless probabilities of the side on roll of ``board``, before it rolls, ``plies`` deep."""
         board = check_game_on(board)
         # The position before the roll is the opponent's afterstate: evaluate that, invert.
-        return invert(self._afterstate_probabilities(flip(board)[None], _check_plies(plies))[0])
+        return invert(probabilities_at(self.evaluator, flip(board)[None], _check_plies(plies))[0])
 
     # ------------------------------------------------------------ moves
 
     def rank_plays(
         self,
         board: np.ndarray,
-        dice,
+        dice: Dice,
         plies: int = 0,
         top: Optional[int] = None,
         state: CubeState = MONEY,
@@ -210,36 +208,36 @@ class Bot:
         """The legal plays of ``dice`` on ``board`` (mover's view), best first.
 
         Money play ranks by the mover's cubeless equity, match play by its cubeful
-        MWC. At 1-ply the best ``max(top, 8)`` plays by 0-ply are evaluated again one
-        roll deeper and ranked ahead of the others. A roll that cannot be played gives
-        one play with no steps. ``top`` keeps only the best N.
+        MWC. Every play is evaluated at 0-ply; at 1-ply and deeper the best
+        ``max(top, 8)`` by 0-ply go one roll deeper, and at 2-ply the best two of those
+        within 0.04 of the best another (``search_filters``); deeper plays rank ahead of
+        shallower ones. A roll that cannot be played gives one play with no steps.
+        ``top`` keeps only the best N.
         """
         board = check_game_on(board)
-        dice = validate_dice(dice)
+        checked_dice = validate_dice(dice)
         _check_plies(plies)
         if top is not None and top < 1:
-            raise ValueError(f"top {top!r}: expected a positive number of plays")
-        plays = legal_plays(board, dice)
+            raise InvalidSearchError(f"top {top!r}: expected a positive number of plays")
+        plays = legal_plays(board, checked_dice)
         children = np.stack([p.afterstate for p in plays])
-        five = self._afterstate_probabilities(children, 0)
-        depth = np.zeros(len(plays), dtype=np.int64)
-        keys = self._ranking_keys(five, children, state)
-        if plies == 1:
-            candidates = np.argsort(-keys, kind="stable")[: max(top or 0, ONE_PLY_CANDIDATES)]
-            five[candidates] = self._afterstate_probabilities(children[candidates], 1)
-            depth[candidates] = 1
-            keys[candidates] = self._ranking_keys(five[candidates], children[candidates], state)
-        order = np.lexsort((-keys, -depth))[:top]
+        ranking = rank_afterstates(
+            self.evaluator,
+            children,
+            plies,
+            filters=search_filters(top),
+            key=lambda five, positions: self._ranking_keys(five, positions, state),
+        )
         return [
             RankedPlay(
                 play=plays[i],
                 notation=format_play(plays[i]),
-                probabilities=five[i],
-                equity=float(equity(five[i])),
-                mwc=float(keys[i]) if state.match_length else None,
-                plies=int(depth[i]),
+                probabilities=ranking.probabilities[i],
+                equity=float(equity(ranking.probabilities[i])),
+                mwc=float(ranking.keys[i]) if state.match_length else None,
+                plies=int(ranking.depth[i]),
             )
-            for i in order
+            for i in ranking.order[:top]
         ]
 
     @staticmethod
@@ -256,7 +254,7 @@ class Bot:
             [1.0 - cube_decision(flip(child), invert(p), theirs).mwc for child, p in zip(children, five)]
         )
 
-    def best_play(self, board: np.ndarray, dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
+    def best_play(self, board: np.ndarray, dice: Dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
         """The best legal play of ``dice`` on ``board`` (mover's view)."""
         return self.rank_plays(board, dice, plies=plies, top=1, state=state)[0]
 

@@ -56,7 +56,7 @@ class Player(Protocol):
 
 
 class BotPlayer:
-    """The network bot as a player, at 0 or 1 ply."""
+    """The network bot as a player, searching ``plies`` deep."""
 
     def __init__(self, bot: Bot, plies: int = 0, name: Optional[str] = None) -> None:
         self.bot, self.plies = bot, plies

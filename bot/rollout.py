@@ -28,7 +28,7 @@ import numpy as np
 
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from bot.search import DEFAULT_FILTERS, MoveFilter, afterstate_probabilities, rank_afterstates
+from bot.search import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
 from engine import afterstates, encode_position_id, flip
 from engine.movegen import HASH
 
@@ -60,9 +60,9 @@ class RolloutSettings:
 
     def __post_init__(self) -> None:
         if self.trials < 2:
-            raise ValueError(f"rollout trials {self.trials!r}: expected 2 or more (for a standard error)")
+            raise InvalidSearchError(f"rollout trials {self.trials!r}: expected 2 or more (for a standard error)")
         if self.truncate is not None and self.truncate < 0:
-            raise ValueError(f"rollout truncate {self.truncate!r}: expected None or plies >= 0")
+            raise InvalidSearchError(f"rollout truncate {self.truncate!r}: expected None or plies >= 0")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,13 @@ import numpy as np
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, Evaluator, ProbabilityEvaluator, best_children, group_starts
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from engine import afterstates, flip
+from engine.errors import BackgammonError
+
+
+
+class InvalidSearchError(BackgammonError):
+    """A search depth, move filter or number of plays out of range."""
+
 
 # Boards per evaluator call: bigger batches are cut so the network's working arrays stay small.
 EVALUATION_CHUNK = 1 << 16
@@ -68,7 +75,7 @@ def probabilities_at(evaluator: ProbabilityEvaluator, positions: np.ndarray, pli
     searched n-1 plies deep. Finished afterstates get their exact result.
     """
     if plies < 0:
-        raise ValueError(f"plies {plies!r}: expected 0 or more")
+        raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
     positions = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     if plies == 0:
         return afterstate_probabilities(evaluator, positions)
@@ -96,7 +103,7 @@ class MoveFilter:
 
     def __post_init__(self) -> None:
         if self.keep < 1 or not self.window >= 0.0:
-            raise ValueError(f"move filter keep={self.keep!r}, window={self.window!r}: expected keep >= 1, window >= 0")
+            raise InvalidSearchError(f"move filter keep={self.keep!r}, window={self.window!r}: expected keep >= 1, window >= 0")
 
 
 # GNU Backgammon-like: 8 plays within 0.16 of the best go on to 1-ply, 2 of those within 0.04 to 2-ply.
@@ -168,9 +175,9 @@ def rank_afterstates(
     the plays (default: the mover's cubeless equity).
     """
     if plies < 0:
-        raise ValueError(f"plies {plies!r}: expected 0 or more")
+        raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
     if plies > 0 and not filters:
-        raise ValueError("rank_afterstates: a search deeper than 0-ply needs at least one move filter")
+        raise InvalidSearchError("rank_afterstates: a search deeper than 0-ply needs at least one move filter")
     children = np.asarray(children, dtype=np.int8).reshape(-1, 26)
     parent = np.zeros(len(children), dtype=np.int64) if parent is None else np.asarray(parent, dtype=np.int64)
     five = probabilities_at(evaluator, children, 0)

@@ -9,11 +9,15 @@ the board. Batches are (B, 26) arrays.
 
 from __future__ import annotations
 
+from typing import Sequence, Union
+
 import numpy as np
 
 from engine.errors import InvalidDiceError, InvalidPositionError
 
 CHECKERS = 15
+# Dice as callers give them: a pair of numbers, or text like "31" (``validate_dice`` reads both).
+Dice = Union[str, Sequence[int]]
 MOVER_BAR = 25
 OPPONENT_BAR = 0
 
@@ -63,7 +67,7 @@ def validate_board(board: np.ndarray, what: str = "board") -> np.ndarray:
     return arr.astype(np.int8)
 
 
-def validate_dice(dice) -> tuple[int, int]:
+def validate_dice(dice: Dice) -> tuple[int, int]:
     """Two dice in 1..6 from a pair or a string like '31'; raise InvalidDiceError otherwise."""
     if isinstance(dice, str):
         text = dice.strip()

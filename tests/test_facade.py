@@ -13,6 +13,7 @@ from bot.checkpoint import CheckpointError, save_checkpoint
 from bot.cube import CubeState, Owner, cube_decision
 from bot.evaluator import NetworkEvaluator, choose_afterstates, one_ply_probabilities
 from bot import facade
+from bot.search import InvalidSearchError
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
 from bot.network import NetworkConfig
 from training.network import ValueNetwork
@@ -165,8 +166,8 @@ def test_bad_input_raises_a_named_error(bot, board, dice, error):
 def test_game_over_and_bad_plies_are_refused(bot):
     with pytest.raises(InvalidPositionError, match="game is over"):
         bot.evaluate(np.where(START < 0, 0, START))
-    with pytest.raises(ValueError, match="plies 2"):
-        bot.evaluate(START, plies=2)
+    with pytest.raises(InvalidSearchError, match="plies 3"):
+        bot.evaluate(START, plies=3)
 
 
 def test_concurrent_calls_give_the_same_answers(bot):

@@ -22,7 +22,7 @@ from typing import Callable, Iterator, Optional, TextIO
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.facade import Bot
+from bot.facade import PLIES, Bot
 from bot.doors.match_command import add_match
 from bot.doors.positions import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
@@ -58,7 +58,7 @@ def _add_position(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_plies(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="search depth (default 0)")
+    parser.add_argument("--plies", type=int, choices=PLIES, default=0, help="search depth (default 0)")
 
 
 def _add_address(parser: argparse.ArgumentParser, port: int) -> None:

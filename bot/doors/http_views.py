@@ -187,7 +187,7 @@ class PositionQuery(BaseModel):
     position: str = Field(
         description="Position ID, PositionID:MatchID or XGID (a '+' may arrive as a space; both are read)"
     )
-    plies: int = Field(0, description="0 or 1: look one roll deeper")
+    plies: int = Field(0, description="search depth: 0, 1 or 2 rolls deeper")
 
 
 class MovesQuery(PositionQuery):

@@ -12,7 +12,7 @@ from typing import Optional, TextIO
 
 import numpy as np
 
-from bot.facade import Bot
+from bot.facade import PLIES, Bot
 from bot.match_play import BotPlayer, PlayedMatch, Player, PubevalPlayer, Summary, play_match, summarize
 from engine.matfile import write_mat
 
@@ -122,6 +122,6 @@ def add_match(subparsers) -> None:
     p.add_argument("--seed", type=int, help="random seed of the dice (default: a fresh one, printed)")
     p.add_argument("--mat", metavar="FILE", help="write each match as a .mat file (FILE-1.mat, ... for several)")
     p.add_argument("--jacoby", action="store_true", help="money sessions: the Jacoby rule")
-    p.add_argument("--plies", type=int, choices=(0, 1), default=0, help="the bot's search depth (default 0)")
+    p.add_argument("--plies", type=int, choices=PLIES, default=0, help="the bot's search depth (default 0)")
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
     p.set_defaults(run=_run_match)
