@@ -9,10 +9,11 @@ The first layer is a linear map of the dense encoding (``bot.encoding``). Traini
 (``training.network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
 compute the same map from the same weights; the doors never import torch.
 
-Serving builds the dense features slot by slot: a slot's features depend only on
-its own value, and most feature columns belong to one slot, so each slot fills its
-own columns with one gather from a narrow table; the few columns several slots add
-to (pip counts, say) are summed from one small table.
+Serving computes the first layer from narrow gathers: a slot's features depend only
+on its own value, and most feature columns belong to one slot, so one gather puts
+each slot's own columns (a few, zero-padded to the widest) side by side and one
+product with the first layer's matching rows gives their share; the few columns
+several slots add to (pip counts, say) are summed from one small table first.
 """
 
 from __future__ import annotations
@@ -67,79 +68,85 @@ def weight_shapes(config: NetworkConfig) -> dict[str, tuple[int, ...]]:
 
 
 def _activate(x: np.ndarray, name: str) -> np.ndarray:
-    """The hidden layers' activation, in place where numpy allows."""
-    if name == "sigmoid":
-        np.negative(x, out=x)
-        np.exp(x, out=x)
-        x += 1.0
-        return np.reciprocal(x, out=x)
+    """The hidden layers' activation, in place where numpy allows (sigmoid is served as tanh: see ``Network``)."""
+    if name in ("sigmoid", "tanh"):
+        return np.tanh(x, out=x)
     if name == "relu":
         return np.maximum(x, 0.0, out=x)
-    if name == "tanh":
-        return np.tanh(x, out=x)
     return np.where(x > 0.0, x, np.expm1(np.minimum(x, 0.0)))  # elu
 
 
-class _SlotFeatures:
-    """Dense slot features (B, P) of boards, one gather per slot (see the module docstring)."""
+class _FirstLayer:
+    """The first layer's pre-activation from boards, one gather and one product (see the module docstring).
 
-    def __init__(self, encoding: Encoding) -> None:
+    Each slot's own feature columns (at most ``width``) sit in a block of the gathered
+    row, zero-padded; ``own_weights`` holds the first layer's rows in the same blocks.
+    Columns that several slots add to are summed first, then multiplied.
+    """
+
+    def __init__(self, encoding: Encoding, weight: np.ndarray, bias: np.ndarray) -> None:
         table = encoding.slot_table.reshape(26, VALUES, -1)
-        users = (np.abs(table).sum(axis=1) > 0).sum(axis=0)  # how many slots touch each column
-        self.size = table.shape[2]
-        self.shared = np.flatnonzero(users > 1)
-        self.shared_table = np.ascontiguousarray(encoding.slot_table[:, self.shared])
-        self.own = []  # per slot: (its own columns, their (31, k) table)
-        for slot in range(26):
-            columns = np.flatnonzero((np.abs(table[slot]).sum(axis=0) > 0) & (users == 1))
-            if len(columns):
-                self.own.append((slot, columns, np.ascontiguousarray(table[slot][:, columns])))
+        touched = np.abs(table).sum(axis=1) > 0  # (26, P): which columns each slot adds to
+        users = touched.sum(axis=0)
+        own = [np.flatnonzero(touched[slot] & (users == 1)) for slot in range(26)]
+        self.width = max(len(columns) for columns in own)
+        self.encoding = encoding
+        self.own_table = np.zeros((26, VALUES, self.width), dtype=np.float32)
+        self.own_weights = np.zeros((26, self.width, weight.shape[0]), dtype=np.float32)
+        for slot, columns in enumerate(own):
+            self.own_table[slot, :, : len(columns)] = table[slot][:, columns]
+            self.own_weights[slot, : len(columns)] = weight[:, columns].T
+        self.own_table = self.own_table.reshape(26 * VALUES, self.width)
+        self.own_weights = self.own_weights.reshape(26 * self.width, -1)
+        shared = np.flatnonzero(users > 1)
+        self.shared_table = np.ascontiguousarray(encoding.slot_table[:, shared])
+        self.shared_weights = np.ascontiguousarray(weight[:, shared].T)
+        self.global_weights = np.ascontiguousarray(weight[:, encoding.slot_size :].T)
+        self.bias = bias
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
-        values = boards.astype(np.intp) + VALUES // 2
-        dense = np.zeros((len(boards), self.size), dtype=np.float32)
-        for slot, columns, table in self.own:
-            dense[:, columns] = table[values[:, slot]]
-        if len(self.shared):
-            dense[:, self.shared] = self.shared_table[slot_indices(boards)].sum(axis=1)
-        return dense
+        rows = slot_indices(boards)
+        x = self.own_table[rows].reshape(len(boards), -1) @ self.own_weights
+        if self.shared_table.shape[1]:
+            x += self.shared_table[rows].sum(axis=1) @ self.shared_weights
+        x += self.encoding.global_features(boards) @ self.global_weights
+        x += self.bias
+        return x
 
 
 class Network:
     """A trained value network for inference: boards seen by the side on roll -> that side's five.
 
     ``weights`` maps torch's ``state_dict`` names to arrays of ``weight_shapes(config)``.
+    Sigmoid layers are served as tanh layers, which numpy computes faster:
+    sigmoid(z) = (1 + tanh(z / 2)) / 2, so a layer's weights and bias are halved and
+    the next layer takes the affine map (halved weights, bias plus half its row sums).
     """
 
     def __init__(self, config: NetworkConfig, weights: Mapping[str, np.ndarray]) -> None:
         self.config = config
         self.encoding = get_encoding(config.encoding)
-        self._slot_features = _SlotFeatures(self.encoding)
-        layers = len(config.hidden)
-        self._hidden = [
-            (
-                np.ascontiguousarray(np.asarray(weights[f"hidden_layers.{i}.weight"], dtype=np.float32).T),
-                np.asarray(weights[f"hidden_layers.{i}.bias"], dtype=np.float32),
-            )
-            for i in range(layers)
+        names = [f"hidden_layers.{i}" for i in range(len(config.hidden))] + ["output_layer"]
+        layers = [
+            (np.asarray(weights[f"{name}.weight"], dtype=np.float64), np.asarray(weights[f"{name}.bias"], dtype=np.float64))
+            for name in names
         ]
-        self._output = (
-            np.ascontiguousarray(np.asarray(weights["output_layer.weight"], dtype=np.float32).T),
-            np.asarray(weights["output_layer.bias"], dtype=np.float32),
-        )
+        if config.activation == "sigmoid":
+            for i in range(len(layers) - 1):
+                weight, bias = layers[i]
+                layers[i] = (weight / 2.0, bias / 2.0)
+                after, after_bias = layers[i + 1]
+                layers[i + 1] = (after / 2.0, after_bias + after.sum(axis=1) / 2.0)
+        single = [(weight.astype(np.float32), bias.astype(np.float32)) for weight, bias in layers]
+        self._first = _FirstLayer(self.encoding, *single[0])
+        self._layers = [(np.ascontiguousarray(weight.T), bias) for weight, bias in single[1:]]
 
     def logits(self, boards: np.ndarray) -> np.ndarray:
         """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26)."""
-        boards = np.asarray(boards)
-        slot_size = self._slot_features.size
-        weight, bias = self._hidden[0]
-        x = self._slot_features(boards) @ weight[:slot_size]
-        x += self.encoding.global_features(boards) @ weight[slot_size:]
-        x += bias
-        x = _activate(x, self.config.activation)
-        for weight, bias in self._hidden[1:]:
+        x = _activate(self._first(np.asarray(boards)), self.config.activation)
+        for weight, bias in self._layers[:-1]:
             x = _activate(x @ weight + bias, self.config.activation)
-        weight, bias = self._output
+        weight, bias = self._layers[-1]
         return x @ weight + bias
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:

@@ -1,0 +1,136 @@
+"""Serving speed: a cold command line against GNU Backgammon's, and in-process decisions, numpy against torch.
+
+    python benchmarks/startup.py [--runs 7] [--positions 100]
+
+1. Cold start, as a script calling the command line once per position sees it:
+   ``nardy hint POSITION DICE`` and ``nardy eval POSITION`` (median wall time and peak
+   memory over ``--runs`` runs), beside GNU Backgammon's own cold ``hint`` of the same
+   position (Debian's ``gnubg -t``) in the same run, when it is installed.
+2. In-process decisions: ``Bot.rank_plays`` at 0-ply and 1-ply (median ms per position
+   of ``fixtures/move_choice.jsonl``) with the numpy network the doors serve from
+   against the torch network training uses (one thread each), same checkpoint.
+
+The answers are checked first: both networks must choose the same plays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
+POSITION, DICE = "4HPwATDgc/ABMA", "31"
+GNUBG = Path("/usr/games/gnubg")
+
+
+def cold_run(command: list[str], stdin: str | None = None) -> tuple[float, float]:
+    """(wall seconds, peak resident MB) of one run of ``command`` in a fresh process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               cwd="/tmp", text=True)
+    process.communicate(stdin)
+    _, status, usage = os.wait4(process.pid, 0) if process.returncode is None else (0, 0, None)
+    wall = time.perf_counter() - start
+    if usage is None:  # communicate() reaped it: ask for the children's peak instead
+        import resource
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode:
+        raise SystemExit(f"{' '.join(command)} failed with status {process.returncode}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def cold_runs(command: list[str], runs: int, stdin: str | None = None) -> tuple[float, float]:
+    """Median wall seconds and peak MB of ``runs`` cold runs (one warm-up run first, for the disk cache)."""
+    cold_run(command, stdin)
+    results = [cold_run_isolated(command, stdin) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+
+
+def cold_run_isolated(command: list[str], stdin: str | None) -> tuple[float, float]:
+    """One cold run measured by a wrapper process, so its peak memory is its own (RUSAGE_CHILDREN is cumulative)."""
+    probe = (
+        "import os, resource, subprocess, sys, time; "
+        "t = time.perf_counter(); "
+        "p = subprocess.run(sys.argv[2:], input=sys.argv[1] or None, text=True, cwd='/tmp', "
+        "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+        "w = time.perf_counter() - t; "
+        "print(p.returncode, w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, stdin or "", *command], capture_output=True, text=True).stdout
+    status, wall, peak = out.split()
+    if int(status):
+        raise SystemExit(f"{' '.join(command)} failed with status {status}")
+    return float(wall), float(peak)
+
+
+def decision_times(bot, positions: list[tuple[str, str]], plies: int) -> tuple[float, list[str]]:
+    """Median ms of one ``rank_plays`` per position, and the best play chosen in each."""
+    from engine.positions import read_position
+
+    times, choices = [], []
+    for position_id, dice in positions:
+        board = read_position(position_id).board
+        start = time.perf_counter()
+        best = bot.rank_plays(board, dice, plies=plies, top=1)[0]
+        times.append(time.perf_counter() - start)
+        choices.append(best.notation)
+    return statistics.median(times) * 1e3, choices
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="cold runs of each command (default 7)")
+    parser.add_argument("--positions", type=int, default=100, help="fixture positions for in-process timing")
+    args = parser.parse_args()
+
+    nardy = shutil.which("nardy") or str(Path(sys.executable).with_name("nardy"))
+    print(f"cold start, median of {args.runs} runs (wall s, peak MB):")
+    rows = [
+        (f"nardy hint {POSITION} {DICE}", [nardy, "hint", POSITION, DICE], None),
+        (f"nardy eval {POSITION}", [nardy, "eval", POSITION], None),
+    ]
+    if GNUBG.exists():
+        script = f"set board {POSITION}\nset dice {DICE.replace('', ' ').strip()}\nhint\n"
+        rows.append((f"gnubg -t hint {POSITION} {DICE}", [str(GNUBG), "-t", "-q", "-r"], script))
+    baseline = None
+    for label, command, stdin in rows:
+        wall, peak = cold_runs(command, args.runs, stdin)
+        baseline = wall if label.startswith("gnubg") else baseline
+        print(f"  {label:<34} {wall:6.3f} s {peak:7.1f} MB")
+    if baseline:
+        hint_wall, _ = cold_runs(rows[0][1], args.runs)
+        print(f"  nardy hint / gnubg hint (wall): {hint_wall / baseline:.2f}x")
+
+    import numpy as np
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    from bot.evaluator import NetworkEvaluator
+    from bot.facade import Bot, default_checkpoint
+    from training.network import load_value_network
+
+    torch.set_num_threads(1)
+    numpy_bot = Bot.load()
+    torch_bot = Bot(NetworkEvaluator(load_value_network(default_checkpoint().with_suffix(".pt"))))
+    lines = (SHARED / "fixtures" / "move_choice.jsonl").read_text().splitlines()[: args.positions]
+    positions = [(r["position_id"], "".join(map(str, r["dice"]))) for r in map(json.loads, lines)]
+    with threadpool_limits(limits=1, user_api="blas"):
+        print(f"in-process decisions, median ms per position over {len(positions)} positions:")
+        for plies in (0, 1):
+            numpy_ms, numpy_choices = decision_times(numpy_bot, positions, plies)
+            torch_ms, torch_choices = decision_times(torch_bot, positions, plies)
+            same = np.mean([a == b for a, b in zip(numpy_choices, torch_choices)])
+            print(f"  {plies}-ply: numpy {numpy_ms:6.2f} ms, torch {torch_ms:6.2f} ms, "
+                  f"numpy/torch {numpy_ms / torch_ms:.2f}x (same play chosen in {same:.0%})")
+
+
+if __name__ == "__main__":
+    main()
