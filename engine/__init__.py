@@ -16,6 +16,7 @@ from engine.match import MatchState, Outcome, after_game, game_outcome, game_res
 from engine.match_id import GameState, MatchId, decode_match_id, encode_match_id
 from engine.notation import format_play, parse_move
 from engine.plays import Play, Step, legal_plays
+from engine.position import Position
 from engine.positions import PositionSetup, read_position
 from engine.render import render_board
 from engine.xgid import Xgid, format_xgid, parse_xgid
