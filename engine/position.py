@@ -30,6 +30,8 @@ class Position:
     """One board seen by the side to move, immutable; equal when the boards are equal."""
 
     __slots__ = ("_board", "_key")
+    _board: np.ndarray
+    _key: bytes
 
     def __init__(self, board: np.ndarray | Position) -> None:
         """Check ``board`` (the side to move's view) and keep a read-only int8 copy of it."""
