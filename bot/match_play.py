@@ -207,6 +207,7 @@ def play_match(
     while not state.is_over and (length or len(played) < games):
         game = play_game(players, state, rng)
         played.append(game)
+        assert game.record.winner is not None  # every game is played to its end
         state = after_game(state, game.record.winner, game.record.points)
     return PlayedMatch((players[0].name, players[1].name), length, tuple(played), state)
 
