@@ -118,7 +118,7 @@ class Game:
 
     ``turn``: the seat on roll (None only in the opening). ``position``: the board
     seen by ``turn`` (the start position in the opening). ``dice``: the roll to play
-    (phase ROLLED only). ``resignation``: the offer waiting for an answer (phase
+    (phase ROLLED, or a resignation offered in it). ``resignation``: the offer waiting for an answer (phase
     RESIGNED only). While a double is offered, ``match`` holds the cube before it.
     """
 
@@ -130,10 +130,11 @@ class Game:
     resignation: Resignation | None = None
 
     def __post_init__(self) -> None:
+        playing = self.resignation.interrupted if self.resignation is not None else self.phase
         if (self.turn is None) != (self.phase is Phase.OPENING) or self.turn not in (0, 1, None):
             problem = "the seat on roll is 0 or 1, and None only in the opening"
-        elif (self.dice is None) == (self.phase is Phase.ROLLED):
-            problem = "dice belong to the phase 'rolled' only"
+        elif (self.dice is None) == (playing is Phase.ROLLED):
+            problem = "dice belong to the phase 'rolled' (or a resignation offered in it) only"
         elif (self.resignation is None) == (self.phase is Phase.RESIGNED):
             problem = "a resignation belongs to the phase 'resignation offered' only"
         elif self.match.is_over:

@@ -139,3 +139,9 @@ def test_states_are_immutable_values():
     assert game == new_game(MatchState()).roll_opening(3, 1) and hash(game) == hash(new_game(MatchState()).roll_opening(3, 1))
     with pytest.raises(AttributeError):
         game.turn = 1  # type: ignore[misc]
+
+
+def test_a_resignation_rejected_after_the_roll_keeps_the_dice():
+    rolled = _state(START, phase=Phase.ROLLED, dice=(4, 2))
+    offered = rolled.resign(0, 3)
+    assert offered.dice == (4, 2) and offered.reject() == rolled
