@@ -140,9 +140,9 @@ class TerminalSession:
     def play_game(self) -> Optional[GameResult]:
         """One game; None if the person left during it."""
         game: Step = start_game(self.match, self.rng)
-        assert isinstance(game, Game) and game.dice is not None
+        assert isinstance(game, Game) and game.turn is not None and game.dice is not None
         self.say(f"\nNew game. {self.score_line()}")
-        self.say(f"Opening roll: {self.names[game.turn or 0]} to play {game.dice[0]}{game.dice[1]}.")
+        self.say(f"Opening roll: {self.names[game.turn]} to play {game.dice[0]}{game.dice[1]}.")
         while isinstance(game, Game):
             game = self.turn_step(game)
         return game
