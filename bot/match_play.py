@@ -18,7 +18,7 @@ Tesauro's pubeval and handles the cube by a fixed rule (``pubeval_probabilities`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional, Protocol, Sequence
 
 import numpy as np
@@ -26,11 +26,11 @@ import numpy as np
 from bot.cube import CubeState, cube_decision, cube_state_for
 from bot.facade import Bot
 from bot.pubeval import Pubeval
-from engine.board import CHECKERS, START, borne_off, flip, pip_counts
+from engine.board import pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
-from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double, opening_roll
+from engine.game import Game, GameResult, Phase, start_game
+from engine.match import MatchState, Outcome, after_game, may_double, roll_dice
 from engine.matfile import ActionKind, MatAction, MatGame, MatMatch
-from engine.notation import format_play
 from engine.plays import Play, legal_plays
 
 # pubeval's cube rule: its P(win) is a normal approximation of a race from the pip
@@ -135,41 +135,54 @@ class PlayedMatch:
 
 def _roll(rng: np.random.Generator) -> tuple[int, int]:
     """Two dice, the higher first (as .mat files write them)."""
-    d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
+    d1, d2 = roll_dice(rng)
     return max(d1, d2), min(d1, d2)
 
 
+def _before_roll(players: Sequence[Player], game: Game, actions: list[MatAction]) -> Game | GameResult:
+    """The side on roll's cube decision and the opponent's answer, recorded in ``actions``."""
+    turn = game.turn
+    assert turn is not None
+    cube = cube_state_for(game.match, turn)
+    if not (may_double(game.match, turn) and cube.can_double and players[turn].should_double(game.board, cube)):
+        return game
+    actions.append(MatAction.of_double(turn, 2 * game.match.cube_value))
+    if players[1 - turn].should_take(game.board, cube):
+        actions.append(MatAction.of_take(1 - turn))
+        return game.double().take()
+    actions.append(MatAction.of_drop(1 - turn))
+    return game.double().drop()
+
+
+def _move(players: Sequence[Player], game: Game, actions: list[MatAction]) -> Game | GameResult:
+    """The side on roll plays its dice, recorded in ``actions``; raise IllegalMoveError for an illegal choice."""
+    turn, dice = game.turn, game.dice
+    assert turn is not None and dice is not None
+    play = players[turn].choose_play(game.board, dice, cube_state_for(game.match, turn))
+    try:
+        after = game.move(play)
+    except IllegalMoveError as error:
+        raise IllegalMoveError(f"{players[turn].name} chose {error}") from None
+    actions.append(MatAction.of_play(turn, dice, play))
+    return after
+
+
 def play_game(players: Sequence[Player], state: MatchState, rng: np.random.Generator) -> PlayedGame:
-    """One game between ``players`` (seats 0 and 1) from the match ``state`` before it.
+    """One game between ``players`` (seats 0 and 1) from the match ``state`` before it (``engine.game``).
 
     Raise IllegalMoveError if a player chooses a play that is not legal.
     """
-    turn, dice = opening_roll(rng)
-    board = START.copy()  # seen by ``turn``
+    game: Game | GameResult = start_game(state, rng)
     actions: list[MatAction] = []
-    while True:
-        if dice is None:
-            cube = cube_state_for(state, turn)
-            if may_double(state, turn) and cube.can_double and players[turn].should_double(board, cube):
-                doubled = 2 * state.cube_value
-                actions.append(MatAction.of_double(turn, doubled))
-                if not players[1 - turn].should_take(board, cube):
-                    actions.append(MatAction.of_drop(1 - turn))
-                    record = MatGame(state.score, tuple(actions), turn, state.cube_value)
-                    return PlayedGame(record, state.crawford, state.cube_value, None)
-                actions.append(MatAction.of_take(1 - turn))
-                state = replace(state, cube_value=doubled, cube_owner=1 - turn)
-            dice = _roll(rng)
-        play = players[turn].choose_play(board, dice, cube_state_for(state, turn))
-        if play not in legal_plays(board, dice):
-            raise IllegalMoveError(f"{players[turn].name} chose {format_play(play)!r}, not a legal play of {dice}")
-        actions.append(MatAction.of_play(turn, dice, play))
-        if borne_off(play.afterstate)[0] == CHECKERS:
-            outcome = game_outcome(play.afterstate)
-            points = game_result_points(outcome, state.cube_value, state.jacoby)
-            record = MatGame(state.score, tuple(actions), turn, points)
-            return PlayedGame(record, state.crawford, state.cube_value, outcome)
-        board, turn, dice = flip(play.afterstate), 1 - turn, None
+    while isinstance(game, Game):
+        if game.phase is Phase.BEFORE_ROLL:
+            game = _before_roll(players, game, actions)
+            if isinstance(game, Game):
+                game = game.roll(_roll(rng))
+        else:
+            game = _move(players, game, actions)
+    record = MatGame(state.score, tuple(actions), game.winner, game.points)
+    return PlayedGame(record, state.crawford, game.cube, game.outcome)
 
 
 def play_match(
@@ -194,6 +207,7 @@ def play_match(
     while not state.is_over and (length or len(played) < games):
         game = play_game(players, state, rng)
         played.append(game)
+        assert game.record.winner is not None  # every game is played to its end
         state = after_game(state, game.record.winner, game.record.points)
     return PlayedMatch((players[0].name, players[1].name), length, tuple(played), state)
 

@@ -17,19 +17,20 @@ player is on roll: see ``turn``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from engine.board import borne_off, validate_board
 from engine.errors import InvalidPositionError
+from engine.position import BoardFields
 
 MONEY = 9999
 _FIELDS = 53
 
 
 @dataclass(frozen=True)
-class FibsBoard:
+class FibsBoard(BoardFields):
     """The fields of a FIBS board that matter to a player.
 
     ``board``: the player's view (our convention). ``turn``: 1 when the player is
@@ -38,7 +39,6 @@ class FibsBoard:
     ``crawford``: this is the Crawford game; ``post_crawford``: it has been played.
     """
 
-    board: np.ndarray = field(compare=False)
     player_name: str = "player"
     opponent_name: str = "opponent"
     match_length: int = 0
@@ -52,12 +52,6 @@ class FibsBoard:
     was_doubled: bool = False
     crawford: bool = False
     post_crawford: bool = False
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FibsBoard):
-            return NotImplemented
-        same_fields = all(getattr(self, f) == getattr(other, f) for f in self.__dataclass_fields__ if f != "board")
-        return same_fields and np.array_equal(self.board, other.board)
 
     @property
     def answering_double(self) -> bool:

@@ -120,7 +120,7 @@ def game_result_points(final_board_or_outcome: np.ndarray | Outcome | int, cube:
             raise InvalidMatchError(f"outcome {final_board_or_outcome!r}: expected 1, 2 or 3")
         outcome = Outcome(final_board_or_outcome)
     else:
-        outcome = game_outcome(final_board_or_outcome)
+        outcome = game_outcome(np.asarray(final_board_or_outcome))
     if cube < 1 or cube & (cube - 1):
         raise InvalidMatchError(f"cube {cube}: not a power of 2")
     if jacoby and cube == 1:
@@ -157,6 +157,22 @@ def may_double(state: MatchState, player: int) -> bool:
     return state.cube_owner is None or state.cube_owner == player
 
 
+def roll_dice(rng: np.random.Generator) -> tuple[int, int]:
+    """Two dice from ``rng``, in the order drawn."""
+    die0, die1 = (int(d) for d in rng.integers(1, 7, size=2))
+    return die0, die1
+
+
+def opening_order(die0: int, die1: int) -> tuple[int, tuple[int, int]] | None:
+    """Who moves first after the opening roll: player 0 rolled ``die0``, player 1 ``die1``.
+
+    Returns (the player with the higher die, (that die, the other die)), or None on a tie (roll again).
+    """
+    if die0 == die1:
+        return None
+    return (0, (die0, die1)) if die0 > die1 else (1, (die1, die0))
+
+
 def opening_roll(rng: np.random.Generator) -> tuple[int, tuple[int, int]]:
     """The first roll of a game: each player rolls one die, ties roll again.
 
@@ -164,6 +180,6 @@ def opening_roll(rng: np.random.Generator) -> tuple[int, tuple[int, int]]:
     the first player plays both numbers.
     """
     while True:
-        die0, die1 = (int(d) for d in rng.integers(1, 7, size=2))
-        if die0 != die1:
-            return (0, (die0, die1)) if die0 > die1 else (1, (die1, die0))
+        order = opening_order(*roll_dice(rng))
+        if order is not None:
+            return order

@@ -47,10 +47,13 @@ from typing import Optional
 
 import numpy as np
 
-from engine.board import CHECKERS, START, borne_off, flip, validate_dice
+from engine.board import validate_dice
 from engine.errors import BackgammonError, InvalidMatchError
+from engine.game import Game, GameResult, IllegalActionError, Phase
+from engine.match import MatchState, may_double
 from engine.notation import parse_move
 from engine.plays import Play
+from engine.position import START_POSITION, Position
 
 # Width of the left player's column, the separating space included (gnubg: "%-27s ").
 LEFT_WIDTH = 28
@@ -365,48 +368,61 @@ def read_mat(path: str | os.PathLike) -> MatMatch:
 
 @dataclass(frozen=True)
 class Replay:
-    """Where a recorded game's actions lead: the board seen by player 0, the cube, and
+    """Where a recorded game's actions lead: the position seen by player 0, the cube, and
     whether they end the game (a drop, or a side has borne off; else the loser resigned)."""
 
-    board: np.ndarray
+    position: Position
     cube: int
     cube_owner: Optional[int]
     over: bool
 
+    @property
+    def board(self) -> np.ndarray:
+        """The final board (read-only), seen by player 0."""
+        return self.position.board
+
+
+def _replay_action(game: Game, action: MatAction) -> Game | GameResult:
+    """``game`` after one recorded ``action``; raise BackgammonError for a broken rule."""
+    if action.player != game.actor:
+        raise IllegalActionError("not this player's turn to do that")
+    if action.kind is ActionKind.MOVE:
+        assert action.dice is not None
+        if game.phase is Phase.BEFORE_ROLL:
+            game = game.roll(action.dice)
+        return game.move(parse_move(action.move, game.board, action.dice))
+    if action.kind is ActionKind.DOUBLE:
+        cube, owner = game.match.cube_value, game.match.cube_owner
+        if action.cube != 2 * cube or not may_double(game.match, action.player):
+            raise IllegalActionError(f"cannot double to {action.cube} with cube {cube} owned by {owner}")
+        return game.double()
+    return game.take() if action.kind is ActionKind.TAKE else game.drop()
+
 
 def replay_game(game: MatGame) -> Replay:
-    """Play ``game``'s actions from the start position; raise InvalidMatFileError at the first broken rule.
+    """Play ``game``'s actions from the start position (``engine.game``); raise InvalidMatFileError at the first broken rule.
 
-    Checks: turns alternate from the first mover, every move is a legal play of its
-    roll (``engine.notation.parse_move``), only the side about to roll doubles (not
-    when the opponent owns the cube), each double is answered, a take doubles the
-    cube, and the game ends exactly at a drop or when a side has borne off.
+    Checks: turns alternate from the first mover, whose first roll is taken as
+    recorded; every move is a legal play of its roll (``engine.notation.parse_move``),
+    only the side about to roll doubles (not when the opponent owns the cube), each
+    double is answered, a take doubles the cube, and the game ends exactly at a
+    drop or when a side has borne off.
     """
-    board = START.copy()  # seen by ``turn``, the side to act next
-    turn: Optional[int] = None
-    cube, owner, offered = 1, None, 0
-    over = False
+    if not game.actions:
+        return Replay(START_POSITION, 1, None, False)
+    # The match length is not part of a game's record: the cube is checked as in a money game.
+    state: Game | GameResult = Game(MatchState(score=game.score), Phase.BEFORE_ROLL, game.actions[0].player,
+                                    START_POSITION)
     for i, action in enumerate(game.actions, 1):
         what = f"game action {i} ({action.kind.value} by player {action.player})"
-        if over:
+        if isinstance(state, GameResult):
             raise InvalidMatFileError(f"{what}: the game is already over")
-        turn = action.player if turn is None else turn
-        answering = action.kind in (ActionKind.TAKE, ActionKind.DROP)
-        if (action.player == turn) == answering or bool(offered) != answering:
-            raise InvalidMatFileError(f"{what}: not this player's turn to do that")
-        if action.kind is ActionKind.MOVE:
-            try:
-                play = parse_move(action.move, board, action.dice)
-            except BackgammonError as error:
-                raise InvalidMatFileError(f"{what}: {error}") from None
-            over = borne_off(play.afterstate)[0] == CHECKERS
-            board, turn = flip(play.afterstate), 1 - turn
-        elif action.kind is ActionKind.DOUBLE:
-            if owner not in (None, action.player) or action.cube != 2 * cube:
-                raise InvalidMatFileError(f"{what}: cannot double to {action.cube} with cube {cube} owned by {owner}")
-            offered = action.cube
-        else:
-            if action.kind is ActionKind.TAKE:
-                cube, owner = offered, action.player
-            over, offered = action.kind is ActionKind.DROP, 0
-    return Replay(board if turn in (0, None) else flip(board), cube, owner, over)
+        try:
+            state = _replay_action(state, action)
+        except BackgammonError as error:
+            raise InvalidMatFileError(f"{what}: {error}") from None
+    if isinstance(state, GameResult):
+        position = state.position if state.winner == 0 else state.position.flipped()
+        return Replay(position, state.cube, state.match.cube_owner, True)
+    position = state.position if state.turn == 0 else state.position.flipped()
+    return Replay(position, state.match.cube_value, state.match.cube_owner, False)

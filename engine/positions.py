@@ -9,17 +9,18 @@ XGID. A Position ID alone is a money game before the roll, side on roll in seat 
 >>> s = read_position("4HPwATDgc/ABMA:QYkqASAAIAAA")
 >>> s.dice, s.match.match_length, s.match.score, s.player
 ((5, 2), 9, (2, 4), 1)
+>>> s.position, s == read_position("4HPwATDgc/ABMA:QYkqASAAIAAA")
+(Position.from_id('4HPwATDgc/ABMA'), True)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from engine.errors import InvalidMatchError, InvalidPositionError
 from engine.match import MatchState
 from engine.match_id import decode_match_id
+from engine.position import BoardFields
 from engine.position_id import decode_position_id
 from engine.xgid import BOTTOM, TOP, parse_xgid
 
@@ -27,10 +28,10 @@ POSITION_ID_LENGTH = 14
 
 
 @dataclass(frozen=True)
-class PositionSetup:
+class PositionSetup(BoardFields):
     """A position as a POSITION text gives it.
 
-    ``board``: the side on roll's view (read-only). ``match``: score and cube by
+    ``board``: the side on roll's view (read-only; ``position`` is it as a Position). ``match``: score and cube by
     seat; ``player``: the seat on roll; ``names``: what the text calls seats 0 and 1.
     ``double_offered``: the side on roll has doubled and its opponent must answer
     (``match`` holds the cube before the double). ``resign_offered``: 0, or 1/2/3 for a
@@ -38,7 +39,6 @@ class PositionSetup:
     ``beavers``: the money-game beaver rule (XGID only).
     """
 
-    board: np.ndarray = field(repr=False)
     dice: tuple[int, int] | None = None
     match: MatchState = field(default_factory=MatchState)
     player: int = 0
@@ -46,9 +46,6 @@ class PositionSetup:
     double_offered: bool = False
     resign_offered: int = 0
     beavers: bool = False
-
-    def __post_init__(self) -> None:
-        self.board.setflags(write=False)
 
 
 def _match_state(what: str, **fields) -> MatchState:

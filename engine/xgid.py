@@ -16,19 +16,20 @@ The board is kept in our convention, in the view of the player whose turn it is.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from engine.board import flip, validate_board
 from engine.errors import InvalidPositionError
+from engine.position import BoardFields
 
 BOTTOM = 1
 TOP = -1
 
 
 @dataclass(frozen=True)
-class Xgid:
+class Xgid(BoardFields):
     """The fields of an XGID.
 
     ``board``: our 26-vector in the view of the player whose turn it is (``turn``:
@@ -38,7 +39,6 @@ class Xgid:
     and ``beavers``. ``max_cube``: the largest cube value allowed.
     """
 
-    board: np.ndarray = field(compare=False)
     turn: int = BOTTOM
     cube_value: int = 1
     cube_owner: int = 0
@@ -51,12 +51,6 @@ class Xgid:
     jacoby: bool = False
     beavers: bool = False
     max_cube: int = 1024
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Xgid):
-            return NotImplemented
-        same_fields = all(getattr(self, f) == getattr(other, f) for f in self.__dataclass_fields__ if f != "board")
-        return same_fields and np.array_equal(self.board, other.board)
 
 
 def _int(text: str, name: str, what: str) -> int:

@@ -48,7 +48,9 @@ def result_line(match: PlayedMatch) -> str:
     (a, b), (x, y) = match.names, match.state.score
     if not match.length:
         return f"Money session, {_count(len(match.games), 'game')}: {a} {x}, {b} {y}"
-    return f"{match.length}-point match: {a} {x}, {b} {y}; {match.names[match.state.winner]} wins"
+    winner = match.state.winner
+    assert winner is not None  # a match is played to its end
+    return f"{match.length}-point match: {a} {x}, {b} {y}; {match.names[winner]} wins"
 
 
 
@@ -91,7 +93,7 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if args.jacoby and args.length:
         raise ValueError("--jacoby: only for money sessions (--length 0)")
     players = _players(args)
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)
     stdout.write(f"{players[0].name} vs {players[1].name}, seed {seed}\n")
     count = 1 if args.length == 0 else args.games

@@ -7,27 +7,25 @@ gammon|backgammon]``, ``accept``, ``reject``, ``board``, ``help``, ``quit``. The
 bot's moves and cube actions are printed in the same notation; the board is shown
 from the person's side (``X``, moving 24 -> 1) with pip counts, score and cube.
 
-Rules of the match (score, Crawford game, cube access, points won) come from
-``engine.match``; every decision of the bot from ``bot.facade.Bot``. The session
+The game's flow and rules (opening roll, cube, moves, resignations, points won)
+are ``engine.game``'s state machine, the match's (score, Crawford game) ``engine.match``'s; every decision of the bot from ``bot.facade.Bot``. The session
 reads lines from ``stdin`` and writes to ``stdout``, so a script can play it.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import Optional, TextIO
+from typing import Optional, TextIO, Union
 
 import numpy as np
 
 from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
 from bot.cube import cube_state_for
-from engine.board import START, flip
 from engine.errors import BackgammonError
-from engine.match import MatchState, after_game, game_outcome, game_result_points, may_double, opening_roll
+from engine.game import Game, GameResult, Phase, start_game
+from engine.match import MatchState, may_double, roll_dice
 from engine.notation import parse_move
 from engine.plays import legal_plays
-from engine.position_id import encode_position_id
 from engine.render import render_board
 
 PERSON, BOT = 0, 1
@@ -47,20 +45,11 @@ HELP = """Commands:
   quit            leave"""
 
 
-class _Quit(Exception):
-    """The person left (``quit`` or the end of the input)."""
-
-
-class _GameOver(Exception):
-    """The game ended by a pass or an accepted resignation: ``winner`` scores ``points``."""
-
-    def __init__(self, winner: int, points: int) -> None:
-        super().__init__(winner, points)
-        self.winner, self.points = winner, points
+Step = Union[Game, GameResult, None]  # what a turn of the dialogue leads to; None: the person left
 
 
 class TerminalSession:
-    """One match (or one money game, ``length`` 0) between a person and ``bot``."""
+    """One match (or one money game, ``length`` 0) between a person and ``bot``, played on ``engine.game``."""
 
     def __init__(
         self,
@@ -76,19 +65,17 @@ class TerminalSession:
             raise ValueError(f"--length {length}: expected 0 (a money game) or a match length")
         self.bot, self.rng, self.stdin, self.stdout, self.plies = bot, rng, stdin, stdout, plies
         self.names = (name, bot.name)
-        self.state = MatchState(match_length=length)
-        self.board = np.zeros(26, dtype=np.int8)  # in the view of ``self.turn``
-        self.turn = PERSON
+        self.match = MatchState(match_length=length)  # between games
 
     # ------------------------------------------------------------ input and output
 
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
 
-    def ask(self, prompt: str, default: str = "") -> str:
+    def ask(self, prompt: str, default: str = "") -> Optional[str]:
         """The next non-empty line of input, or ``default`` for an empty one if given.
 
-        Raise _Quit at the end of the input or on ``quit``.
+        None at the end of the input or on ``quit``: the person leaves.
         """
         while True:
             self.stdout.write(prompt)
@@ -96,39 +83,38 @@ class TerminalSession:
             line = self.stdin.readline()
             if not line:
                 self.say("")
-                raise _Quit
+                return None
             text = line.strip()
             if text.lower() in ("quit", "exit", "q"):
-                raise _Quit
+                return None
             if text or default:
                 return text or default
 
-    def person_view(self) -> np.ndarray:
-        return self.board if self.turn == PERSON else flip(self.board)
-
-    def show_board(self, dice: Optional[tuple[int, int]] = None) -> None:
-        owner = self.state.cube_owner
+    def show_board(self, game: Game) -> None:
+        """The board from the person's side, with the dice if rolled."""
+        owner = game.match.cube_owner
+        person_view = game.position if game.turn == PERSON else game.position.flipped()
         self.say(
             render_board(
-                self.person_view(),
-                dice=dice,
-                cube_value=self.state.cube_value,
+                person_view.board,
+                dice=game.dice,
+                cube_value=game.match.cube_value,
                 cube_owner=0 if owner is None else 1 if owner == PERSON else -1,
-                score=self.state.score,
-                match_length=self.state.match_length,
+                score=game.match.score,
+                match_length=game.match.match_length,
                 names=self.names,
             )
-            + f"Position ID: {encode_position_id(self.person_view())}"
+            + f"Position ID: {person_view.id}"
         )
 
     def score_line(self) -> str:
-        you, them = self.state.score
-        if not self.state.match_length:
+        you, them = self.match.score
+        if not self.match.match_length:
             return f"Score: {self.names[PERSON]} {you}, {self.names[BOT]} {them} (money)"
-        line = f"Score: {self.names[PERSON]} {you}, {self.names[BOT]} {them} ({self.state.match_length}-point match"
-        if self.state.crawford:
+        line = f"Score: {self.names[PERSON]} {you}, {self.names[BOT]} {them} ({self.match.match_length}-point match"
+        if self.match.crawford:
             line += ", Crawford game"
-        elif self.state.post_crawford:
+        elif self.match.post_crawford:
             line += ", post-Crawford"
         return line + ")"
 
@@ -137,175 +123,210 @@ class TerminalSession:
     def run(self) -> int:
         """Play until the match is over (one game for money) or the person quits."""
         self.say(f"{self.names[BOT]} vs {self.names[PERSON]}. Type help for the commands.")
-        try:
-            while True:
-                winner, points = self.play_game()
-                self.state = after_game(self.state, winner, points)
-                noun = "point" if points == 1 else "points"
-                self.say(f"{self.names[winner]} won {points} {noun}. {self.score_line()}")
-                if not self.state.match_length or self.state.is_over:
-                    break
-            if self.state.match_length:
-                self.say(f"{self.names[self.state.winner]} won the match.")
-        except _Quit:
-            self.say(f"Bye. {self.score_line()}")
+        while True:
+            result = self.play_game()
+            if result is None:
+                self.say(f"Bye. {self.score_line()}")
+                return 0
+            self.match = result.next_match
+            noun = "point" if result.points == 1 else "points"
+            self.say(f"{self.names[result.winner]} won {result.points} {noun}. {self.score_line()}")
+            if not self.match.match_length or self.match.is_over:
+                break
+        if self.match.winner is not None:
+            self.say(f"{self.names[self.match.winner]} won the match.")
         return 0
 
-    def play_game(self) -> tuple[int, int]:
-        """One game; returns (winner, points)."""
-        self.turn, dice = opening_roll(self.rng)
-        self.board = START.copy()
+    def play_game(self) -> Optional[GameResult]:
+        """One game; None if the person left during it."""
+        game: Step = start_game(self.match, self.rng)
+        assert isinstance(game, Game) and game.turn is not None and game.dice is not None
         self.say(f"\nNew game. {self.score_line()}")
-        self.say(f"Opening roll: {self.names[self.turn]} to play {dice[0]}{dice[1]}.")
-        try:
-            while True:
-                if dice is None:
-                    dice = self.before_roll()
-                afterstate = self.move(dice)
-                if not np.any(afterstate > 0):
-                    outcome = game_outcome(afterstate)
-                    return self.turn, game_result_points(outcome, self.state.cube_value, self.state.jacoby)
-                self.board, self.turn, dice = flip(afterstate), 1 - self.turn, None
-        except _GameOver as over:
-            return over.winner, over.points
+        self.say(f"Opening roll: {self.names[game.turn]} to play {game.dice[0]}{game.dice[1]}.")
+        while isinstance(game, Game):
+            game = self.turn_step(game)
+        return game
 
-    def roll(self) -> tuple[int, int]:
-        d1, d2 = (int(d) for d in self.rng.integers(1, 7, size=2))
-        return d1, d2
+    def turn_step(self, game: Game) -> Step:
+        """The side on roll's cube actions and roll (phase BEFORE_ROLL) or its move (ROLLED)."""
+        if game.phase is Phase.BEFORE_ROLL:
+            return self.bot_before_roll(game) if game.turn == BOT else self.person_before_roll(game)
+        return self.bot_moves(game) if game.turn == BOT else self.person_moves(game)
+
+    def roll(self, game: Game) -> Game:
+        return game.roll(roll_dice(self.rng))
 
     # ------------------------------------------------------------ before the roll
 
-    def before_roll(self) -> tuple[int, int]:
-        """Cube actions and resignations before the side on roll rolls; then its dice."""
-        if self.turn == BOT:
-            self.bot_resigns()
-            cube = cube_state_for(self.state, BOT)
-            if may_double(self.state, BOT) and self.bot.evaluate(self.board, cube, self.plies).cube.should_double:
-                self.say(f"{self.names[BOT]} doubles to {2 * self.state.cube_value}.")
-                self.person_answers_double()
-            dice = self.roll()
-            self.say(f"{self.names[BOT]} rolls {dice[0]}{dice[1]}.")
-            return dice
-        if not may_double(self.state, PERSON):
-            return self.roll()
-        self.show_board()
+    def bot_before_roll(self, game: Game) -> Step:
+        """The bot's resignation offer (answered), its double (answered), then its roll."""
+        offer = self.bot.resign_decision(game.board, cube_state_for(game.match, BOT), plies=self.plies).offer
+        if offer.level is not None:
+            self.say(f"{self.names[BOT]} offers to resign {LEVEL_NAMES[offer.level]}.")
+            answered = self.person_answers_resignation(game.resign(BOT, offer.level))
+            if not isinstance(answered, Game):
+                return answered
+            game = answered
+        cube = cube_state_for(game.match, BOT)
+        if may_double(game.match, BOT) and self.bot.evaluate(game.board, cube, self.plies).cube.should_double:
+            self.say(f"{self.names[BOT]} doubles to {2 * game.match.cube_value}.")
+            answered = self.person_answers_double(game.double())
+            if not isinstance(answered, Game):
+                return answered
+            game = answered
+        game = self.roll(game)
+        assert game.dice is not None
+        self.say(f"{self.names[BOT]} rolls {game.dice[0]}{game.dice[1]}.")
+        return game
+
+    def person_before_roll(self, game: Game) -> Step:
+        if not may_double(game.match, PERSON):
+            return self.roll(game)
+        self.show_board(game)
         while True:
-            command = self.ask("roll, double, hint, resign? [roll] ", default="roll").lower()
+            answer = self.ask("roll, double, hint, resign? [roll] ", default="roll")
+            if answer is None:
+                return None
+            command = answer.lower()
             if command in ("roll", "r"):
-                return self.roll()
+                return self.roll(game)
             if command == "double":
-                self.person_doubles()
-                return self.roll()
-            if not self.common_command(command, dice=None):
+                answered = self.bot_answers_double(game.double())
+                return self.roll(answered) if isinstance(answered, Game) else answered
+            after = self.common_command(game, command)
+            if after is None:
                 self.say("Before rolling: roll, double, hint, resign, board, help or quit.")
+            elif not isinstance(after, Game):
+                return after
 
-    def person_doubles(self) -> None:
-        doubler = cube_state_for(self.state, PERSON)
-        if self.bot.evaluate(self.board, doubler, self.plies).cube.should_take:
-            self.take(taker=BOT)
-        else:
-            self.say(f"{self.names[BOT]} passes.")
-            raise _GameOver(PERSON, self.state.cube_value)
+    def bot_answers_double(self, game: Game) -> Step:
+        doubler = cube_state_for(game.match, PERSON)
+        if self.bot.evaluate(game.board, doubler, self.plies).cube.should_take:
+            return self.took(game.take())
+        self.say(f"{self.names[BOT]} passes.")
+        return game.drop()
 
-    def person_answers_double(self) -> None:
+    def person_answers_double(self, game: Game) -> Step:
         while True:
-            command = self.ask("take or pass? ").lower()
+            answer = self.ask("take or pass? ")
+            if answer is None:
+                return None
+            command = answer.lower()
             if command == "take":
-                self.take(taker=PERSON)
-                return
+                return self.took(game.take())
             if command in ("pass", "drop"):
-                raise _GameOver(BOT, self.state.cube_value)
+                return game.drop()
             if command == "hint":
-                doubler = cube_state_for(self.state, BOT)
-                result = self.bot.evaluate(self.board, doubler, self.plies)
+                doubler = cube_state_for(game.match, BOT)
+                result = self.bot.evaluate(game.board, doubler, self.plies)
                 self.say(f"The bot's cube analysis, from its side:\n" + "\n".join(format_cube(result)))
                 self.say(f"Advice: {'take' if result.cube.should_take else 'pass'}.")
-            elif not self.common_command(command, dice=None, answering=True):
+                continue
+            after = self.common_command(game, command, answering=True)
+            if after is None:
                 self.say("You have been doubled: take or pass.")
+            elif not isinstance(after, Game):
+                return after
 
-    def take(self, taker: int) -> None:
-        self.state = replace(self.state, cube_value=2 * self.state.cube_value, cube_owner=taker)
-        self.say(f"{self.names[taker]} take{'s' if taker == BOT else ''}; the cube is on {self.state.cube_value}.")
+    def took(self, game: Game) -> Game:
+        """Say who took the double ``game`` has just seen taken."""
+        taker = game.match.cube_owner
+        assert taker is not None
+        self.say(f"{self.names[taker]} take{'s' if taker == BOT else ''}; the cube is on {game.match.cube_value}.")
+        return game
 
-    def bot_resigns(self) -> None:
-        """The bot offers the cheapest resignation it judges right, if any, and the person answers."""
-        offer = self.bot.resign_decision(self.board, cube_state_for(self.state, BOT), plies=self.plies).offer
-        if offer.level is None:
-            return
-        self.say(f"{self.names[BOT]} offers to resign {LEVEL_NAMES[offer.level]}.")
+    def person_answers_resignation(self, game: Game) -> Step:
         while True:
-            command = self.ask("accept or reject? ").lower()
+            answer = self.ask("accept or reject? ")
+            if answer is None:
+                return None
+            command = answer.lower()
             if command == "accept":
-                raise _GameOver(PERSON, offer.level * self.state.cube_value)
+                return game.accept()
             if command == "reject":
-                return
+                return game.reject()
             self.say("Answer accept or reject.")
 
     # ------------------------------------------------------------ moves
 
-    def move(self, dice: tuple[int, int]) -> np.ndarray:
-        """The side on roll plays ``dice``; returns the afterstate in its view."""
-        if self.turn == BOT:
-            cube = cube_state_for(self.state, BOT)
-            best = self.bot.best_play(self.board, dice, plies=self.plies, state=cube)
-            if best.notation:
-                self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {best.notation}")
-            else:
-                self.say(f"{self.names[BOT]} cannot move {dice[0]}{dice[1]}.")
-            return best.afterstate
-        self.show_board(dice)
-        if not legal_plays(self.board, dice)[0].steps:
+    def bot_moves(self, game: Game) -> Step:
+        assert game.dice is not None
+        dice = game.dice
+        best = self.bot.best_play(game.board, dice, plies=self.plies, state=cube_state_for(game.match, BOT))
+        if best.notation:
+            self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {best.notation}")
+        else:
+            self.say(f"{self.names[BOT]} cannot move {dice[0]}{dice[1]}.")
+        return game.move(best.play)
+
+    def person_moves(self, game: Game) -> Step:
+        assert game.dice is not None
+        dice = game.dice
+        self.show_board(game)
+        plays = legal_plays(game.board, dice)
+        if not plays[0].steps:
             self.say(f"You cannot move {dice[0]}{dice[1]}.")
-            return self.board
+            return game.move(plays[0])
         while True:
             text = self.ask(f"Your move ({dice[0]}{dice[1]}): ")
+            if text is None:
+                return None
             command = text.lower()
-            if self.common_command(command, dice):
+            after = self.common_command(game, command)
+            if isinstance(after, GameResult):
+                return after
+            if after is not None:
                 continue
             if command in ("roll", "double"):
                 self.say("You have already rolled: type your move.")
                 continue
             try:
-                return parse_move(text, self.board, dice).afterstate
+                play = parse_move(text, game.board, dice)
             except BackgammonError as error:
                 self.say(f"Not played: {error}")
+                continue
+            return game.move(play)
 
     # ------------------------------------------------------------ commands valid everywhere
 
-    def common_command(self, command: str, dice: Optional[tuple[int, int]], answering: bool = False) -> bool:
-        """Handle hint, board, help and resign; return whether ``command`` was one of them."""
+    def common_command(self, game: Game, command: str, answering: bool = False) -> Step:
+        """Handle hint, board, help and resign: the game after it (a result if a resignation
+        was accepted), or None if ``command`` was none of them."""
         words = command.split()
         if command == "help":
             self.say(HELP)
         elif command == "board":
-            self.show_board(dice)
+            self.show_board(game)
             self.say(self.score_line())
         elif command == "hint" and not answering:
-            self.hint(dice)
+            self.hint(game)
         elif words and words[0] == "resign":
-            self.person_resigns(words[1] if len(words) > 1 else "single")
+            return self.person_resigns(game, words[1] if len(words) > 1 else "single")
         else:
-            return False
-        return True
+            return None
+        return game
 
-    def hint(self, dice: Optional[tuple[int, int]]) -> None:
-        cube = cube_state_for(self.state, PERSON)
-        if dice is None:
-            result = self.bot.evaluate(self.board, cube, self.plies)
+    def hint(self, game: Game) -> None:
+        cube = cube_state_for(game.match, PERSON)
+        if game.dice is None:
+            result = self.bot.evaluate(game.board, cube, self.plies)
             self.say("\n".join(format_evaluation(result) + format_cube(result)))
         else:
-            ranked = self.bot.rank_plays(self.board, dice, plies=self.plies, top=HINT_TOP, state=cube)
+            ranked = self.bot.rank_plays(game.board, game.dice, plies=self.plies, top=HINT_TOP, state=cube)
             self.say("\n".join(format_ranked_plays(ranked)))
 
-    def person_resigns(self, word: str) -> None:
+    def person_resigns(self, game: Game, word: str) -> Game | GameResult:
         if word not in LEVELS:
             self.say(f"resign {word!r}: say single, gammon or backgammon.")
-            return
+            return game
         level = LEVELS[word]
-        decisions = self.bot.resign_decision(self.board, cube_state_for(self.state, self.turn), level, self.plies)
+        assert game.turn is not None
+        decisions = self.bot.resign_decision(game.board, cube_state_for(game.match, game.turn), level, self.plies)
         # The person resigns on its own turn (the bot answers as the opponent) or while the bot is on roll.
-        answer = decisions.opponent_accepts if self.turn == PERSON else decisions.side_on_roll_accepts
+        answer = decisions.opponent_accepts if game.turn == PERSON else decisions.side_on_roll_accepts
+        offered = game.resign(PERSON, level)
         if answer.accept:
             self.say(f"{self.names[BOT]} accepts {LEVEL_NAMES[level]}.")
-            raise _GameOver(BOT, level * self.state.cube_value)
+            return offered.accept()
         self.say(f"{self.names[BOT]} rejects; play on.")
+        return offered.reject()
