@@ -68,8 +68,13 @@ def weight_shapes(config: NetworkConfig) -> dict[str, tuple[int, ...]]:
 
 
 def _activate(x: np.ndarray, name: str) -> np.ndarray:
-    """The hidden layers' activation, in place where numpy allows (sigmoid is served as tanh: see ``Network``)."""
-    if name in ("sigmoid", "tanh"):
+    """The hidden layers' activation, in place where numpy allows."""
+    if name == "sigmoid":
+        np.negative(x, out=x)
+        np.exp(np.minimum(x, 80.0, out=x), out=x)  # no overflow warning: exp(80) is already a sure 0
+        x += 1.0
+        return np.reciprocal(x, out=x)
+    if name == "tanh":
         return np.tanh(x, out=x)
     if name == "relu":
         return np.maximum(x, 0.0, out=x)
@@ -106,9 +111,9 @@ class _FirstLayer:
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         rows = slot_indices(boards)
-        x = self.own_table[rows].reshape(len(boards), -1) @ self.own_weights
+        x = np.take(self.own_table, rows, axis=0).reshape(len(boards), -1) @ self.own_weights
         if self.shared_table.shape[1]:
-            x += self.shared_table[rows].sum(axis=1) @ self.shared_weights
+            x += np.take(self.shared_table, rows, axis=0).sum(axis=1) @ self.shared_weights
         x += self.encoding.global_features(boards) @ self.global_weights
         x += self.bias
         return x
@@ -118,9 +123,6 @@ class Network:
     """A trained value network for inference: boards seen by the side on roll -> that side's five.
 
     ``weights`` maps torch's ``state_dict`` names to arrays of ``weight_shapes(config)``.
-    Sigmoid layers are served as tanh layers, which numpy computes faster:
-    sigmoid(z) = (1 + tanh(z / 2)) / 2, so a layer's weights and bias are halved and
-    the next layer takes the affine map (halved weights, bias plus half its row sums).
     """
 
     def __init__(self, config: NetworkConfig, weights: Mapping[str, np.ndarray]) -> None:
@@ -128,18 +130,11 @@ class Network:
         self.encoding = get_encoding(config.encoding)
         names = [f"hidden_layers.{i}" for i in range(len(config.hidden))] + ["output_layer"]
         layers = [
-            (np.asarray(weights[f"{name}.weight"], dtype=np.float64), np.asarray(weights[f"{name}.bias"], dtype=np.float64))
+            (np.asarray(weights[f"{name}.weight"], dtype=np.float32), np.asarray(weights[f"{name}.bias"], dtype=np.float32))
             for name in names
         ]
-        if config.activation == "sigmoid":
-            for i in range(len(layers) - 1):
-                weight, bias = layers[i]
-                layers[i] = (weight / 2.0, bias / 2.0)
-                after, after_bias = layers[i + 1]
-                layers[i + 1] = (after / 2.0, after_bias + after.sum(axis=1) / 2.0)
-        single = [(weight.astype(np.float32), bias.astype(np.float32)) for weight, bias in layers]
-        self._first = _FirstLayer(self.encoding, *single[0])
-        self._layers = [(np.ascontiguousarray(weight.T), bias) for weight, bias in single[1:]]
+        self._first = _FirstLayer(self.encoding, *layers[0])
+        self._layers = [(np.ascontiguousarray(weight.T), bias) for weight, bias in layers[1:]]
 
     def logits(self, boards: np.ndarray) -> np.ndarray:
         """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26)."""
