@@ -67,6 +67,11 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
         """A new match (length 0: a money game) before its opening roll; the human is to roll."""
         return views.new_game(request)
 
+    @app.post("/v1/game/view", response_model=GameView, responses=_ERRORS, tags=_TAGS)
+    def show(request: GameRequest) -> GameView:
+        """The game a token describes, to draw it (e.g. the next game of a match, before its opening roll)."""
+        return views.show(request)
+
     @app.post("/v1/game/roll", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def roll(request: GameRequest) -> GameView:
         """The human's roll, dice from the server (``seed`` makes them repeatable); the opening roll decides who starts."""

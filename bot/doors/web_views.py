@@ -341,6 +341,11 @@ def new_game(request: NewGameRequest) -> GameView:
     return _view(game, [f"New game: {kind} against nardy"])
 
 
+def show(request: GameRequest) -> GameView:
+    """The game a token describes, as the page draws it (no action)."""
+    return _view(_read_game(request.game), [])
+
+
 def roll(request: GameRequest) -> GameView:
     """The human's roll: the opening roll of a game (each side one die; the higher starts), else two dice."""
     game = _read_game(request.game)
