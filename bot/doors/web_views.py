@@ -212,7 +212,8 @@ class _Game:
 
 
 def _post_crawford(match: MatchState) -> bool:
-    return bool(match.match_length) and not match.crawford and max(match.score) == match.match_length - 1
+    """After the Crawford game: a side at match length - 1 outside it (a 1-point match has none)."""
+    return match.match_length > 1 and not match.crawford and max(match.score) == match.match_length - 1
 
 
 def _read_game(token: str) -> _Game:

@@ -44,7 +44,7 @@ const ui = {
   },
   setIds(positionId, matchId) {
     el.positionId.textContent = positionId;
-    el.matchId.textContent = matchId || "";
+    el.matchId.textContent = matchId || "none";
     el.copyMatch.hidden = !matchId;
   },
   drawStart(caption) {
