@@ -180,8 +180,11 @@ def test_a_whole_game_against_the_bot_by_clicks(page, servers):
             expect(by(page, "dice")).to_have_text(re.compile(r"^[1-6]{2}$"))
             expect(by(page, "position-id")).to_have_text(re.compile(r"^[A-Za-z0-9+/]{14}$"))
         else:
-            if not shot:
+            if not shot:  # a source chosen: it and its destinations are highlighted
+                first = page.evaluate("() => window.nardyPlay.view.plays[0].steps")[0]["from"]
+                by(page, "bar" if first == 25 else f"point-{first}").click()
                 shoot(page, "play")
+                by(page, "undo").click()
                 shot = True
             _enter_first_legal_play(page)
     expect(by(page, "game-over")).to_be_visible()
