@@ -111,6 +111,9 @@ def create_app(bot: Bot) -> FastAPI:
         """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
         return views.resign(bot, query)
 
+    from bot.doors.web_app import add_web_routes  # the web board at /, /v1/game/..., /docs offline
+
+    add_web_routes(app, bot)
     return app
 
 

@@ -1,0 +1,43 @@
+// Calls to the server's stateless endpoints. Every failure becomes an ApiError with the
+// server's message ({"message": ...}), so that the page can show it and carry on.
+
+export class ApiError extends Error {}
+
+async function answer(response) {
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (e) {
+    body = null;
+  }
+  if (!response.ok) {
+    const message = body && body.message ? body.message : `the server answered ${response.status}`;
+    throw new ApiError(message);
+  }
+  return body;
+}
+
+async function request(url, options) {
+  let response;
+  try {
+    response = await fetch(url, options);
+  } catch (e) {
+    throw new ApiError("the server cannot be reached");
+  }
+  return answer(response);
+}
+
+export function get(path, params = {}) {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined && v !== "") query.set(k, v);
+  const text = query.toString();
+  return request(text ? `${path}?${text}` : path, { headers: { Accept: "application/json" } });
+}
+
+export function post(path, body) {
+  return request(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify(body),
+  });
+}

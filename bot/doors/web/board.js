@@ -1,0 +1,130 @@
+// The SVG board. Draws a 26-number board in the view of the side at the bottom (its checkers
+// positive, its bar at 25, the other side's bar at 0) and reports clicks on points, the bar and
+// the bearing-off tray in that side's numbering (25 = bar, 0 = off). No rules here.
+
+const NS = "http://www.w3.org/2000/svg";
+const W = 760, H = 600, FRAME = 20, POINT_W = 50, POINT_H = 240, BAR_W = 60, TRAY_X = 700, TRAY_W = 60;
+const LEFT = FRAME, RIGHT = FRAME + 6 * POINT_W + BAR_W, BAR_X = FRAME + 6 * POINT_W;
+const R = 22, MAX_STACK = 5;
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// Left x of point p (1..24) and whether it is in the bottom row.
+function pointPlace(p) {
+  if (p <= 6) return { x: RIGHT + (6 - p) * POINT_W, bottom: true };
+  if (p <= 12) return { x: LEFT + (12 - p) * POINT_W, bottom: true };
+  if (p <= 18) return { x: LEFT + (p - 13) * POINT_W, bottom: false };
+  return { x: RIGHT + (p - 19) * POINT_W, bottom: false };
+}
+
+function checker(parent, cx, cy, mine, label = "") {
+  el("circle", { cx, cy, r: R, class: mine ? "checker mine" : "checker theirs", "data-testid": "checker" }, parent);
+  if (label) {
+    const t = el("text", { x: cx, y: cy + 6, class: mine ? "count mine" : "count theirs", "text-anchor": "middle" }, parent);
+    t.textContent = label;
+  }
+}
+
+// A stack of n checkers from (cx, y0) growing by dy; more than MAX_STACK shows the count on the last.
+function stack(parent, cx, y0, dy, n, mine) {
+  const shown = Math.min(n, MAX_STACK);
+  for (let i = 0; i < shown; i++) {
+    checker(parent, cx, y0 + i * dy, mine, i === shown - 1 && n > MAX_STACK ? String(n) : "");
+  }
+}
+
+function die(parent, x, y, value, mine) {
+  const g = el("g", { class: mine ? "die mine" : "die theirs" }, parent);
+  el("rect", { x, y, width: 40, height: 40, rx: 7 }, g);
+  const pips = { 1: [[20, 20]], 2: [[10, 10], [30, 30]], 3: [[10, 10], [20, 20], [30, 30]],
+    4: [[10, 10], [30, 10], [10, 30], [30, 30]], 5: [[10, 10], [30, 10], [20, 20], [10, 30], [30, 30]],
+    6: [[10, 9], [30, 9], [10, 20], [30, 20], [10, 31], [30, 31]] }[value] || [];
+  for (const [px, py] of pips) el("circle", { cx: x + px, cy: y + py, r: 4, class: "pip" }, g);
+}
+
+export class Board {
+  constructor(svg, onClick) {
+    this.svg = svg;
+    this.onClick = onClick;
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("role", "img");
+  }
+
+  // board: 26 numbers; opts: {dice, diceMine, cube, cubeOwner ("me"|"them"|null), selected, targets: Set, caption}
+  draw(board, opts = {}) {
+    const svg = this.svg;
+    svg.replaceChildren();
+    el("rect", { x: 0, y: 0, width: W, height: H, class: "frame" }, svg);
+    el("rect", { x: LEFT, y: FRAME, width: 6 * POINT_W, height: H - 2 * FRAME, class: "felt" }, svg);
+    el("rect", { x: RIGHT, y: FRAME, width: 6 * POINT_W, height: H - 2 * FRAME, class: "felt" }, svg);
+    const targets = opts.targets || new Set();
+
+    for (let p = 1; p <= 24; p++) {
+      const { x, bottom } = pointPlace(p);
+      const g = el("g", { "data-testid": `point-${p}`, class: "point", "data-point": p }, svg);
+      if (opts.selected === p) g.classList.add("selected");
+      if (targets.has(p)) g.classList.add("target");
+      el("rect", { x, y: bottom ? H / 2 : FRAME, width: POINT_W, height: H / 2 - FRAME, class: "hit-area" }, g);
+      const tipY = bottom ? H - FRAME - POINT_H : FRAME + POINT_H;
+      const baseY = bottom ? H - FRAME : FRAME;
+      el("polygon", { points: `${x},${baseY} ${x + POINT_W},${baseY} ${x + POINT_W / 2},${tipY}`,
+        class: `tri ${p % 2 ? "odd" : "even"}` }, g);
+      const label = el("text", { x: x + POINT_W / 2, y: bottom ? H - 5 : 15, class: "label", "text-anchor": "middle" }, g);
+      label.textContent = String(p);
+      const n = board[p];
+      if (n) {
+        const cx = x + POINT_W / 2;
+        stack(g, cx, bottom ? H - FRAME - R : FRAME + R, bottom ? -2 * R : 2 * R, Math.abs(n), n > 0);
+      }
+      g.addEventListener("click", () => this.onClick && this.onClick(p));
+    }
+
+    const bar = el("g", { "data-testid": "bar", class: "bar", "data-point": 25 }, svg);
+    if (opts.selected === 25) bar.classList.add("selected");
+    el("rect", { x: BAR_X, y: 0, width: BAR_W, height: H, class: "bar-rect" }, bar);
+    // The bottom side's checkers wait on the upper half (they enter in the top right), the other's below.
+    if (board[25] > 0) stack(bar, BAR_X + BAR_W / 2, H / 2 - 40 - R, -2 * R, board[25], true);
+    if (board[0] < 0) stack(bar, BAR_X + BAR_W / 2, H / 2 + 40 + R, 2 * R, -board[0], false);
+    bar.addEventListener("click", () => this.onClick && this.onClick(25));
+
+    const mineOff = 15 - board.reduce((s, v) => s + Math.max(v, 0), 0);
+    const theirsOff = 15 - board.reduce((s, v) => s + Math.max(-v, 0), 0);
+    el("rect", { x: TRAY_X, y: FRAME, width: TRAY_W, height: H / 2 - FRAME - 10, class: "tray" }, svg);
+    const off = el("g", { "data-testid": "off", class: "off", "data-point": 0 }, svg);
+    if (targets.has(0)) off.classList.add("target");
+    el("rect", { x: TRAY_X, y: H / 2 + 10, width: TRAY_W, height: H / 2 - FRAME - 10, class: "tray" }, off);
+    for (let i = 0; i < mineOff; i++) {
+      el("rect", { x: TRAY_X + 8, y: H - FRAME - 14 - i * 16, width: TRAY_W - 16, height: 12, rx: 3, class: "borne mine" }, off);
+    }
+    for (let i = 0; i < theirsOff; i++) {
+      el("rect", { x: TRAY_X + 8, y: FRAME + 2 + i * 16, width: TRAY_W - 16, height: 12, rx: 3, class: "borne theirs" }, svg);
+    }
+    off.addEventListener("click", () => this.onClick && this.onClick(0));
+
+    if (opts.dice) {
+      const x0 = opts.diceMine === false ? LEFT + 3 * POINT_W - 45 : RIGHT + 3 * POINT_W - 45;
+      opts.dice.forEach((d, i) => die(svg, x0 + i * 50, H / 2 - 20, d, opts.diceMine !== false));
+    }
+    if (opts.cube) {
+      const y = opts.cubeOwner === "me" ? H - FRAME - 60 : opts.cubeOwner === "them" ? FRAME + 10 : H / 2 - 25;
+      const g = el("g", { class: "cube" }, svg);
+      el("rect", { x: BAR_X + 5, y, width: 50, height: 50, rx: 6 }, g);
+      const t = el("text", { x: BAR_X + 30, y: y + 33, "text-anchor": "middle" }, g);
+      t.textContent = String(opts.cubeOwner ? opts.cube : Math.max(opts.cube, 64));
+    }
+    if (opts.caption) {
+      const t = el("text", { x: LEFT + 6 * POINT_W / 2, y: H / 2 + 6, class: "caption", "text-anchor": "middle" }, svg);
+      t.textContent = opts.caption;
+    }
+  }
+}
+
+// The same board seen by the other side.
+export function flip(board) {
+  return board.slice().reverse().map((v) => -v);
+}

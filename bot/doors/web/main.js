@@ -1,0 +1,116 @@
+// The page: one board, the Play and Analyse panels, the shared status, IDs, errors and log.
+
+import { Board } from "./board.js";
+import { Play } from "./play.js";
+import { Analyse, START_ID } from "./analyse.js";
+
+const START = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
+const $ = (id) => document.getElementById(id);
+
+const el = {};
+for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", "dice", "error", "notice", "log",
+  "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
+  "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "matchPanel",
+  "copyPosition", "copyMatch"]) {
+  el[id] = $(id.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()));
+}
+
+const ui = {
+  el,
+  mode: "analyse",
+  board: null,
+  showError(message) {
+    el.error.textContent = message;
+    el.error.hidden = false;
+  },
+  clearError() {
+    el.error.hidden = true;
+    el.error.textContent = "";
+  },
+  notice(text) {
+    el.notice.textContent = text;
+  },
+  log(line) {
+    const li = document.createElement("li");
+    li.textContent = line;
+    el.log.appendChild(li);
+    el.log.scrollTop = el.log.scrollHeight;
+  },
+  clearLog() {
+    el.log.replaceChildren();
+  },
+  clearResults() {
+    el.results.replaceChildren();
+  },
+  setIds(positionId, matchId) {
+    el.positionId.textContent = positionId;
+    el.matchId.textContent = matchId || "none";
+    el.copyMatch.hidden = !matchId;
+  },
+  drawStart(caption) {
+    ui.board.draw(START, { cube: 1, caption });
+    ui.setIds(START_ID, "");
+    el.dice.textContent = "";
+    el.turn.textContent = caption || "Starting position";
+    el.score.textContent = "";
+    el.pips.textContent = "Pips: 167 – 167";
+    el.cubeInfo.textContent = "";
+  },
+  setMode(mode) {
+    ui.mode = mode;
+    for (const name of ["play", "analyse", "match"]) {
+      const tab = $(`tab-${name}`);
+      tab.classList.toggle("active", name === mode);
+      tab.setAttribute("aria-selected", String(name === mode));
+    }
+    el.matchPanel.hidden = mode !== "match";
+    document.body.dataset.mode = mode;
+  },
+};
+
+const play = new Play(ui);
+const analyse = new Analyse(ui);
+ui.board = new Board($("board"), (point) => play.click(point));
+
+function show(mode) {
+  if (mode !== ui.mode) ui.clearResults();
+  ui.setMode(mode);
+  ui.notice("");
+  if (mode === "play") play.render();
+  else analyse.render();
+}
+
+$("tab-play").addEventListener("click", () => show("play"));
+$("tab-analyse").addEventListener("click", () => show("analyse"));
+$("tab-match").addEventListener("click", () => show("match"));
+el.newGame.addEventListener("click", () => play.newGame());
+el.nextGame.addEventListener("click", () => play.nextGame());
+el.roll.addEventListener("click", () => play.act("/v1/game/roll", { seed: play.nextSeed() }));
+el.double.addEventListener("click", () => play.act("/v1/game/double"));
+el.take.addEventListener("click", () => play.act("/v1/game/take"));
+el.pass.addEventListener("click", () => play.act("/v1/game/pass"));
+el.resign.addEventListener("click", () => play.act("/v1/game/resign", { level: Number(el.resignLevel.value) }));
+el.confirm.addEventListener("click", () => play.confirm());
+el.undo.addEventListener("click", () => play.undo());
+el.hint.addEventListener("click", () => play.hint());
+el.analyse.addEventListener("click", () => analyse.analyse());
+for (const input of [el.positionInput, el.diceInput]) {
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter") analyse.analyse(); });
+}
+
+async function copy(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    ui.notice(`Copied ${text}`);
+  } catch (e) {
+    ui.notice(`Copy by hand: ${text}`);
+  }
+}
+el.copyPosition.addEventListener("click", () => copy(el.positionId.textContent));
+el.copyMatch.addEventListener("click", () => copy(el.matchId.textContent));
+
+ui.setMode("analyse");
+ui.drawStart("");
+play.render();
+window.nardyPlay = play; // for tests and the curious: the game the page holds
+document.body.dataset.ready = "true";

@@ -1,0 +1,295 @@
+"""The web board in a real browser: Playwright driving Debian's Chromium against a uvicorn server on 127.0.0.1.
+
+Plays a whole game against the shipped bot by clicks (the first legal play each turn,
+the server's dice from a fixed seed), takes the doubles of a bot that always thinks the
+side on roll is a 72% favourite, analyses typed positions, recovers from bad input,
+checks that /docs renders with no request leaving 127.0.0.1, and fails on any console
+error. Screenshots of each mode go to $NARDY_SHOTS (default /tmp/web-shots).
+Skipped when playwright or /usr/bin/chromium is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import uvicorn
+
+from bot.doors.http_app import create_app
+from bot.evaluator import ProbabilityEvaluator
+from bot.facade import Bot, REPO_CHECKPOINT
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install .[browser])")
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"),
+    pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason=f"no shipped network at {REPO_CHECKPOINT}"),
+]
+SHOTS = Path(os.environ.get("NARDY_SHOTS", "/tmp/web-shots"))
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+# What Chromium itself logs for an answer of 400: expected where the test sends bad input.
+BAD_REQUEST_LOG = "Failed to load resource: the server responded with a status of 400"
+
+
+class Favourite(ProbabilityEvaluator):
+    """The side on roll always wins 72% of games, no gammons: a bot that doubles and takes."""
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        return np.tile(np.array([0.72, 0.0, 0.0, 0.0, 0.0]), (len(boards), 1))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class _Server:
+    """uvicorn serving ``bot``'s application on 127.0.0.1 in a thread."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.port = _free_port()
+        config = uvicorn.Config(create_app(bot), host="127.0.0.1", port=self.port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "_Server":
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def servers():
+    with _Server(Bot.load()) as real, _Server(Bot(Favourite())) as favourite:
+        yield {"real": real.url, "favourite": favourite.url}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, servers):
+    """A page that records console errors, page errors, and every request to a host other than 127.0.0.1."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.errors, page.outside, page.allowed_logs = [], [], set()
+
+    def block(route):
+        page.outside.append(route.request.url)
+        route.abort()
+
+    page.route(re.compile(r"^(?!https?://127\.0\.0\.1[:/]).*"), block)
+    page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    yield page
+    context.close()
+    unexpected = [e for e in page.errors if not any(e.startswith(a) for a in page.allowed_logs)]
+    assert not unexpected, f"console errors: {unexpected}"
+    assert not page.outside, f"requests outside 127.0.0.1: {page.outside}"
+
+
+def shoot(page, name: str) -> None:
+    """Screenshots at 1280x800 and at phone width."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for size, (w, h) in SIZES.items():
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(50)
+        page.screenshot(path=str(SHOTS / f"{name}-{size}.png"), full_page=size == "phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def by(page, testid: str):
+    return page.get_by_test_id(testid)
+
+
+# ---------------------------------------------------------------- play
+
+
+def _wait_for_human(page) -> str:
+    """Wait until the human must act; return what: roll, move, doubled or over."""
+    page.wait_for_function(
+        """() => {
+            const t = (id) => document.querySelector(`[data-testid="${id}"]`);
+            return !t('game-over').hidden || !t('take').hidden || !t('roll').disabled
+                || (t('dice').textContent !== '' && !document.getElementById('turn').textContent.startsWith('nardy'));
+        }""",
+        timeout=15000,
+    )
+    if by(page, "game-over").is_visible():
+        return "over"
+    if by(page, "take").is_visible():
+        return "doubled"
+    if by(page, "roll").is_enabled():
+        return "roll"
+    return "move"
+
+
+def _enter_first_legal_play(page) -> None:
+    """Click the first legal play of the roll, step by step (source, then destination), then confirm."""
+    plays = page.evaluate("() => window.nardyPlay.view.plays")
+    for step in plays[0]["steps"]:
+        source = "bar" if step["from"] == 25 else f"point-{step['from']}"
+        target = "off" if step["to"] == 0 else f"point-{step['to']}"
+        by(page, source).click()
+        by(page, target).click()
+    assert by(page, "confirm").is_enabled()
+    by(page, "confirm").click()
+
+
+def test_a_whole_game_against_the_bot_by_clicks(page, servers):
+    page.goto(servers["real"] + "/?seed=7&delay=0")
+    page.select_option("#length", "1")
+    by(page, "new-game").click()
+    expect = sync_api.expect
+    expect(by(page, "roll")).to_be_enabled()
+    shot = False
+    for _ in range(200):
+        what = _wait_for_human(page)
+        if what == "over":
+            break
+        if what == "doubled":
+            by(page, "take").click()
+        elif what == "roll":
+            by(page, "roll").click()
+            expect(by(page, "dice")).to_have_text(re.compile(r"^[1-6]{2}$"))
+            expect(by(page, "position-id")).to_have_text(re.compile(r"^[A-Za-z0-9+/]{14}$"))
+        else:
+            if not shot:  # a source chosen: it and its destinations are highlighted
+                first = page.evaluate("() => window.nardyPlay.view.plays[0].steps")[0]["from"]
+                by(page, "bar" if first == 25 else f"point-{first}").click()
+                shoot(page, "play")
+                by(page, "undo").click()
+                shot = True
+            _enter_first_legal_play(page)
+    expect(by(page, "game-over")).to_be_visible()
+    expect(by(page, "game-over")).to_have_text(re.compile(r"(You win|nardy wins) \d+ point"))
+    assert by(page, "checker").count() < 30  # someone has borne off
+
+
+def test_the_bot_doubles_and_the_human_takes(page, servers):
+    page.goto(servers["favourite"] + "/?seed=3&delay=0")
+    page.select_option("#length", "0")
+    by(page, "new-game").click()
+    for _ in range(20):
+        what = _wait_for_human(page)
+        if what == "doubled":
+            break
+        if what == "roll":
+            by(page, "roll").click()
+            page.wait_for_timeout(20)
+        elif what == "move":
+            _enter_first_legal_play(page)
+    else:
+        pytest.fail("the bot never doubled")
+    sync_api.expect(by(page, "pass")).to_be_visible()
+    by(page, "take").click()
+    sync_api.expect(page.locator("#cube-info")).to_have_text("Cube 2, yours")
+    # The bot cannot redouble a cube the human owns: the human's next turn comes with roll enabled.
+    assert _wait_for_human(page) in ("roll", "over")
+
+
+def test_resigning_ends_the_game(page, servers):
+    page.goto(servers["real"] + "/?seed=11&delay=0")
+    by(page, "new-game").click()
+    by(page, "roll").click()
+    if _wait_for_human(page) == "move":
+        _enter_first_legal_play(page)
+    _wait_for_human(page)
+    page.select_option("#resign-level", "3")  # a backgammon: the bot accepts at once
+    by(page, "resign").click()
+    sync_api.expect(by(page, "game-over")).to_have_text(re.compile(r"nardy wins 3 points"))
+
+
+# ---------------------------------------------------------------- analyse
+
+
+def test_analyse_typed_positions(page, servers):
+    page.goto(servers["real"] + "/")
+    expect = sync_api.expect
+    expect(by(page, "position-id")).to_have_text("4HPwATDgc/ABMA")
+    expect(by(page, "checker")).to_have_count(30)
+    by(page, "position-input").fill("4HPwATDgc/ABMA")
+    by(page, "dice-input").fill("31")
+    by(page, "analyse").click()
+    expect(by(page, "hint-row").first).to_contain_text("8/5 6/5")
+    assert by(page, "hint-row").count() == 16
+    shoot(page, "analyse")
+    by(page, "hint-row").first.click()
+    expect(by(page, "position-id")).to_have_text("sGfwATDgc/ABMA")
+    # No dice: the cube decision; an XGID with a match score.
+    by(page, "dice-input").fill("")
+    by(page, "position-input").fill("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:1:0:5:10")
+    by(page, "analyse").click()
+    expect(by(page, "cube-verdict")).to_contain_text("No double")
+    expect(by(page, "hint-row")).to_have_count(0)
+    shoot(page, "analyse-cube")
+
+
+def test_bad_input_shows_a_message_and_the_page_keeps_working(page, servers):
+    page.allowed_logs.add(BAD_REQUEST_LOG)
+    page.goto(servers["real"] + "/")
+    expect = sync_api.expect
+    by(page, "position-input").fill("nonsense")
+    by(page, "analyse").click()
+    expect(by(page, "error")).to_be_visible()
+    expect(by(page, "error")).to_contain_text("nonsense")
+    by(page, "position-input").fill("4HPwATDgc/ABMA")
+    by(page, "dice-input").fill("71")
+    by(page, "analyse").click()
+    expect(by(page, "error")).to_contain_text("must be 1..6")
+    by(page, "dice-input").fill("42")
+    by(page, "analyse").click()
+    expect(by(page, "error")).to_be_hidden()
+    expect(by(page, "hint-row").first).to_contain_text("8/4 6/4")
+    # A play of the game cannot be forged into an illegal one: the server refuses, the game goes on.
+    page.goto(servers["real"] + "/?seed=5&delay=0")
+    by(page, "new-game").click()
+    by(page, "roll").click()
+    if _wait_for_human(page) == "move":
+        page.evaluate("() => window.nardyPlay.act('/v1/game/play', {move: '24/1'})")
+        expect(by(page, "error")).to_contain_text("24/1")
+        _enter_first_legal_play(page)
+        expect(by(page, "error")).to_be_hidden()
+
+
+# ---------------------------------------------------------------- /docs and the other modes
+
+
+def test_docs_render_offline(page, servers):
+    page.goto(servers["real"] + "/docs")
+    sync_api.expect(page.locator(".swagger-ui .info .title")).to_contain_text("nardy")
+    sync_api.expect(page.locator(".opblock-summary-path", has_text="/v1/game/bot")).to_have_count(1)
+    shoot(page, "docs")
+
+
+def test_match_analysis_is_a_labelled_placeholder(page, servers):
+    page.goto(servers["real"] + "/")
+    page.click("#tab-match")
+    sync_api.expect(page.locator("#match-panel")).to_contain_text("Not available yet")
+    shoot(page, "match")
