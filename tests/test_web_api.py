@@ -13,7 +13,8 @@ from bot.doors.http_app import create_app
 from bot.doors.web_views import BOT, HUMAN, _Game, _read_game
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.facade import Bot
-from bot.network import NetworkConfig, ValueNetwork
+from bot.network import NetworkConfig
+from training.network import ValueNetwork
 from engine.board import START
 from engine.match import MatchState
 from engine.match_id import GameState
