@@ -9,11 +9,10 @@ The first layer is a linear map of the dense encoding (``bot.encoding``). Traini
 (``training.network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
 compute the same map from the same weights; the doors never import torch.
 
-Serving computes the first layer from narrow gathers: a slot's features depend only
-on its own value, and most feature columns belong to one slot, so one gather puts
-each slot's own columns (a few, zero-padded to the widest) side by side and one
-product with the first layer's matching rows gives their share; the few columns
-several slots add to (pip counts, say) are summed from one small table first.
+Serving computes the first layer from one narrow gather: a slot's features depend
+only on its own value and touch a few columns (a point's Tesauro units, the pip
+counts), so one gather puts each slot's few values side by side and one product
+with the first layer's matching rows, stacked slot by slot, gives the layer.
 """
 
 from __future__ import annotations
@@ -82,38 +81,32 @@ def _activate(x: np.ndarray, name: str) -> np.ndarray:
 
 
 class _FirstLayer:
-    """The first layer's pre-activation from boards, one gather and one product (see the module docstring).
+    """The first layer's pre-activation from boards: one gather and one product (see the module docstring).
 
-    Each slot's own feature columns (at most ``width``) sit in a block of the gathered
-    row, zero-padded; ``own_weights`` holds the first layer's rows in the same blocks.
-    Columns that several slots add to are summed first, then multiplied.
+    Row ``slot * 31 + value`` of ``slot_table`` holds a slot's features in the columns it
+    touches (at most ``width``, zero-padded); ``slot_weights`` holds the first layer's
+    rows for the same columns, block by block, so a column several slots touch (a pip
+    count) gets each slot's share.
     """
 
     def __init__(self, encoding: Encoding, weight: np.ndarray, bias: np.ndarray) -> None:
         table = encoding.slot_table.reshape(26, VALUES, -1)
-        touched = np.abs(table).sum(axis=1) > 0  # (26, P): which columns each slot adds to
-        users = touched.sum(axis=0)
-        own = [np.flatnonzero(touched[slot] & (users == 1)) for slot in range(26)]
-        self.width = max(len(columns) for columns in own)
-        self.encoding = encoding
-        self.own_table = np.zeros((26, VALUES, self.width), dtype=np.float32)
-        self.own_weights = np.zeros((26, self.width, weight.shape[0]), dtype=np.float32)
-        for slot, columns in enumerate(own):
-            self.own_table[slot, :, : len(columns)] = table[slot][:, columns]
-            self.own_weights[slot, : len(columns)] = weight[:, columns].T
-        self.own_table = self.own_table.reshape(26 * VALUES, self.width)
-        self.own_weights = self.own_weights.reshape(26 * self.width, -1)
-        shared = np.flatnonzero(users > 1)
-        self.shared_table = np.ascontiguousarray(encoding.slot_table[:, shared])
-        self.shared_weights = np.ascontiguousarray(weight[:, shared].T)
+        touched = [np.flatnonzero(np.abs(table[slot]).sum(axis=0) > 0) for slot in range(26)]
+        self.width = max(len(columns) for columns in touched)
+        slot_table = np.zeros((26, VALUES, self.width), dtype=np.float32)
+        slot_weights = np.zeros((26, self.width, weight.shape[0]), dtype=np.float32)
+        for slot, columns in enumerate(touched):
+            slot_table[slot, :, : len(columns)] = table[slot][:, columns]
+            slot_weights[slot, : len(columns)] = weight[:, columns].T
+        self.slot_table = slot_table.reshape(26 * VALUES, self.width)
+        self.slot_weights = slot_weights.reshape(26 * self.width, -1)
         self.global_weights = np.ascontiguousarray(weight[:, encoding.slot_size :].T)
+        self.encoding = encoding
         self.bias = bias
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
-        rows = slot_indices(boards)
-        x = np.take(self.own_table, rows, axis=0).reshape(len(boards), -1) @ self.own_weights
-        if self.shared_table.shape[1]:
-            x += np.take(self.shared_table, rows, axis=0).sum(axis=1) @ self.shared_weights
+        slots = np.take(self.slot_table, slot_indices(boards), axis=0).reshape(len(boards), -1)
+        x = slots @ self.slot_weights
         x += self.encoding.global_features(boards) @ self.global_weights
         x += self.bias
         return x
