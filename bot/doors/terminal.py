@@ -23,7 +23,7 @@ from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
 from bot.cube import cube_state_for
 from engine.board import START, flip
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, InvalidOptionError
 from engine.match import MatchState, after_game, game_outcome, game_result_points, may_double, opening_roll
 from engine.notation import parse_move
 from engine.plays import legal_plays
@@ -73,7 +73,7 @@ class TerminalSession:
         name: str = "you",
     ) -> None:
         if length < 0:
-            raise ValueError(f"--length {length}: expected 0 (a money game) or a match length")
+            raise InvalidOptionError(f"--length {length}: expected 0 (a money game) or a match length")
         self.bot, self.rng, self.stdin, self.stdout, self.plies = bot, rng, stdin, stdout, plies
         self.names = (name, bot.name)
         self.state = MatchState(match_length=length)
