@@ -5,7 +5,7 @@
 the schema's bounds, any ``BackgammonError``) get status 400 and ``{"message": ...}``
 naming the problem, quoting at most a little of the input; anything else is a bug:
 500 with a generic message, the traceback in the log. Requests over
-``MAX_REQUEST_BYTES`` get 413 (414 for the query string). Endpoints are plain
+``MAX_REQUEST_BYTES`` get 413 (query strings over ``MAX_QUERY_BYTES`` 400). Endpoints are plain
 functions run in FastAPI's thread pool; the bot serialises its network calls with a
 lock, and 1-ply work (about 20 times a 0-ply request) goes through a semaphore
 of ``ONE_PLY_SLOTS`` so that it cannot queue up ahead of everyone else: a
@@ -115,7 +115,7 @@ def _install_size_limit(app: FastAPI) -> None:
     @app.middleware("http")
     async def size_limit(request: Request, call_next):
         if len(request.scope.get("query_string", b"")) > MAX_QUERY_BYTES:
-            return _message(414, f"query string longer than {MAX_QUERY_BYTES} bytes")
+            return _message(400, f"query string longer than {MAX_QUERY_BYTES} bytes")
         length = request.headers.get("content-length", "0")
         if not length.isascii() or not length.isdigit() or len(length) > 12 or int(length) > MAX_REQUEST_BYTES:
             return _message(413, f"request body larger than {MAX_REQUEST_BYTES} bytes")
@@ -145,6 +145,7 @@ def _cost_bound(plies: int) -> Iterator[None]:
 
 _ERRORS = {
     400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice"},
+    413: {"model": ErrorMessage, "description": f"a request body over {MAX_REQUEST_BYTES} bytes"},
     503: {"model": ErrorMessage, "description": "too much 1-ply work queued; try again (Retry-After)"},
 }
 
