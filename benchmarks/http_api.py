@@ -8,7 +8,11 @@ position's best move over HTTP is checked against ``Bot.rank_plays`` called
 in-process on the same checkpoint. Printed: requests/s, median and 99th-percentile
 latency, and the median time of the same ``rank_plays`` call in-process.
 
-    python benchmarks/http_api.py [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30]
+``--hostile F`` makes a share F of the requests hostile (padded IDs, 2^63 fields,
+1-ply with a large ``top``, 10 KB query strings, ...): each must get a 4xx or
+503, never a 5xx, and the figures are those of the good requests among them.
+
+    python benchmarks/http_api.py [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30] [--hostile 0.2]
 """
 
 from __future__ import annotations
@@ -82,17 +86,45 @@ def check_answers(base: str, bot: Bot, queries) -> None:
                 raise AssertionError(f"{url}: server says {best}, in-process {expected}")
 
 
-async def load_test(base: str, urls: list[str], clients: int, requests: int, seconds: float) -> tuple[list[float], float]:
-    """Latencies (s) of the requests made by ``clients`` concurrent clients, and the wall time."""
+# Requests a hostile client sends; every one must be refused (4xx, or 503 when 1-ply work is queued).
+HOSTILE = [
+    "/v1/moves?position=AAAAAAAAAAAA%3D%3D&dice=31",
+    "/v1/evaluate?position=27YBAHDbtgEAcA",
+    f"/move?die1=3&die2=1&p24={2**63}&p1=-2",
+    "/move?die1=%C2%B2&die2=1&p24=2&p1=-2",
+    "/v1/moves?position=4HPwATDgc/ABMA&dice=31&top=100000",
+    "/v1/moves?position=4HPwATDgc/ABMA&dice=31&plies=1&top=100",
+    "/v1/moves?position=" + "x" * 10_000,  # httpx refuses URLs over 64 KB
+    "/v1/moves?position=4HPwATDgc/ABMA:cAkAAAAAAA%3D%3D&dice=31",
+]
+# Costly but allowed: 1-ply with the largest top it accepts (the semaphore must keep it from starving others).
+EXPENSIVE = "/v1/moves?position=4HPwATDgc/ABMA&dice=11&plies=1&top=16"
+
+
+async def load_test(
+    base: str, urls: list[str], clients: int, requests: int, seconds: float, hostile: float = 0.0
+) -> tuple[list[float], float, dict[int, int]]:
+    """Latencies (s) of the good requests made by ``clients`` concurrent clients, the wall time,
+    and the status counts of the hostile ones (a share ``hostile`` of all requests)."""
     latencies: list[float] = []
+    statuses: dict[int, int] = {}
     next_index = 0
     deadline = time.perf_counter() + seconds
+    rng = np.random.default_rng(0)
 
     async def client_loop(client: httpx.AsyncClient) -> None:
         nonlocal next_index
         while next_index < requests and time.perf_counter() < deadline:
-            url = urls[next_index % len(urls)]
+            index = next_index
             next_index += 1
+            if rng.random() < hostile:
+                bad = HOSTILE + [EXPENSIVE] * 2
+                answer = await client.get(bad[index % len(bad)])
+                statuses[answer.status_code] = statuses.get(answer.status_code, 0) + 1
+                if answer.status_code >= 500 and answer.status_code != 503:
+                    raise AssertionError(f"hostile request answered {answer.status_code}: {answer.text[:200]}")
+                continue
+            url = urls[index % len(urls)]
             start = time.perf_counter()
             answer = await client.get(url)
             latencies.append(time.perf_counter() - start)
@@ -102,7 +134,7 @@ async def load_test(base: str, urls: list[str], clients: int, requests: int, sec
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
         start = time.perf_counter()
         await asyncio.gather(*(client_loop(client) for _ in range(clients)))
-        return latencies, time.perf_counter() - start
+        return latencies, time.perf_counter() - start, statuses
 
 
 def in_process_times(bot: Bot, queries, seconds: float) -> list[float]:
@@ -128,6 +160,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
     parser.add_argument("--requests", type=int, default=3000, help="at most this many requests (default 3000)")
     parser.add_argument("--seconds", type=float, default=30.0, help="at most this long under load (default 30)")
+    parser.add_argument("--hostile", type=float, default=0.0, help="share of hostile requests (default 0)")
     args = parser.parse_args()
     torch.set_num_threads(INFERENCE_THREADS)  # as the server (and every command line door) runs
     checkpoint = args.checkpoint or default_checkpoint()
@@ -140,14 +173,19 @@ def main() -> None:
         check_answers(base, bot, queries)
         print(f"checked: the best move of all {len(queries)} positions over HTTP equals the in-process choice")
         urls = [url for _, _, url in queries]
-        latencies, wall = asyncio.run(load_test(base, urls, args.clients, args.requests, args.seconds))
+        latencies, wall, statuses = asyncio.run(
+            load_test(base, urls, args.clients, args.requests, args.seconds, args.hostile)
+        )
     finally:
         server.terminate()
         server.wait(timeout=30)
     local = in_process_times(bot, queries, seconds=5.0)
     ms = np.array(latencies) * 1000.0
     local_ms = np.array(local) * 1000.0
-    print(f"GET /move, {args.clients} clients on loopback, {len(ms)} requests in {wall:.1f} s:")
+    if args.hostile:
+        counts = ", ".join(f"{n} x {status}" for status, n in sorted(statuses.items()))
+        print(f"hostile requests ({sum(statuses.values())}), a share {args.hostile:.0%}: {counts}")
+    print(f"GET /move, {args.clients} clients on loopback, {len(ms)} good requests in {wall:.1f} s:")
     print(f"  {len(ms) / wall:8.1f} requests/s   median {np.median(ms):6.2f} ms   p99 {np.percentile(ms, 99):6.2f} ms")
     print(f"in-process Bot.rank_plays, same positions, one at a time ({len(local_ms)} calls):")
     print(f"  {1000.0 / local_ms.mean():8.1f} calls/s      median {np.median(local_ms):6.2f} ms   "

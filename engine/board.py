@@ -9,11 +9,13 @@ the board. Batches are (B, 26) arrays.
 
 from __future__ import annotations
 
+import operator
+import re
 from typing import Sequence, Union
 
 import numpy as np
 
-from engine.errors import InvalidDiceError, InvalidPositionError
+from engine.errors import BackgammonError, InvalidDiceError, InvalidPositionError, quote
 
 CHECKERS = 15
 # Dice as callers give them: a pair of numbers, or text like "31" (``validate_dice`` reads both).
@@ -45,14 +47,29 @@ def borne_off(board: np.ndarray) -> tuple[int, int]:
     return CHECKERS - int(np.maximum(board, 0).sum()), CHECKERS - int(np.maximum(-board, 0).sum())
 
 
+def _closed(points: np.ndarray) -> bool:
+    return bool(np.all(points >= 2))
+
+
 def validate_board(board: np.ndarray, what: str = "board") -> np.ndarray:
-    """Check one board against the convention; return it as int8 or raise InvalidPositionError."""
+    """Check one board against the convention; return it as int8 or raise InvalidPositionError.
+
+    Each value is checked to lie in -15..15 before anything is summed (no overflow
+    whatever the input's dtype). Both sides on the bar against closed home boards
+    is rejected, as GNU Backgammon's ``CheckPosition`` does: no game reaches it.
+    """
     arr = np.asarray(board)
     if arr.shape != (26,):
         raise InvalidPositionError(f"{what}: expected 26 values, got shape {arr.shape}")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not np.all(np.equal(np.mod(arr, 1), 0)):
+    if arr.dtype == object:
+        arr = np.array([_checker_count(v, what) for v in arr.tolist()], dtype=np.int64)
+    elif arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(np.equal(np.mod(arr, 1), 0)):
             raise InvalidPositionError(f"{what}: checker counts must be whole numbers")
+    elif arr.dtype.kind not in "iu":
+        raise InvalidPositionError(f"{what}: checker counts must be whole numbers, got {arr.dtype}")
+    if np.any(arr < -CHECKERS) or np.any(arr > CHECKERS):
+        raise InvalidPositionError(f"{what}: each point holds -15..15 checkers")
     arr = arr.astype(np.int64)
     if arr[MOVER_BAR] < 0:
         raise InvalidPositionError(f"{what}: the mover's bar (index 25) cannot be negative")
@@ -64,21 +81,73 @@ def validate_board(board: np.ndarray, what: str = "board") -> np.ndarray:
         raise InvalidPositionError(f"{what}: the side to move has {mover} checkers, at most 15 allowed")
     if opponent > CHECKERS:
         raise InvalidPositionError(f"{what}: the opponent has {opponent} checkers, at most 15 allowed")
+    if arr[MOVER_BAR] and arr[OPPONENT_BAR] and _closed(arr[1:7]) and _closed(-arr[19:25]):
+        raise InvalidPositionError(f"{what}: both sides are on the bar against closed boards")
     return arr.astype(np.int8)
+
+
+def _checker_count(value: object, what: str) -> int:
+    """One value of an object array as an int, or raise InvalidPositionError."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidPositionError(f"{what}: checker counts must be whole numbers, got {value!r}")
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value) or value != int(value):
+            raise InvalidPositionError(f"{what}: checker counts must be whole numbers, got {quote(value)}")
+        value = int(value)
+    try:
+        count = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidPositionError(f"{what}: checker counts must be whole numbers, got {quote(value)}") from None
+    if not -CHECKERS <= count <= CHECKERS:
+        raise InvalidPositionError(f"{what}: each point holds -15..15 checkers, got {quote(count)}")
+    return count
+
+
+def read_int(text: str, name: str, what: str, low: int, high: int,
+             error: type[BackgammonError] = InvalidPositionError) -> int:
+    """The whole number ``text`` (ASCII digits, optional ``-``) in ``low..high``, or raise ``error``.
+
+    The text is checked before ``int`` sees it: non-ASCII digits (``'²'``, ``'٣'``)
+    and digit strings longer than ``high`` could need are refused with our own
+    message naming ``name`` and ``what``.
+
+    >>> read_int("12", "score", "board", 0, 99)
+    12
+    """
+    digits = len(str(max(abs(low), abs(high))))
+    if not isinstance(text, str) or not _INT.fullmatch(text) or len(text.lstrip("-")) > digits:
+        raise error(f"{what}: {name} {quote(text, 30)} is not a whole number in {low}..{high}")
+    value = int(text)
+    if not low <= value <= high:
+        raise error(f"{what}: {name} {value} is not in {low}..{high}")
+    return value
+
+
+_INT = re.compile(r"-?[0-9]+", re.ASCII)
+_DICE_TEXT = re.compile(r"[0-9]{2}", re.ASCII)
 
 
 def validate_dice(dice: Dice) -> tuple[int, int]:
     """Two dice in 1..6 from a pair or a string like '31'; raise InvalidDiceError otherwise."""
     if isinstance(dice, str):
         text = dice.strip()
-        if len(text) != 2 or not text.isdigit():
-            raise InvalidDiceError(f"dice {dice!r}: expected two digits like '31'")
+        if not _DICE_TEXT.fullmatch(text):
+            raise InvalidDiceError(f"dice {quote(dice)}: expected two digits like '31'")
         dice = (int(text[0]), int(text[1]))
     try:
-        d1, d2 = (int(d) for d in dice)
+        d1, d2 = dice  # type: ignore[misc]
+        pair = tuple(_die(d) for d in (d1, d2))
     except (TypeError, ValueError):
-        raise InvalidDiceError(f"dice {dice!r}: expected two numbers") from None
-    for d in (d1, d2):
+        raise InvalidDiceError(f"dice {quote(dice)}: expected two whole numbers") from None
+    for d in pair:
         if not 1 <= d <= 6:
-            raise InvalidDiceError(f"dice {dice!r}: each die must be 1..6, got {d}")
-    return d1, d2
+            raise InvalidDiceError(f"dice {quote(dice)}: each die must be 1..6, got {d}")
+    return pair[0], pair[1]
+
+
+def _die(value: object) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("a die is not a bool")
+    if isinstance(value, (float, np.floating)) and value == int(value):
+        return int(value)
+    return operator.index(value)  # type: ignore[arg-type]

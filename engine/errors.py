@@ -1,4 +1,11 @@
-"""The engine's exceptions: every bad input raises one of these, with a message naming it."""
+"""The engine's exceptions: every bad input raises one of these, with a message naming it.
+
+``BackgammonError`` is the one family the doors catch: every input error, the
+bot's included, subclasses it; anything else escaping a door is a bug.
+"""
+
+# The most characters of an input that a message quotes (100 KB in must not give 100 KB out).
+QUOTE_LIMIT = 60
 
 
 class BackgammonError(ValueError):
@@ -23,3 +30,17 @@ class InvalidMoveError(BackgammonError):
 
 class IllegalMoveError(BackgammonError):
     """A well-formed move that the rules do not allow in the given position and roll."""
+
+
+class InvalidOptionError(BackgammonError):
+    """A request or command-line option out of its range (plies, top, lengths, counts)."""
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` cut to at most ``limit`` characters (a trailing ``...`` marks a cut), for messages.
+
+    >>> quote("x" * 100, 10)
+    "'xxxxxx..."
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -16,17 +16,30 @@ player is on roll: see ``turn``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import borne_off, validate_board
-from engine.errors import InvalidPositionError
+from engine.board import CHECKERS, borne_off, read_int, validate_board
+from engine.errors import InvalidPositionError, quote
 from engine.position import BoardFields
 
 MONEY = 9999
 _FIELDS = 53
+# GNU Backgammon's largest cube (MAX_CUBE); match lengths and scores fit the Match ID's 15 bits.
+MAX_CUBE = 1 << 12
+MAX_LENGTH = (1 << 15) - 1
+_FLAG = (0, 1)
+# (name, lowest, highest) of fields 3..52, checked as text before int() sees them.
+_NUMBERS = (
+    [("match length", 0, MAX_LENGTH), ("score", 0, MAX_LENGTH), ("score", 0, MAX_LENGTH)]
+    + [("board field", -CHECKERS, CHECKERS)] * 26
+    + [("turn", -1, 1), ("dice", 0, 6), ("dice", 0, 6), ("dice", 0, 6), ("dice", 0, 6), ("cube", 0, MAX_CUBE)]
+    + [("may double", *_FLAG), ("opponent may double", *_FLAG), ("was doubled", *_FLAG)]
+    + [("colour", -1, 1), ("direction", -1, 1), ("home", 0, 25), ("bar", 0, 25)]
+    + [("off", 0, CHECKERS), ("opponent off", 0, CHECKERS), ("on bar", 0, CHECKERS), ("opponent on bar", 0, CHECKERS)]
+    + [("can move", 0, 4), ("forced", 0, 1), ("post-Crawford", *_FLAG), ("non-Crawford", *_FLAG)]
+)
 
 
 @dataclass(frozen=True)
@@ -61,22 +74,18 @@ class FibsBoard(BoardFields):
 
 def parse_fibs_board(text: str) -> FibsBoard:
     """Read a FIBS board string; raise InvalidPositionError naming it when it is malformed."""
-    what = f"FIBS board {text[:60] + '...' if isinstance(text, str) and len(text) > 60 else text!r}"
+    what = f"FIBS board {quote(text)}"
     if not isinstance(text, str):
         raise InvalidPositionError(f"{what}: expected text")
     fields = text.strip().rstrip("\x00").strip().split(":")
     if len(fields) != _FIELDS or fields[0] != "board":
         raise InvalidPositionError(f"{what}: expected 'board:' and 53 ':'-separated fields, got {len(fields)}")
-    if not all(re.fullmatch(r"-?\d+", f) for f in fields[3:]):
-        bad = next(f for f in fields[3:] if not re.fullmatch(r"-?\d+", f))
-        raise InvalidPositionError(f"{what}: field {bad!r} is not a whole number")
     name1, name2 = fields[1], fields[2]
-    length, score1, score2 = (int(f) for f in fields[3:6])
-    raw = [int(f) for f in fields[6:32]]
+    numbers = [read_int(f, name, what, low, high) for f, (name, low, high) in zip(fields[3:], _NUMBERS)]
+    length, score1, score2 = numbers[:3]
+    raw = numbers[3:29]
     (turn, d1, d2, od1, od2, cube, may_double, opp_may_double, was_doubled, colour, direction,
-     _home, _bar, _off, _opp_off, _on_bar, _opp_on_bar, _can_move, _forced, post_crawford, non_crawford) = (
-        int(f) for f in fields[32:]
-    )
+     _home, _bar, _off, _opp_off, _on_bar, _opp_on_bar, _can_move, _forced, post_crawford, non_crawford) = numbers[29:]
     if colour not in (1, -1) or direction not in (1, -1):
         raise InvalidPositionError(f"{what}: colour and direction must be 1 or -1")
     if turn not in (1, -1):
@@ -93,6 +102,9 @@ def parse_fibs_board(text: str) -> FibsBoard:
     if cube < 1 or cube & (cube - 1):
         raise InvalidPositionError(f"{what}: cube {cube} is not a power of 2")
     match_length = 0 if length in (0, MONEY) else length
+    crawford_game = bool(match_length) and not non_crawford
+    if crawford_game and post_crawford:
+        raise InvalidPositionError(f"{what}: the Crawford game and post-Crawford at once")
     if match_length < 0 or min(score1, score2) < 0:
         raise InvalidPositionError(f"{what}: match length and scores cannot be negative")
     answering = bool(was_doubled) and turn == -1
@@ -100,6 +112,8 @@ def parse_fibs_board(text: str) -> FibsBoard:
     player_score, opponent_score = (score1, score2) if answering else (score2, score1)
     if match_length and max(player_score, opponent_score) >= match_length:
         raise InvalidPositionError(f"{what}: a score reaches the match length {match_length}")
+    if crawford_game and match_length - 1 not in (player_score, opponent_score):
+        raise InvalidPositionError(f"{what}: the Crawford game needs a side at {match_length - 1} points")
     return FibsBoard(
         board=board,
         player_name=player_name,
@@ -113,7 +127,7 @@ def parse_fibs_board(text: str) -> FibsBoard:
         may_double=bool(may_double),
         opponent_may_double=bool(opp_may_double),
         was_doubled=bool(was_doubled),
-        crawford=bool(match_length) and not non_crawford,
+        crawford=crawford_game,
         post_crawford=bool(post_crawford),
     )
 

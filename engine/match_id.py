@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from engine.errors import InvalidMatchError
+from engine.errors import InvalidMatchError, quote
+
+# GNU Backgammon's largest cube (MAX_CUBE in backgammon.h: 1 << 12); the field could hold 2^15.
+MAX_CUBE = 1 << 12
+_ALPHABET = re.compile(r"[A-Za-z0-9+/]{12}", re.ASCII)
 
 # (name, first bit, width) in the order of the format.
 _FIELDS = (
@@ -78,10 +83,12 @@ class MatchId:
 
 def _check(m: MatchId, what: str) -> None:
     """Raise InvalidMatchError naming ``what`` when a field is out of range."""
-    if m.cube_value < 1 or m.cube_value & (m.cube_value - 1) or m.cube_value > 1 << 15:
-        raise InvalidMatchError(f"{what}: cube value {m.cube_value} is not a power of 2 up to 32768")
+    if m.cube_value < 1 or m.cube_value & (m.cube_value - 1) or m.cube_value > MAX_CUBE:
+        raise InvalidMatchError(f"{what}: cube value {m.cube_value} is not a power of 2 up to {MAX_CUBE}")
     if m.cube_owner not in (0, 1, None):
         raise InvalidMatchError(f"{what}: cube owner must be 0, 1 or None (centred), got {m.cube_owner!r}")
+    if m.cube_owner is None and m.cube_value > 1:
+        raise InvalidMatchError(f"{what}: a centred cube is on 1, not {m.cube_value}")
     for name in ("player_on_roll", "turn"):
         if getattr(m, name) not in (0, 1):
             raise InvalidMatchError(f"{what}: {name} must be 0 or 1, got {getattr(m, name)!r}")
@@ -97,6 +104,8 @@ def _check(m: MatchId, what: str) -> None:
         raise InvalidMatchError(f"{what}: score {m.score} is beyond the match length {m.match_length}")
     if not m.match_length and m.crawford:
         raise InvalidMatchError(f"{what}: a money game has no Crawford game")
+    if m.crawford and m.match_length - 1 not in m.score:
+        raise InvalidMatchError(f"{what}: the Crawford game needs a side at {m.match_length - 1} points")
 
 
 def encode_match_id(m: MatchId) -> str:
@@ -127,9 +136,9 @@ def encode_match_id(m: MatchId) -> str:
 def decode_match_id(match_id: str) -> MatchId:
     """The fields of a Match ID; raise InvalidMatchError naming it when it is malformed."""
     text = match_id.strip() if isinstance(match_id, str) else match_id
-    what = f"Match ID {match_id!r}"
-    if not isinstance(text, str) or len(text) != 12:
-        raise InvalidMatchError(f"{what}: expected 12 characters")
+    what = f"Match ID {quote(match_id)}"
+    if not isinstance(text, str) or not _ALPHABET.fullmatch(text):
+        raise InvalidMatchError(f"{what}: expected 12 characters of A-Z, a-z, 0-9, '+' and '/'")
     try:
         bits = int.from_bytes(base64.b64decode(text, validate=True), "little")
     except (binascii.Error, ValueError):

@@ -47,8 +47,8 @@ from typing import Optional
 
 import numpy as np
 
-from engine.board import validate_dice
-from engine.errors import BackgammonError, InvalidMatchError
+from engine.board import read_int, validate_dice
+from engine.errors import BackgammonError, InvalidMatchError, quote
 from engine.game import Game, GameResult, IllegalActionError, Phase
 from engine.match import MatchState, may_double
 from engine.notation import parse_move
@@ -236,12 +236,23 @@ def write_mat(match: MatMatch, path: str | os.PathLike) -> None:
 
 # ---------------------------------------------------------------- reading
 
+# Numbers are read by _number: ASCII digits, bounded length, so int() never sees '²' or 5,000 digits.
 _HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*", re.IGNORECASE)
 _GAME = re.compile(r"\s*Game\s+(\d+)\s*")
 _SCORES = re.compile(r"\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*")
 _ROLL = re.compile(r"([1-6])([1-6]):(.*)")
 _DOUBLE = re.compile(r"(?:Doubles|Beavers)\s*=>\s*(\d+)", re.IGNORECASE)
 _WINS = re.compile(r"Wins\s+(\d+)\s+points?", re.IGNORECASE)
+# Bounds for the text, not for the rules: bot-against-bot money sessions turn the cube without limit
+# (2^50 seen in a test), so numbers get up to 100 digits, far below int()'s 4,300; the rules are
+# checked later.
+_MAX_NUMBER = 10**100 - 1
+_MAX_CUBE = _MAX_NUMBER
+
+
+def _number(text: str, name: str, where: str, high: int = _MAX_NUMBER) -> int:
+    """A number of a .mat line, or InvalidMatFileError naming the line."""
+    return read_int(text, name, where, 0, high, InvalidMatFileError)
 
 
 def _split_columns(line: str) -> tuple[str, Optional[str]]:
@@ -277,20 +288,20 @@ class _GameReader:
         if not text:
             return
         if self.winner is not None:
-            raise InvalidMatFileError(f"{where}: {text!r} after the game was won")
+            raise InvalidMatFileError(f"{where}: {quote(text)} after the game was won")
         roll, double, wins = _ROLL.fullmatch(text), _DOUBLE.fullmatch(text), _WINS.fullmatch(text)
         if roll:
             self.actions.append(MatAction.of_move(player, (int(roll[1]), int(roll[2])), roll[3]))
         elif double:
-            self.actions.append(MatAction.of_double(player, int(double[1])))
+            self.actions.append(MatAction.of_double(player, _number(double[1], "cube value", where, _MAX_CUBE)))
         elif text.lower().startswith("take"):
             self.actions.append(MatAction.of_take(player))
         elif text.lower().startswith("drop"):
             self.actions.append(MatAction.of_drop(player))
         elif wins:
-            self.winner, self.points = player, int(wins[1])
+            self.winner, self.points = player, _number(wins[1], "points", where)
         else:
-            raise InvalidMatFileError(f"{where}: cannot read {text!r} (expected a roll, Doubles, Takes, Drops or Wins)")
+            raise InvalidMatFileError(f"{where}: cannot read {quote(text)} (expected a roll, Doubles, Takes, Drops or Wins)")
 
     def game(self, where: str) -> MatGame:
         try:
@@ -320,28 +331,28 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
                 continue
             header = _HEADER.fullmatch(line)
             if not header:
-                raise InvalidMatFileError(f"{where}: expected 'N point match', got {line.strip()!r}")
-            length = int(header[1])
+                raise InvalidMatFileError(f"{where}: expected 'N point match', got {quote(line.strip())}")
+            length = _number(header[1], "match length", where)
         elif _GAME.fullmatch(line):
-            if int(_GAME.fullmatch(line)[1]) != len(games) + (reader is not None) + 1:
-                raise InvalidMatFileError(f"{where}: {line.strip()!r} is out of order")
+            if _number(_GAME.fullmatch(line)[1], "game number", where) != len(games) + (reader is not None) + 1:
+                raise InvalidMatFileError(f"{where}: {quote(line.strip())} is out of order")
             if reader is not None:
                 games.append(reader.game(where))
             reader, expect_scores = None, True
         elif expect_scores:
             scores = _SCORES.fullmatch(line)
             if not scores:
-                raise InvalidMatFileError(f"{where}: expected 'name : score   name : score', got {line.strip()!r}")
+                raise InvalidMatFileError(f"{where}: expected 'name : score   name : score', got {quote(line.strip())}")
             players = players or (scores[1], scores[3])
             if (scores[1], scores[3]) != players:
-                raise InvalidMatFileError(f"{where}: players {scores[1]!r} and {scores[3]!r}, expected {players}")
-            score = (int(scores[2]), int(scores[4]))
+                raise InvalidMatFileError(f"{where}: players {quote(scores[1])} and {quote(scores[3])}, expected {players}")
+            score = (_number(scores[2], "score", where), _number(scores[4], "score", where))
             expected = MatMatch(length, players, tuple(games)).final_score
             if score != expected:
                 raise InvalidMatFileError(f"{where}: score {score} before game {len(games) + 1}, expected {expected}")
             reader, expect_scores = _GameReader(score), False
         elif reader is None:
-            raise InvalidMatFileError(f"{where}: {line.strip()!r} outside a game")
+            raise InvalidMatFileError(f"{where}: {quote(line.strip())} outside a game")
         else:
             left, right = _split_columns(line)
             reader.add(left, 0, where)

@@ -25,12 +25,13 @@ from collections import Counter
 import numpy as np
 
 from engine.board import validate_board, validate_dice
-from engine.errors import IllegalMoveError, InvalidMoveError
+from engine.errors import IllegalMoveError, InvalidMoveError, quote
 from engine.plays import BAR, OFF, Play, legal_plays, partial_plays
 
-_POINT = r"(?:bar|off|\d{1,2})"
-_SEGMENT = re.compile(rf"{_POINT}\*?(?:[/-]{_POINT}\*?)+(?:\((\d)\))?", re.IGNORECASE)
-_POINT_AND_STAR = re.compile(rf"({_POINT})(\*?)", re.IGNORECASE)
+# ASCII digits only: int() would read '٣' as 3, and str.isdigit() accepts '²', which int() refuses.
+_POINT = r"(?:bar|off|[0-9]{1,2})"
+_SEGMENT = re.compile(rf"{_POINT}\*?(?:[/-]{_POINT}\*?)+(?:\(([0-9])\))?", re.IGNORECASE | re.ASCII)
+_POINT_AND_STAR = re.compile(rf"({_POINT})(\*?)", re.IGNORECASE | re.ASCII)
 
 
 def _point_name(point: int) -> str:
@@ -85,28 +86,28 @@ class _Typed:
         for token in re.sub(r"\s*([/-])\s*", r"\1", text.replace(",", " ")).split():
             match = _SEGMENT.fullmatch(token)
             if not match:
-                raise InvalidMoveError(f"move {text!r}: cannot read {token!r} (expected e.g. '13/7', 'bar/22*', '6/off')")
+                raise InvalidMoveError(f"move {quote(text)}: cannot read {quote(token, 30)} (expected e.g. '13/7', 'bar/22*', '6/off')")
             count = int(match.group(1) or 1)
             if not 1 <= count <= 4:
-                raise InvalidMoveError(f"move {text!r}: count ({count}) in {token!r} must be 1..4")
+                raise InvalidMoveError(f"move {quote(text)}: count ({count}) in {quote(token, 30)} must be 1..4")
             body = token.split("(")[0]
             path = []
             for name, star in _POINT_AND_STAR.findall(body):
-                point = {"bar": BAR, "off": OFF}.get(name.lower()) if not name.isdigit() else int(name)
+                point = {"bar": BAR, "off": OFF}[name.lower()] if name.isalpha() else int(name)
                 if point > BAR:
-                    raise InvalidMoveError(f"move {text!r}: point {point} out of range (1..24, bar = 25, off = 0)")
+                    raise InvalidMoveError(f"move {quote(text)}: point {point} out of range (1..24, bar = 25, off = 0)")
                 if star:
                     self.starred.add(point)
                 path.append(point)
             if path[0] == OFF:
-                raise InvalidMoveError(f"move {text!r}: {token!r} moves a checker from off the board")
+                raise InvalidMoveError(f"move {quote(text)}: {quote(token, 30)} moves a checker from off the board")
             if BAR in path[1:]:
-                raise InvalidMoveError(f"move {text!r}: {token!r} moves a checker to the bar")
+                raise InvalidMoveError(f"move {quote(text)}: {quote(token, 30)} moves a checker to the bar")
             if any(a <= b for a, b in zip(path, path[1:])):
-                raise InvalidMoveError(f"move {text!r}: in {token!r} checkers must move from higher to lower points")
+                raise InvalidMoveError(f"move {quote(text)}: in {quote(token, 30)} checkers must move from higher to lower points")
             self.paths.extend([path] * count)
         if len(self.paths) > 4:
-            raise InvalidMoveError(f"move {text!r}: more than four checker moves")
+            raise InvalidMoveError(f"move {quote(text)}: more than four checker moves")
 
     def hops(self) -> list[tuple[int, int]]:
         """Every (from, to) written, a path 13/7/5 giving 13/7 and 7/5."""
@@ -221,12 +222,12 @@ def parse_move(text: str, board: np.ndarray, dice) -> Play:
     d1, d2 = validate_dice(dice)
     board = validate_board(board)
     if not isinstance(text, str):
-        raise InvalidMoveError(f"move {text!r}: expected text")
+        raise InvalidMoveError(f"move {quote(text)}: expected text")
     typed = _Typed(text)
     plays = legal_plays(board, (d1, d2))
     if not typed.paths:
         if plays[0].steps:
-            raise IllegalMoveError(f"move {text!r}: no move given, but {d1}{d2} can be played")
+            raise IllegalMoveError(f"move {quote(text)}: no move given, but {d1}{d2} can be played")
         return plays[0]
     if plays[0].steps:
         found = _matching(board, typed, plays)
@@ -234,8 +235,8 @@ def parse_move(text: str, board: np.ndarray, dice) -> Play:
             return found[0]
         if found:
             options = " or ".join(format_play(p) for p in found)
-            raise IllegalMoveError(f"move {text!r} is ambiguous: {options}; write the point hit on the way")
+            raise IllegalMoveError(f"move {quote(text)} is ambiguous: {options}; write the point hit on the way")
     most = plays[0].dice_used
     if most == 0:
-        raise IllegalMoveError(f"move {text!r}: {d1}{d2} cannot be played in this position")
-    raise IllegalMoveError(f"move {text!r}: {_why_illegal(board, typed, d1, d2, most)}")
+        raise IllegalMoveError(f"move {quote(text)}: {d1}{d2} cannot be played in this position")
+    raise IllegalMoveError(f"move {quote(text)}: {_why_illegal(board, typed, d1, d2, most)}")

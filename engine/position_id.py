@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
 import numpy as np
 
 from engine.board import validate_board
-from engine.errors import InvalidPositionError
+from engine.errors import InvalidPositionError, quote
+
+_ALPHABET = re.compile(r"[A-Za-z0-9+/]{14}", re.ASCII)
+_LAST_CHARACTER = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
 def _side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
@@ -40,21 +44,29 @@ def encode_position_id(board: np.ndarray) -> str:
 
 
 def decode_position_id(position_id: str) -> np.ndarray:
-    """Board (mover's view) of a Position ID; raise InvalidPositionError naming the problem."""
+    """Board (mover's view) of a Position ID; raise InvalidPositionError naming the problem.
+
+    Only the canonical text is read: 14 characters of the Base64 alphabet (no
+    ``=``), the four bits past the 80th zero, at most 15 checkers a side, and a
+    position GNU Backgammon would accept (``validate_board``).
+    """
     text = position_id.strip() if isinstance(position_id, str) else position_id
-    if not isinstance(text, str) or len(text) != 14:
-        raise InvalidPositionError(f"Position ID {position_id!r}: expected 14 characters")
+    what = f"Position ID {quote(position_id)}"
+    if not isinstance(text, str) or not _ALPHABET.fullmatch(text):
+        raise InvalidPositionError(f"{what}: expected 14 characters of A-Z, a-z, 0-9, '+' and '/'")
     try:
         key = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
-        raise InvalidPositionError(f"Position ID {position_id!r}: not valid Base64") from None
+        raise InvalidPositionError(f"{what}: not valid Base64") from None
+    if len(key) != 10 or _LAST_CHARACTER.index(text[-1]) % 16:
+        raise InvalidPositionError(f"{what}: not canonical (the bits after the 80th must be 0)")
     bits = [(key[i // 8] >> (i % 8)) & 1 for i in range(80)]
     sides: list[list[int]] = [[], []]
     side, run = 0, 0
     for bit in bits:
         if side == 2:
             if bit:
-                raise InvalidPositionError(f"Position ID {position_id!r}: more than 30 checkers")
+                raise InvalidPositionError(f"{what}: more than 30 checkers")
             continue
         if bit:
             run += 1
@@ -64,16 +76,16 @@ def decode_position_id(position_id: str) -> np.ndarray:
             if len(sides[side]) == 25:
                 side += 1
     if side < 2:
-        raise InvalidPositionError(f"Position ID {position_id!r}: too many checkers for 80 bits")
+        raise InvalidPositionError(f"{what}: too many checkers for 80 bits")
     opponent, mover = sides
     for name, counts in (("opponent", opponent), ("player on roll", mover)):
         if sum(counts) > 15:
-            raise InvalidPositionError(f"Position ID {position_id!r}: the {name} has {sum(counts)} checkers")
+            raise InvalidPositionError(f"{what}: the {name} has {sum(counts)} checkers")
     board = np.zeros(26, dtype=np.int8)
     for p in range(1, 25):
         if mover[p - 1] and opponent[24 - p]:
-            raise InvalidPositionError(f"Position ID {position_id!r}: both sides have checkers on point {p}")
+            raise InvalidPositionError(f"{what}: both sides have checkers on point {p}")
         board[p] = mover[p - 1] - opponent[24 - p]
     board[25] = mover[24]
     board[0] = -opponent[24]
-    return board
+    return validate_board(board, what)

@@ -20,9 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import flip, validate_board
-from engine.errors import InvalidPositionError
+from engine.board import flip, read_int, validate_board
+from engine.errors import InvalidPositionError, quote
 from engine.position import BoardFields
+
+# GNU Backgammon's largest cube is 2^12 (MAX_CUBE); match lengths fit the Match ID's 15 bits.
+MAX_CUBE_LOG2 = 12
+MAX_LENGTH = (1 << 15) - 1
 
 BOTTOM = 1
 TOP = -1
@@ -53,15 +57,16 @@ class Xgid(BoardFields):
     max_cube: int = 1024
 
 
-def _int(text: str, name: str, what: str) -> int:
-    if not re.fullmatch(r"-?\d+", text):
-        raise InvalidPositionError(f"{what}: {name} {text!r} is not a whole number")
-    return int(text)
+# (name, lowest, highest) of each numeric field; checked as text before int() sees it.
+_NUMBERS = (
+    ("cube", 0, MAX_CUBE_LOG2), ("cube position", -1, 1), ("turn", -1, 1), ("score bottom", 0, MAX_LENGTH),
+    ("score top", 0, MAX_LENGTH), ("rules", 0, 3), ("match length", 0, MAX_LENGTH), ("max cube", 0, 15),
+)
 
 
 def parse_xgid(text: str) -> Xgid:
     """Read an XGID (with or without ``XGID=``); raise InvalidPositionError naming it when malformed."""
-    what = f"XGID {text!r}"
+    what = f"XGID {quote(text)}"
     if not isinstance(text, str):
         raise InvalidPositionError(f"{what}: expected text")
     body = text.strip()
@@ -79,17 +84,14 @@ def parse_xgid(text: str) -> Xgid:
             bottom_view[i] = ord(ch) - ord("A") + 1 if ch.isupper() else -(ord(ch) - ord("a") + 1)
     if bottom_view[0] > 0 or bottom_view[25] < 0:
         raise InvalidPositionError(f"{what}: char 0 is the top player's bar (a-o), char 25 the bottom's (A-O)")
-    values = {
-        name: _int(value, name, what)
-        for name, value in (("cube", cube), ("cube position", cube_pos), ("turn", turn), ("score bottom", bottom),
-                            ("score top", top), ("rules", rules), ("match length", length), ("max cube", max_cube))
-    }
+    texts = (cube, cube_pos, turn, bottom, top, rules, length, max_cube)
+    values = {name: read_int(t, name, what, low, high) for (name, low, high), t in zip(_NUMBERS, texts)}
     if values["turn"] not in (BOTTOM, TOP):
         raise InvalidPositionError(f"{what}: turn must be 1 (bottom) or -1 (top), got {turn}")
-    if values["cube position"] not in (-1, 0, 1):
-        raise InvalidPositionError(f"{what}: cube position must be -1, 0 or 1, got {cube_pos}")
-    if not 0 <= values["cube"] <= 15 or not 0 <= values["max cube"] <= 15:
-        raise InvalidPositionError(f"{what}: cube and max cube are log2 values 0..15")
+    if values["cube"] > min(values["max cube"], MAX_CUBE_LOG2):
+        raise InvalidPositionError(f"{what}: cube 2^{values['cube']} is above the maximum 2^{values['max cube']}")
+    if values["cube position"] == 0 and values["cube"]:
+        raise InvalidPositionError(f"{what}: a centred cube (position 0) is on 1, not 2^{values['cube']}")
     if dice == "00":
         parsed_dice, offered = None, False
     elif dice == "D":
@@ -97,7 +99,7 @@ def parse_xgid(text: str) -> Xgid:
     elif re.fullmatch(r"[1-6]{2}", dice):
         parsed_dice, offered = (int(dice[0]), int(dice[1])), False
     else:
-        raise InvalidPositionError(f"{what}: dice {dice!r} must be '00', 'D' or two digits 1-6")
+        raise InvalidPositionError(f"{what}: dice {quote(dice, 20)} must be '00', 'D' or two digits 1-6")
     match_length, rules_value = values["match length"], values["rules"]
     if match_length < 0 or values["score bottom"] < 0 or values["score top"] < 0:
         raise InvalidPositionError(f"{what}: match length and scores cannot be negative")
@@ -105,6 +107,8 @@ def parse_xgid(text: str) -> Xgid:
         raise InvalidPositionError(f"{what}: a score reaches the match length {match_length}")
     if not 0 <= rules_value <= (1 if match_length else 3):
         raise InvalidPositionError(f"{what}: rules {rules_value} out of range")
+    if match_length and rules_value & 1 and match_length - 1 not in (values["score bottom"], values["score top"]):
+        raise InvalidPositionError(f"{what}: the Crawford game needs a side at {match_length - 1} points")
     board = bottom_view if values["turn"] == BOTTOM else flip(bottom_view)
     return Xgid(
         board=validate_board(board, what),

@@ -91,7 +91,7 @@ def test_away_scores_make_it_a_match(client, bot):
     [
         ("/move?die2=1&p24=2", "die1"),
         ("/move?die1=x&die2=1&p24=2", "die1"),
-        ("/move?die1=7&die2=1&p24=2&p1=-1", "each die must be 1..6"),
+        ("/move?die1=7&die2=1&p24=2&p1=-1", "die1 7"),
         ("/move?die1=2&die2=1&p4=4&p5=-5&p25=-2", "index 25"),
         ("/eval?p0=1&p4=4&p5=-5", "index 0"),
         ("/eval?p4=9&p3=7&p5=-5", "16 checkers"),

@@ -48,7 +48,7 @@ def test_an_xgid_gives_the_match_by_bottom_and_top():
         ("4HPwATDgc/ABMA:short", InvalidMatchError, "Match ID 'short'"),
         (f"{XGID_START}:0:0:1:00", InvalidPositionError, "XGID .*expected 10 fields"),
         # The Crawford game with the cube turned: the match state is impossible.
-        (f"{XGID_START}:1:0:-1:52:8:4:1:9:10", InvalidMatchError, "XGID '.*:8:4:1:9:10'.*Crawford"),
+        (f"{XGID_START}:1:1:-1:52:8:4:1:9:10", InvalidMatchError, "XGID '.*:8:4:1:9:10'.*Crawford"),
         (None, InvalidPositionError, "position None: expected text"),
     ],
 )

@@ -5,7 +5,10 @@ Subcommands: ``play`` (a game or match against the bot in the terminal), ``match
 (ranked plays, or the cube decision), ``eval`` (probabilities and equities),
 ``external`` (GNU Backgammon's external-player server), ``serve`` (HTTP API).
 Each only parses its arguments, calls ``bot.facade.Bot`` and prints. Bad input
-gives one ``error: ...`` line on stderr and exit status 2.
+(a ``BackgammonError``), a bad checkpoint or an operating-system error (a busy
+port, a missing file) gives one ``error: ...`` line on stderr and exit status 2;
+anything else is a bug: one ``internal error: ...`` line and exit status 1 (the
+traceback too with ``-v``).
 
 A subcommand is a function ``add(subparsers)`` in ``SUBCOMMANDS``: it adds its
 parser and sets ``run=handler`` (``handler(args, stdin, stdout) -> int``).
@@ -16,19 +19,23 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import traceback
 from contextlib import contextmanager
 from typing import Callable, Iterator, Optional, TextIO
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from bot.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
 from bot.doors.match_command import add_match
 from bot.doors.positions import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
+from engine.errors import BackgammonError, InvalidOptionError
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL_ERROR = 1
 # BLAS threads for the doors' small batches (tens to a few thousand boards). Measured on the
 # shared 2-core machine (with torch, before inference moved to numpy): rank_plays median
 # 0.34 ms with one thread, 36 ms with two while other processes kept the cores busy
@@ -85,7 +92,7 @@ def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     situation = parse_position(args.position)
     dice = validate_dice(args.dice) if args.dice else situation.dice
     if args.top is not None and args.top < 1:
-        raise ValueError(f"--top {args.top}: expected a positive number")
+        raise InvalidOptionError(f"--top {args.top}: expected a positive number")
     bot = _load(args)
     lines = _situation_header(situation)
     if dice is None:
@@ -197,7 +204,7 @@ def run(
     stdout: TextIO = sys.stdout,
     stderr: TextIO = sys.stderr,
 ) -> int:
-    """Run one command line; return its exit status (2 with ``error: ...`` on bad input)."""
+    """Run one command line; return its exit status (2 with ``error: ...`` on bad input, 1 on a bug)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -206,8 +213,14 @@ def run(
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
     try:
         return args.run(args, stdin, stdout)
-    except (ValueError, OSError) as error:  # engine errors and bad checkpoints name the input; a busy port
+    except (BackgammonError, CheckpointError, OSError) as error:  # bad input, a bad checkpoint, a busy port
         stderr.write(f"error: {error}\n")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # a bug: say so, in one line unless asked for more
+        if args.verbose:
+            traceback.print_exc(file=stderr)
+        hint = "" if args.verbose else " (run with -v for the traceback)"
+        stderr.write(f"internal error: {type(error).__name__}: {error}{hint}\n")
+        return EXIT_INTERNAL_ERROR

@@ -17,17 +17,18 @@ bad input raises an engine error naming it.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bot.cube import CubeState
 from bot.facade import Bot, RankedPlay
+from bot.met import default_met
 from bot.doors.positions import Situation, parse_position
 from bot.resign import InvalidResignationError, ResignationAnswer, ResignLevel
 from engine.board import flip, validate_dice
-from engine.errors import InvalidDiceError, InvalidMatchError
+from engine.errors import InvalidDiceError, InvalidMatchError, InvalidOptionError, quote
 from engine.position_id import encode_position_id
 
 # ---------------------------------------------------------------- answer shapes
@@ -159,6 +160,13 @@ class ResignResponse(BaseModel):
 
 # ---------------------------------------------------------------- queries
 
+# Bounds of the query parameters, stated in the OpenAPI description.
+MAX_AWAY = default_met().size  # the match equity table's reach
+MAX_POSITION_TEXT = 80  # an XGID is 51-60 characters, PositionID:MatchID 27
+MAX_TOP = 100
+# At 1-ply every play kept by ``top`` is searched one roll deeper: bound that cost per request.
+MAX_TOP_ONE_PLY = 16
+
 
 def _pip_fields() -> dict:
     """wildbg's board parameters p0..p25 (omitted = empty) and the optional away scores."""
@@ -169,34 +177,40 @@ def _pip_fields() -> dict:
     for i in range(1, 25):
         fields[f"p{i}"] = checkers(f"point {i}: positive = side to move, negative = opponent")
     fields["p25"] = checkers("the side to move's checkers on the bar (zero or positive)")
-    fields["x_away"] = (Optional[int], Field(None, description="points the side to move still needs (match play)"))
-    fields["o_away"] = (Optional[int], Field(None, description="points the opponent still needs (match play)"))
+    for name, who in (("x_away", "the side to move"), ("o_away", "the opponent")):
+        fields[name] = (Optional[int], Field(None, ge=1, le=MAX_AWAY, description=f"points {who} still needs (match play)"))
     return fields
 
 
 EvalQuery = create_model("EvalQuery", **_pip_fields())
 MoveQuery = create_model(
     "MoveQuery",
-    die1=(int, Field(description="first die, 1..6")),
-    die2=(int, Field(description="second die, 1..6")),
+    die1=(int, Field(ge=1, le=6, description="first die, 1..6")),
+    die2=(int, Field(ge=1, le=6, description="second die, 1..6")),
     **_pip_fields(),
 )
 
 
 class PositionQuery(BaseModel):
     position: str = Field(
-        description="Position ID, PositionID:MatchID or XGID (a '+' may arrive as a space; both are read)"
+        min_length=1,
+        max_length=MAX_POSITION_TEXT,
+        description="Position ID, PositionID:MatchID or XGID (a '+' may arrive as a space; both are read)",
     )
-    plies: int = Field(0, description="search depth: 0, 1 or 2 rolls deeper")
+    plies: int = Field(0, ge=0, le=2, description="search depth: 0, 1 or 2 rolls deeper")
 
 
 class MovesQuery(PositionQuery):
-    dice: Optional[str] = Field(None, description="the roll, e.g. 31; needed unless the Match ID or XGID has dice")
-    top: Optional[int] = Field(None, description="return only the best N plays")
+    dice: Optional[str] = Field(
+        None, pattern="^[1-6]{2}$", description="the roll, e.g. 31; needed unless the Match ID or XGID has dice"
+    )
+    top: Optional[int] = Field(
+        None, ge=1, le=MAX_TOP, description=f"return only the best N plays (at most {MAX_TOP_ONE_PLY} with plies 1 or 2)"
+    )
 
 
 class ResignQuery(PositionQuery):
-    value: Optional[str] = Field(
+    value: Optional[Literal["single", "gammon", "backgammon"]] = Field(
         None, description="single, gammon or backgammon (default: the Match ID's offer, else single)"
     )
 
@@ -248,8 +262,8 @@ def _state_of(query: BaseModel) -> CubeState:
         return CubeState()
     if query.x_away is None or query.o_away is None:
         raise InvalidMatchError("x_away and o_away: give both (match play) or neither (money)")
-    if query.x_away < 1 or query.o_away < 1:
-        raise InvalidMatchError(f"x_away {query.x_away}, o_away {query.o_away}: each must be at least 1")
+    if not (1 <= query.x_away <= MAX_AWAY and 1 <= query.o_away <= MAX_AWAY):
+        raise InvalidMatchError(f"x_away {query.x_away}, o_away {query.o_away}: each must be 1..{MAX_AWAY}")
     length = max(query.x_away, query.o_away)
     return CubeState(match_length=length, score=(length - query.x_away, length - query.o_away))
 
@@ -285,7 +299,9 @@ def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
     situation = _situation(query)
     dice = validate_dice(query.dice) if query.dice else situation.dice
     if dice is None:
-        raise InvalidDiceError(f"position {query.position!r}: no dice rolled, give dice=XY")
+        raise InvalidDiceError(f"position {quote(query.position)}: no dice rolled, give dice=XY")
+    if query.plies >= 1 and query.top is not None and query.top > MAX_TOP_ONE_PLY:
+        raise InvalidOptionError(f"top {query.top}: at most {MAX_TOP_ONE_PLY} with plies={query.plies}")
     ranked = bot.rank_plays(situation.board, dice, plies=query.plies, top=query.top, state=situation.state)
     return MovesResponse(
         position_id=situation.position_id,

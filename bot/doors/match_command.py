@@ -14,6 +14,7 @@ import numpy as np
 
 from bot.facade import PLIES, Bot
 from bot.match_play import BotPlayer, PlayedMatch, Player, PubevalPlayer, Summary, play_match, summarize
+from engine.errors import InvalidOptionError
 from engine.matfile import write_mat
 
 
@@ -87,11 +88,11 @@ def _players(args: argparse.Namespace) -> tuple[Player, Player]:
 
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if args.length < 0:
-        raise ValueError(f"--length {args.length}: expected 0 (money) or a match length")
+        raise InvalidOptionError(f"--length {args.length}: expected 0 (money) or a match length")
     if args.games < 1:
-        raise ValueError(f"--games {args.games}: expected at least 1")
+        raise InvalidOptionError(f"--games {args.games}: expected at least 1")
     if args.jacoby and args.length:
-        raise ValueError("--jacoby: only for money sessions (--length 0)")
+        raise InvalidOptionError("--jacoby: only for money sessions (--length 0)")
     players = _players(args)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)

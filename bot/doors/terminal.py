@@ -21,7 +21,7 @@ import numpy as np
 from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
 from bot.cube import cube_state_for
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, InvalidOptionError
 from engine.game import Game, GameResult, Phase, start_game
 from engine.match import MatchState, may_double, roll_dice
 from engine.notation import parse_move
@@ -62,7 +62,7 @@ class TerminalSession:
         name: str = "you",
     ) -> None:
         if length < 0:
-            raise ValueError(f"--length {length}: expected 0 (a money game) or a match length")
+            raise InvalidOptionError(f"--length {length}: expected 0 (a money game) or a match length")
         self.bot, self.rng, self.stdin, self.stdout, self.plies = bot, rng, stdin, stdout, plies
         self.names = (name, bot.name)
         self.match = MatchState(match_length=length)  # between games
@@ -219,7 +219,7 @@ class TerminalSession:
             if command == "hint":
                 doubler = cube_state_for(game.match, BOT)
                 result = self.bot.evaluate(game.board, doubler, self.plies)
-                self.say(f"The bot's cube analysis, from its side:\n" + "\n".join(format_cube(result)))
+                self.say("The bot's cube analysis, from its side:\n" + "\n".join(format_cube(result)))
                 self.say(f"Advice: {'take' if result.cube.should_take else 'pass'}.")
                 continue
             after = self.common_command(game, command, answering=True)

@@ -52,15 +52,17 @@ _OUTCOME_NAMES = {Outcome.SINGLE: "single", Outcome.GAMMON: "gammon", Outcome.BA
 class NewGameRequest(BaseModel):
     """A new match (or money session) against the bot."""
 
+    model_config = ConfigDict(strict=True)  # JSON as the schema says: no true for 1, no "3" for 3
     length: int = Field(0, ge=0, le=MAX_MATCH_LENGTH, description="match length in points; 0 = money game")
 
 
 class GameRequest(BaseModel):
     """An action on a game: the game token, and what the server may need for it."""
 
+    model_config = ConfigDict(strict=True)
     game: str = Field(description="the game token of the last answer: PositionID:MatchID")
     seed: Optional[int] = Field(None, ge=0, le=2**63 - 1, description="seed of the dice rolled in this call (default: random)")
-    plies: int = Field(0, ge=0, le=1, description="the bot's search depth, 0 or 1")
+    plies: int = Field(0, ge=0, le=2, description="the bot's search depth, 0, 1 or 2")
 
 
 class PlayRequest(GameRequest):
