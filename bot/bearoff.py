@@ -412,7 +412,7 @@ def two_sided(checkers: int = TWO_SIDED_CHECKERS, directory: Path | None = None,
 def is_bearoff(boards: np.ndarray) -> np.ndarray:
     """(N,) bool: both sides have every checker on their own home points or off, none on the bar.
 
-    Boards (N, 26) in the view of the side on roll (DESIGN.md); contact is then impossible.
+    Boards (N, 26) in the view of the side on roll (docs/DESIGN.md); contact is then impossible.
     """
     boards = np.asarray(boards).reshape(-1, 26)
     mover_outside = np.any(boards[:, 7:26] > 0, axis=1)

@@ -2,7 +2,7 @@
 
 An ``Evaluator`` scores afterstates for the side that just moved (the mover):
 higher is better for the mover. A ``ProbabilityEvaluator`` also gives the five
-probabilities of DESIGN.md for positions with the side on roll, and scores an
+probabilities of docs/DESIGN.md for positions with the side on roll, and scores an
 afterstate by the mover's cubeless money equity: flip the afterstate (the
 opponent is then on roll), evaluate, invert. Finished afterstates (the mover has
 borne off all 15) get their exact result without asking the network.

@@ -5,7 +5,7 @@ parse their input, call a ``Bot`` method and format the answer; every decision i
 made here, on top of ``bot.evaluator`` (probabilities, 1-ply search), ``bot.cube``
 (cube decisions and cubeful equities) and ``bot.resign``.
 
-Perspective: every board passed in is seen by the side on roll (DESIGN.md), and
+Perspective: every board passed in is seen by the side on roll (docs/DESIGN.md), and
 every ``CubeState`` too (score = (side on roll, opponent)). Ranked plays carry the
 mover's probabilities and equities after the play; evaluations and decisions are
 for the side on roll. The evaluators hold no state, so one ``Bot`` can serve many

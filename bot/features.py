@@ -1,6 +1,6 @@
 """Expert inputs for contact positions, after the Berliner-style inputs GNU Backgammon's evaluator documents.
 
-``contact_features(boards)`` turns boards (B, 26) in the mover's view (DESIGN.md) into
+``contact_features(boards)`` turns boards (B, 26) in the mover's view (docs/DESIGN.md) into
 (B, 2 * 24) float32 columns: the mover's 24 features, then the opponent's 24 (the same
 function of the board turned with ``-b[::-1]``). Each "half" is computed for one side,
 called *own* below, against the other side, *other*; every feature is in own's view:

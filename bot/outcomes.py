@@ -1,4 +1,4 @@
-"""Game outcomes and the arithmetic of the five probabilities of DESIGN.md.
+"""Game outcomes and the arithmetic of the five probabilities of docs/DESIGN.md.
 
 Two forms describe a game's expected result for one side:
 

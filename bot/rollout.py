@@ -69,7 +69,7 @@ class RolloutSettings:
 class RolloutResult:
     """A rollout's means and standard errors, in the view of the side on roll at ``position_id``'s root.
 
-    ``probabilities`` are the five of DESIGN.md, ``equity`` the cubeless money equity.
+    ``probabilities`` are the five of docs/DESIGN.md, ``equity`` the cubeless money equity.
     """
 
     position_id: str

@@ -1,4 +1,4 @@
-"""The board vector of DESIGN.md and the small helpers every part shares.
+"""The board vector of docs/DESIGN.md and the small helpers every part shares.
 
 A board is an int8 array of length 26 seen by the side to move (the mover), who
 moves from point 24 towards point 1: ``b[1..24]`` checkers on each point

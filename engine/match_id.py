@@ -1,6 +1,6 @@
 """GNU Backgammon Match IDs: 12 Base64 characters for the state of a match around a position.
 
-67 bits packed least-significant first into 9 bytes (PROTOCOLS.md): cube, cube
+67 bits packed least-significant first into 9 bytes (docs/PROTOCOLS.md): cube, cube
 owner, player on roll, Crawford, game state, player to decide, double and
 resignation offered, dice, match length, both scores, and (bit 66, as GNU
 Backgammon 1.07 writes it) 1 when the Jacoby rule is NOT in use. Players are numbered

@@ -4,7 +4,7 @@ All work is numpy array operations over the whole batch; the only Python loops r
 over the (at most four) die steps of a turn. Boards are in the mover's view (see
 ``engine.board``); afterstates stay in the mover's view.
 
-How it stays fast (see DESIGN.md): boards live in 32-byte rows so a gather moves
+How it stays fast (see docs/DESIGN.md): boards live in 32-byte rows so a gather moves
 four 64-bit words; the mover's checkers and the opponent's blocks are bit masks,
 so the legal sources of a die are a few integer operations per row; every board
 carries a linear hash key that a step updates with three table lookups, so the

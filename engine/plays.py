@@ -5,7 +5,7 @@ works on one board at a time and also says how the checkers moved, which move
 notation, move parsing and the front doors need. It is written to be read, and
 is the plain baseline the movegen benchmark compares against.
 
-Boards are in the mover's view (DESIGN.md); steps and afterstates too: a
+Boards are in the mover's view (docs/DESIGN.md); steps and afterstates too: a
 ``Step`` is (from point, to point, hit) with 25 = the mover's bar and 0 = off.
 
 >>> from engine.board import START

@@ -1,6 +1,6 @@
 """One position as a value: a read-only board with equality, hashing, Position IDs and a pasteable repr.
 
-A ``Position`` wraps the 26-value board of DESIGN.md, seen by the side to move
+A ``Position`` wraps the 26-value board of docs/DESIGN.md, seen by the side to move
 (positive = its checkers, ``board[25]`` its bar, ``board[0]`` the opponent's bar).
 Single positions cross module and door boundaries as a ``Position``; batched code
 keeps its (B, 26) arrays. ``BoardFields`` is the base of the frozen records that

@@ -1,4 +1,4 @@
-"""Match ID, XGID and FIBS board: examples from PROTOCOLS.md and GNU Backgammon, round trips, bad input."""
+"""Match ID, XGID and FIBS board: examples from docs/PROTOCOLS.md and GNU Backgammon, round trips, bad input."""
 
 from __future__ import annotations
 

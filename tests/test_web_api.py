@@ -101,7 +101,7 @@ def test_the_human_gets_the_legal_plays_with_their_steps(client):
 def test_a_play_passes_the_turn_and_the_position_id_is_the_bots_view(client):
     view = act(client, "play", game=token(dice=(3, 1)), move="8/5 6/5")
     assert view["turn"] == view["on_roll"] == "bot" and view["phase"] == "roll"
-    assert view["position_id"] == "sGfwATDgc/ABMA"  # PROTOCOLS.md: the opponent on roll after 31 8/5 6/5
+    assert view["position_id"] == "sGfwATDgc/ABMA"  # docs/PROTOCOLS.md: the opponent on roll after 31 8/5 6/5
     assert view["board"][5] == 2 and view["board"][8] == 2
 
 

@@ -1,6 +1,6 @@
 """GNU Backgammon's external player: a TCP server that plays for ``set player 1 external HOST:PORT``.
 
-GNU Backgammon sends one FIBS board string per decision (PROTOCOLS.md), ended by
+GNU Backgammon sends one FIBS board string per decision (docs/PROTOCOLS.md), ended by
 ``\\n`` and a NUL byte, and reads one reply line. ``reply`` answers one board
 without any socket: ``roll``/``double`` before the roll, the play in GNU
 Backgammon's notation after it (an empty line when no move is possible),

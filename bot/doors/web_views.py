@@ -153,7 +153,7 @@ class BoardView(BaseModel):
     """A position as a POSITION text gives it, for drawing: seen by the side on roll."""
 
     position_id: str
-    board: list[int] = Field(description="26 numbers in the view of the side on roll (DESIGN.md)")
+    board: list[int] = Field(description="26 numbers in the view of the side on roll (docs/DESIGN.md)")
     dice: Optional[tuple[int, int]]
     pips: tuple[int, int] = Field(description="(side on roll, opponent)")
     match_length: int

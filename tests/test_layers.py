@@ -1,0 +1,95 @@
+"""The layers, read from the imports: engine <- bot <- training, doors on top, door libraries only in doors.
+
+- ``engine``: the rules and formats, numpy and the standard library only.
+- ``bot`` (outside ``bot.doors``): decisions; imports ``engine`` and ``bot``, never
+  ``bot.doors`` or ``training``; torch only inside ``bot/checkpoint.py``'s functions
+  (reading or writing a training checkpoint), so serving never loads it.
+- ``training``: may import ``engine`` and ``bot``, never ``bot.doors``.
+- ``bot.doors``: the front doors; may import ``engine`` and ``bot``, not ``training``.
+- Door libraries (argparse, sockets, HTTP servers and frameworks) only in ``bot.doors``
+  and in a package's ``__main__.py`` command line (``bot/__main__.py`` starts ``bot.doors.cli``).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOOR_LIBRARIES = {"argparse", "socket", "socketserver", "http", "fastapi", "uvicorn", "starlette", "fastapi_offline"}
+STANDARD = set(sys.stdlib_module_names)
+
+
+def layer(path: Path) -> str:
+    """'engine', 'bot', 'doors' or 'training' for a module file of the project."""
+    parts = path.relative_to(ROOT).parts
+    if parts[:2] == ("bot", "doors"):
+        return "doors"
+    return parts[0]
+
+
+def imports(path: Path) -> list[tuple[str, bool]]:
+    """(top-level dotted name, imported at module level) of every import in ``path``."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    top_level = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, id(node) in top_level) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, id(node) in top_level))
+    return found
+
+
+MODULES = sorted(p for package in ("engine", "bot", "training") for p in (ROOT / package).rglob("*.py"))
+ALLOWED = {
+    "engine": {"engine"},
+    "bot": {"engine", "bot"},
+    "training": {"engine", "bot", "training"},
+    "doors": {"engine", "bot"},
+}
+THIRD_PARTY = {
+    "engine": {"numpy"},
+    "bot": {"numpy", "tqdm", "torch"},
+    "training": None,  # anything
+    "doors": None,
+}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
+    where = layer(path)
+    for name, module_level in imports(path):
+        top = name.split(".")[0]
+        if top in ("engine", "bot", "training"):
+            inside = "doors" if name.startswith("bot.doors") else top
+            entry = path.name == "__main__.py" and inside == "doors"  # ``python -m bot`` starts the command line
+            assert inside in ALLOWED[where] or (where == "doors" and inside == "doors") or entry, (
+                f"{path.relative_to(ROOT)} ({where}) imports {name} ({inside})")
+        elif top in DOOR_LIBRARIES:
+            assert where == "doors" or path.name == "__main__.py", (
+                f"{path.relative_to(ROOT)} ({where}) imports the door library {name}")
+        elif top not in STANDARD and THIRD_PARTY[where] is not None:
+            assert top in THIRD_PARTY[where], f"{path.relative_to(ROOT)} ({where}) imports {name}"
+            if top == "torch":
+                assert path == ROOT / "bot" / "checkpoint.py" and not module_level, (
+                    f"{path.relative_to(ROOT)} imports torch: serving must not")
+
+
+def test_the_bot_and_every_door_start_without_torch():
+    """Importing the package and each door (and loading the shipped bot) never imports torch or tensorboard."""
+    doors = [p.stem for p in (ROOT / "bot" / "doors").glob("*.py") if p.stem != "__init__"]
+    script = (
+        "import sys, importlib\n"
+        "import bot, bot.facade\n"
+        f"for door in {doors!r}: importlib.import_module('bot.doors.' + door)\n"
+        "bot.facade.Bot.load()\n"
+        "print(sorted(m for m in ('torch', 'tensorboard') if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
