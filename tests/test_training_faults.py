@@ -271,7 +271,7 @@ def test_a_damaged_training_state_is_caught(tmp_path, good_run):
     with pytest.raises(CheckpointError, match="training state does not match its checksum"):
         load_checkpoint(tmp_path / "changed.pt")
     for training, message in (
-        ({"games": "many"}, "games count"),
+        ({"games": "many"}, "count of games"),
         ({"games": 5, "wall_seconds": float("nan")}, "training time"),
         ({"games": 5, "learner": {"optimizer": {}, "steps": 1, "rng": {}}, "torch_rng": torch.zeros(3)}, "optimizer"),
     ):

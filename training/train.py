@@ -154,7 +154,7 @@ def _check_resumable(payload: dict, path: Path) -> dict:
             f"{source}: it holds a network but no trainer state to continue (a shipped bot?); "
             f"start a new run from its weights with --init-from {path}"
         )
-    if "games" not in training:
+    if training.get("games") is None:
         raise CheckpointError(f"{source}: the trainer state has no games count")
     learner = training["learner"]
     optimizer = learner.get("optimizer")
@@ -210,7 +210,7 @@ def _restore(payload: dict, learner: Learner, source: str) -> None:
                     if isinstance(value, torch.Tensor) and value.dim() and value.shape != parameter.shape:
                         raise ValueError(f"optimizer state of shape {list(value.shape)} for a weight of {list(parameter.shape)}")
         torch.set_rng_state(training["torch_rng"])
-    except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as error:
+    except Exception as error:  # torch and numpy raise many kinds for a state of the wrong shape or type
         detail = f"{type(error).__name__} {error}" if isinstance(error, KeyError) else str(error)
         raise CheckpointError(f"{source}: the trainer state does not fit this run ({detail})") from None
 
