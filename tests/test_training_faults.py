@@ -331,3 +331,13 @@ def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
         capsys.readouterr().err)
     assert main(["train", "--config", str(config), "--init-from", str(SHIPPED), "--resume", "--out", str(out)]) == 2
     assert "give one of them" in capsys.readouterr().err
+
+
+def test_a_small_file_claiming_huge_records_is_refused_before_loading(tmp_path):
+    data = bytearray(_junk_zip())
+    directory = data.rindex(b"PK\x01\x02")  # the last member's central directory entry
+    data[directory + 20 : directory + 28] = b"\xff\xff\xff\xfe" * 2  # its compressed and stored sizes: ~4 GB
+    (tmp_path / "huge.pt").write_bytes(bytes(data))
+    assert len(data) <= 1024
+    with pytest.raises(CheckpointError, match="damaged|unreadable"):
+        load_checkpoint(tmp_path / "huge.pt")
