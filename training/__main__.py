@@ -36,7 +36,7 @@ def _train(args: argparse.Namespace) -> None:
     if args.config is not None:
         config = load_config(args.config)
     elif args.resume and args.out is not None:
-        path, payload = resume_point(args.out)
+        path, payload = resume_point(args.out, quiet=True)  # train says which it resumes from
         if payload.get("config") is None:
             raise ConfigError(f"checkpoint {str(path)!r} records no config: give the run's --config")
         try:

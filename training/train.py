@@ -175,11 +175,11 @@ def _check_resumable(payload: dict, path: Path) -> dict:
     return training
 
 
-def resume_point(run_dir: str | Path) -> tuple[Path, dict]:
+def resume_point(run_dir: str | Path, quiet: bool = False) -> tuple[Path, dict]:
     """The checkpoint a resume of ``run_dir`` continues from, and its payload.
 
     ``latest.pt``; if it is missing or does not load, the newest numbered checkpoint
-    that does (with a message on stderr). CheckpointError if none does.
+    that does (with a message on stderr unless ``quiet``). CheckpointError if none does.
     """
     run_dir = Path(run_dir)
     candidates = [run_dir / LATEST] + sorted(run_dir.glob(NUMBERED), reverse=True)
@@ -191,7 +191,7 @@ def resume_point(run_dir: str | Path) -> tuple[Path, dict]:
         except CheckpointError as error:
             problems.append(str(error))
             continue
-        if path.name != LATEST:
+        if path.name != LATEST and not quiet:
             _log(f"{problems[0]}; resuming from {path.name}, the newest numbered checkpoint that loads")
         return path, payload
     if len(problems) == 1:
