@@ -8,7 +8,11 @@ A training checkpoint (``.pt``) is a ``torch.save`` file holding a dict:
 - ``weights_sha256``: ``weights_checksum`` of the weights, verified on loading (files
   written before it existed have none and load unverified);
 - ``training``: the trainer's state (optimizer, games played, random states), or None;
+- ``training_sha256``: ``state_checksum`` of ``training``, verified on loading (absent in
+  older files);
 - ``config``: the full resolved training config as plain data, or None.
+
+A file with any other key is not a checkpoint of this project.
 
 A serving export (``.npz``, written beside the shipped ``.pt`` by ``python -m training
 ship``) holds ``format``, ``network_config`` (as JSON), ``weights_sha256`` and one array
@@ -37,6 +41,9 @@ import numpy as np
 from bot.network import Network, NetworkConfig, weight_shapes
 
 FORMAT = 1
+# The keys a checkpoint may have (a numpy export has no training state or config; older files no checksums).
+_KEYS = ("format", "network_config", "weights", "training", "config", "weights_sha256", "training_sha256")
+_OPTIONAL = ("weights_sha256", "training_sha256")
 # A numpy export's keys besides the weights.
 _NPZ_META = ("format", "network_config", "weights_sha256")
 
@@ -90,6 +97,33 @@ def weights_checksum(weights: Mapping[str, Any]) -> str:
     return digest.hexdigest()
 
 
+def state_checksum(state: Any) -> str:
+    """SHA-256 of nested plain data (dicts, lists, tuples, scalars, tensors, arrays), key order aside."""
+    digest = hashlib.sha256()
+
+    def feed(value: Any) -> None:
+        if isinstance(value, Mapping):
+            digest.update(b"{")
+            for key in sorted(value, key=repr):
+                feed(key)
+                feed(value[key])
+            digest.update(b"}")
+        elif isinstance(value, (list, tuple)):
+            digest.update(b"[")
+            for item in value:
+                feed(item)
+            digest.update(b"]")
+        elif hasattr(value, "detach") or isinstance(value, np.ndarray):
+            array = np.ascontiguousarray(_as_array(value))
+            digest.update(f"array|{array.dtype.str}|{array.shape}|".encode())
+            digest.update(array.tobytes())
+        else:
+            digest.update(f"{type(value).__name__}|{value!r};".encode())
+
+    feed(state)
+    return digest.hexdigest()
+
+
 def save_checkpoint(
     path: str | os.PathLike,
     network: Any,
@@ -106,6 +140,7 @@ def save_checkpoint(
         "weights": weights,
         "weights_sha256": weights_checksum(weights),
         "training": training,
+        "training_sha256": state_checksum(training),
         "config": config,
     }
     with atomic_write(path) as f:
@@ -125,9 +160,16 @@ def export_numpy(path: str | os.PathLike, config: NetworkConfig, weights: Mappin
 
 
 def _check_payload(payload: Any, source: str) -> dict[str, Any]:
-    """``payload`` if it has a checkpoint's structure (see the module docstring); else CheckpointError."""
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+    """``payload`` if it has a checkpoint's structure (see the module docstring); else CheckpointError.
+
+    Checks the keys and their types, the training state's checksum, and the counts a
+    resume reads from ``training``; ``checked_weights`` checks the network's config and weights.
+    """
+    if not isinstance(payload, dict) or type(payload.get("format")) is not int or payload["format"] != FORMAT:
         raise CheckpointError(f"{source}: not a format-{FORMAT} checkpoint of this project")
+    extra = sorted(map(repr, set(payload) - set(_KEYS)))
+    if extra:
+        raise CheckpointError(f"{source}: unexpected keys {', '.join(extra)} (not a checkpoint of this project)")
     if not isinstance(payload.get("network_config"), dict):
         raise CheckpointError(f"{source}: no network config")
     if not isinstance(payload.get("weights"), Mapping):
@@ -135,9 +177,20 @@ def _check_payload(payload: Any, source: str) -> dict[str, Any]:
     for key in ("training", "config"):
         if not isinstance(payload.get(key), (dict, type(None))):
             raise CheckpointError(f"{source}: {key!r} is a {type(payload[key]).__name__}, expected a dict")
-    checksum = payload.get("weights_sha256")
-    if checksum is not None and not isinstance(checksum, str):
-        raise CheckpointError(f"{source}: the weights' checksum is not a string")
+    for key in _OPTIONAL:
+        checksum = payload.get(key)
+        if checksum is not None and not isinstance(checksum, str):
+            raise CheckpointError(f"{source}: the checksum {key!r} is not a string")
+    checksum = payload.get("training_sha256")
+    if checksum is not None and state_checksum(payload.get("training")) != checksum:
+        raise CheckpointError(f"{source}: the training state does not match its checksum (the file is damaged)")
+    training = payload.get("training") or {}
+    games = training.get("games")
+    if games is not None and (type(games) is not int or not 0 <= games < 2**63):
+        raise CheckpointError(f"{source}: the games count {games!r} is not a count of games")
+    seconds = training.get("wall_seconds")
+    if seconds is not None and (type(seconds) not in (int, float) or not 0 <= seconds < 1e12):  # NaN fails too
+        raise CheckpointError(f"{source}: the training time {seconds!r} is not a non-negative number of seconds")
     return payload
 
 
@@ -176,8 +229,17 @@ def checked_weights(
 
     With ``expected``, the stored network must have that shape too.
     """
+    stored_config = payload["network_config"]
+    types = {"encoding": (str,), "hidden": (list, tuple), "activation": (str,)}
+    for key, value in stored_config.items():
+        if key not in types:
+            raise CheckpointError(f"{source}: bad network config (unknown key {key!r})")
+        if not isinstance(value, types[key]) or (
+            key == "hidden" and not all(type(size) is int for size in value)
+        ):
+            raise CheckpointError(f"{source}: bad network config ({key} is {value!r})")
     try:
-        config = NetworkConfig(**payload["network_config"])
+        config = NetworkConfig(**stored_config)
     except (TypeError, ValueError) as error:
         raise CheckpointError(f"{source}: bad network config ({error})") from None
     if expected is not None and config != expected:
@@ -190,9 +252,12 @@ def checked_weights(
     stored = payload["weights"]
     shapes = weight_shapes(config)
     if set(stored) != set(shapes):
-        missing, extra = sorted(set(shapes) - set(stored)), sorted(set(stored) - set(shapes))
+        missing, extra = sorted(set(shapes) - set(stored)), sorted(set(stored) - set(shapes), key=repr)
         raise CheckpointError(f"{source}: weights do not fit {config} (missing {missing}, unexpected {extra})")
-    weights = {name: _as_array(stored[name]) for name in shapes}
+    try:
+        weights = {name: _as_array(stored[name]) for name in shapes}
+    except (TypeError, ValueError, RuntimeError):  # nested lists of unequal lengths and the like
+        raise CheckpointError(f"{source}: weights do not fit {config} (not arrays)") from None
     for name, shape in shapes.items():
         array = weights[name]
         if array.shape != shape or not np.issubdtype(array.dtype, np.floating):

@@ -1,6 +1,6 @@
 """Command line: ``python -m training train|evaluate ...``.
 
-    python -m training train --config configs/td.toml [--resume] [--games N] [--out DIR]
+    python -m training train --config configs/td.toml [--resume | --init-from CHECKPOINT] [--games N] [--out DIR]
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
 """
@@ -13,14 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.checkpoint import load_checkpoint
 from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.evaluate import evaluate
 from training.network import load_value_network
 from training.ship import ship
-from training.train import LATEST, train
+from training.train import LATEST, Terminated, resume_point, train
 
 
 def _opponent(name: str, seed: int) -> Evaluator:
@@ -32,20 +31,30 @@ def _opponent(name: str, seed: int) -> Evaluator:
 
 
 def _train(args: argparse.Namespace) -> None:
+    if args.resume and args.init_from is not None:
+        raise ConfigError("train: --resume continues a run, --init-from starts a new one: give one of them")
     if args.config is not None:
         config = load_config(args.config)
     elif args.resume and args.out is not None:
-        config = config_from_dict(load_checkpoint(Path(args.out) / LATEST)["config"])
+        path, payload = resume_point(args.out, quiet=True)  # train says which it resumes from
+        if payload.get("config") is None:
+            raise ConfigError(f"checkpoint {str(path)!r} records no config: give the run's --config")
+        try:
+            config = config_from_dict(payload["config"])
+        except ConfigError as error:
+            raise ConfigError(f"checkpoint {str(path)!r}: its recorded config is unusable ({error}); give --config") from None
     else:
         raise ConfigError("train: --config is required (or --resume with --out to reuse the run's config)")
     if args.games is not None:
         config = config.replace(games=args.games)
     run_dir = Path(args.out) if args.out is not None else Path("runs") / config.name
     try:
-        train(config, run_dir, resume=args.resume, progress=True)
-    except KeyboardInterrupt:  # train has saved latest.pt (unless it was still setting up)
-        if (run_dir / LATEST).is_file():
-            raise KeyboardInterrupt(f"the run is in {run_dir / LATEST}; continue with --resume --out {run_dir}") from None
+        train(config, run_dir, resume=args.resume, progress=True, init_from=args.init_from)
+    except KeyboardInterrupt as interrupt:  # train has saved latest.pt (unless it was still setting up)
+        if any(run_dir.glob("*.pt")):
+            saved = run_dir / LATEST if (run_dir / LATEST).is_file() else run_dir
+            message = f"the run is in {saved}; continue with --resume --out {run_dir}"
+            raise type(interrupt)(message) from None
         raise
     print(f"run directory: {run_dir}")
 
@@ -67,7 +76,14 @@ def main(argv: list[str] | None = None) -> int:
 
     train_parser = commands.add_parser("train", help="self-play training with TD(lambda)")
     train_parser.add_argument("--config", type=Path, help="TOML config (see configs/td.toml)")
-    train_parser.add_argument("--resume", action="store_true", help="continue from the run directory's latest.pt")
+    train_parser.add_argument(
+        "--resume", action="store_true",
+        help="continue from the run directory's latest.pt (or its newest numbered checkpoint that loads)",
+    )
+    train_parser.add_argument(
+        "--init-from", type=Path, metavar="CHECKPOINT",
+        help="start a new run from this checkpoint's weights (e.g. checkpoints/default.pt), fresh optimizer",
+    )
     train_parser.add_argument("--games", type=int, help="total games of the run (overrides the config)")
     train_parser.add_argument("--out", type=Path, help="run directory (default runs/<config name>)")
     train_parser.set_defaults(run=_train)
@@ -91,9 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, CheckpointError and the engine's errors among them
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as interrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM (Terminated): 128 + the signal's number
         print(f"interrupted: {interrupt}" if interrupt.args else "interrupted", file=sys.stderr)
-        return 130
+        return 143 if isinstance(interrupt, Terminated) else 130
     return 0
 
 

@@ -6,12 +6,22 @@ processes each run their own ``SelfPlay`` batch with a private copy of the
 network, one torch thread each, and send ``Samples`` through a bounded queue;
 the learner publishes weights into shared memory with a version counter, and a
 worker picks up the newest weights before each batch it plays.
+
+A worker ends when the learner does, however the learner ends: on Linux the kernel
+sends it SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``), and everywhere a
+watch thread ends it within a second of its parent pid changing. With the learner and
+the workers gone, the multiprocessing resource tracker sees its pipe close and ends too.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
 import queue as queue_module
 import signal
+import sys
+import threading
+import time
 from typing import Protocol
 
 import numpy as np
@@ -79,15 +89,47 @@ class SharedWeights:
             return self.version.value
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PARENT_POLL_SECONDS = 1.0
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process as soon as process ``parent`` (its parent now) dies, however it dies.
+
+    Linux: the kernel's parent-death signal (SIGKILL). Everywhere: a daemon thread that
+    polls ``os.getppid()`` (a dead parent's children are re-parented). If the parent is
+    already gone, end now.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no libc to call: the thread below still watches
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="watch-learner", daemon=True).start()
+
+
 def _worker(
-    config: Config, seed: np.random.SeedSequence, weights: SharedWeights, samples: mp.Queue, stop
+    config: Config, seed: np.random.SeedSequence, weights: SharedWeights, samples: mp.Queue, stop, parent: int
 ) -> None:
     """A worker process: play self-play batches, with the newest weights at every ply, until told to stop.
 
-    Ctrl-C is left to the learner, which saves and then stops the workers: a worker
-    killed by it could die holding the shared weights' lock.
+    Ctrl-C and SIGTERM are left to the learner, which saves and then stops the workers:
+    a worker killed by one could die holding the shared weights' lock. If the learner
+    dies instead, the worker ends with it (``die_with_parent``).
     """
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     torch.set_num_threads(1)
     network = ValueNetwork(config.network)
     seen = weights.fetch(network, -1)
@@ -117,7 +159,8 @@ class WorkerPool:
         self.samples = context.Queue(maxsize=1)  # a deeper queue trains on staler games
         self.stop = context.Event()
         self.processes = [
-            context.Process(target=_worker, args=(config, child, self.weights, self.samples, self.stop), daemon=True)
+            context.Process(target=_worker, args=(config, child, self.weights, self.samples, self.stop, os.getpid()),
+                            daemon=True)
             for child in seed.spawn(workers)
         ]
         for process in self.processes:

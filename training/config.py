@@ -131,6 +131,8 @@ def _checked(cls: type, data: dict[str, Any], prefix: str) -> dict[str, Any]:
     fields = {f.name: f for f in dataclasses.fields(cls)}
     values = {}
     for key, value in data.items():
+        if not isinstance(key, str):
+            raise ConfigError(f"config key {key!r} under {prefix or 'the top level'!r}: not a string")
         name = prefix + key
         if key not in fields:
             known = ", ".join(prefix + k for k in fields)
@@ -158,6 +160,8 @@ def _checked(cls: type, data: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 def config_from_dict(data: dict[str, Any]) -> Config:
     """A Config from plain data (a parsed TOML file or a checkpoint's record)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"config: expected a table of keys, got a {type(data).__name__}")
     try:
         return Config(**_checked(Config, data, ""))
     except ValueError as error:  # NetworkConfig's own checks

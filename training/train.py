@@ -6,14 +6,26 @@ config), TensorBoard event files, ``latest.pt`` and numbered checkpoints
 ``games-000050000.pt``. ``resume=True`` continues from ``latest.pt``: weights,
 optimizer, games played and the learner's random state come back; the games in
 progress at the checkpoint are not saved, so a resumed run equals an
-uninterrupted one up to randomness. A Ctrl-C (KeyboardInterrupt) saves
-``latest.pt`` before it ends the run, after the update in progress if any.
+uninterrupted one up to randomness. ``init_from`` instead starts a new run from
+another checkpoint's weights (a shipped bot, say) with a fresh optimizer.
+
+What a crash can leave, and what a run does about it:
+
+- A Ctrl-C (SIGINT, KeyboardInterrupt) or a SIGTERM (``Terminated``) saves
+  ``latest.pt`` before it ends the run, after the update in progress if any.
+- ``latest.pt`` is written before the numbered checkpoint, so a kill between the two
+  leaves the newer state in ``latest.pt``; if ``latest.pt`` is missing or damaged
+  all the same, a resume continues from the newest numbered checkpoint that loads.
+- Temporary files of a write that a kill cut short (``.NAME.*.tmp``) are removed
+  when a run starts.
+- Worker processes end when the learner dies (see ``training.actors``).
 """
 
 from __future__ import annotations
 
 import copy
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -25,17 +37,26 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from bot.checkpoint import load_checkpoint, save_checkpoint
+from bot.checkpoint import CheckpointError, load_checkpoint, remove_stale_temporaries, save_checkpoint
 from training.network import network_from_payload
 from bot.evaluator import NetworkEvaluator
 from training.network import ValueNetwork
 from bot.pubeval import Pubeval
 from training.actors import start_actors
-from training.config import Config, config_to_toml
+from training.config import Config, ConfigError, config_to_toml
 from training.evaluate import MatchResult, evaluate
 from training.td import Learner
 
 LATEST = "latest.pt"
+NUMBERED = "games-*.pt"
+
+
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM, handled as a Ctrl-C is: the run saves ``latest.pt`` and ends."""
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def checkpoint_name(games: int) -> str:
@@ -57,24 +78,51 @@ def _save(
     wall_seconds: float,
     numbered: bool = True,
 ) -> None:
-    """Write ``latest.pt`` and, if ``numbered``, the checkpoint named after ``games``."""
+    """Write ``latest.pt`` and, if ``numbered``, the checkpoint named after ``games``.
+
+    ``latest.pt`` first: a kill between the two writes leaves the newest state where a
+    resume looks first (each write is atomic on its own).
+    """
     training = {
         "games": games,
         "wall_seconds": wall_seconds,
         "learner": learner.state_dict(),
         "torch_rng": torch.get_rng_state(),
     }
+    save_checkpoint(run_dir / LATEST, network, training, config.to_dict())
     if numbered:
         save_checkpoint(run_dir / checkpoint_name(games), network, training, config.to_dict())
-    save_checkpoint(run_dir / LATEST, network, training, config.to_dict())
+
+
+_STOP_SIGNALS = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated}
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Run the block with SIGTERM raising ``Terminated`` (a KeyboardInterrupt), so that it saves as Ctrl-C does.
+
+    Outside the main thread, where no signal handler can be set, the block just runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame) -> None:
+        raise Terminated("SIGTERM")
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 @contextmanager
 def _interrupts_held() -> Iterator[None]:
-    """Run the block with Ctrl-C (SIGINT) held back; raise KeyboardInterrupt after it if one came.
+    """Run the block with Ctrl-C (SIGINT) and SIGTERM held back; raise the interrupt after it if one came.
 
     Keeps an update whole: the weights, the optimizer and the games count move together.
-    A second Ctrl-C does not wait. Outside the main thread, where no signal handler can
+    A second signal does not wait. Outside the main thread, where no signal handler can
     be set, the block just runs.
     """
     if threading.current_thread() is not threading.main_thread():
@@ -84,16 +132,87 @@ def _interrupts_held() -> Iterator[None]:
 
     def hold(signum: int, frame) -> None:
         if caught:
-            raise KeyboardInterrupt
+            raise _STOP_SIGNALS[signum]()
         caught.append(signum)
 
-    previous = signal.signal(signal.SIGINT, hold)
+    previous = {signum: signal.signal(signum, hold) for signum in _STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
     if caught:
-        raise KeyboardInterrupt
+        raise _STOP_SIGNALS[caught[0]]()
+
+
+def _check_resumable(payload: dict, path: Path) -> dict:
+    """The ``training`` dict of a checkpoint payload if a resume can read it; else CheckpointError."""
+    source = f"checkpoint {str(path)!r}"
+    training = payload.get("training")
+    if not isinstance(training, dict) or not isinstance(training.get("learner"), dict) or "torch_rng" not in training:
+        raise CheckpointError(
+            f"{source}: it holds a network but no trainer state to continue (a shipped bot?); "
+            f"start a new run from its weights with --init-from {path}"
+        )
+    if training.get("games") is None:
+        raise CheckpointError(f"{source}: the trainer state has no games count")
+    learner = training["learner"]
+    optimizer = learner.get("optimizer")
+    if (
+        not isinstance(optimizer, dict)
+        or not isinstance(optimizer.get("state"), dict)
+        or not isinstance(optimizer.get("param_groups"), list)
+        or not all(isinstance(group, dict) for group in optimizer["param_groups"])
+    ):
+        raise CheckpointError(f"{source}: the trainer state has no readable optimizer state")
+    if type(learner.get("steps")) is not int or learner["steps"] < 0:
+        raise CheckpointError(f"{source}: the trainer state's step count {learner.get('steps')!r} is not a count")
+    if not isinstance(learner.get("rng"), dict):
+        raise CheckpointError(f"{source}: the trainer state has no shuffling generator state")
+    rng = training["torch_rng"]
+    if not isinstance(rng, torch.Tensor) or rng.dtype != torch.uint8 or rng.dim() != 1:
+        raise CheckpointError(f"{source}: the trainer state's torch random state is not a byte tensor")
+    return training
+
+
+def resume_point(run_dir: str | Path, quiet: bool = False) -> tuple[Path, dict]:
+    """The checkpoint a resume of ``run_dir`` continues from, and its payload.
+
+    ``latest.pt``; if it is missing or does not load, the newest numbered checkpoint
+    that does (with a message on stderr unless ``quiet``). CheckpointError if none does.
+    """
+    run_dir = Path(run_dir)
+    candidates = [run_dir / LATEST] + sorted(run_dir.glob(NUMBERED), reverse=True)
+    problems = []
+    for path in candidates:
+        try:
+            payload = load_checkpoint(path)
+            _check_resumable(payload, path)
+        except CheckpointError as error:
+            problems.append(str(error))
+            continue
+        if path.name != LATEST and not quiet:
+            _log(f"{problems[0]}; resuming from {path.name}, the newest numbered checkpoint that loads")
+        return path, payload
+    if len(problems) == 1:
+        raise CheckpointError(problems[0])
+    raise CheckpointError(f"nothing to resume from in {str(run_dir)!r}: " + "; ".join(problems))
+
+
+def _restore(payload: dict, learner: Learner, source: str) -> None:
+    """Put a resumable payload's optimizer and random states back (torch's and the learner's)."""
+    training = payload["training"]
+    try:
+        learner.load_state_dict(training["learner"])
+        for group in learner.optimizer.param_groups:
+            for parameter in group["params"]:
+                for value in learner.optimizer.state.get(parameter, {}).values():
+                    if isinstance(value, torch.Tensor) and value.dim() and value.shape != parameter.shape:
+                        raise ValueError(f"optimizer state of shape {list(value.shape)} for a weight of {list(parameter.shape)}")
+        torch.set_rng_state(training["torch_rng"])
+    except Exception as error:  # torch and numpy raise many kinds for a state of the wrong shape or type
+        detail = f"{type(error).__name__} {error}" if isinstance(error, KeyError) else str(error)
+        raise CheckpointError(f"{source}: the trainer state does not fit this run ({detail})") from None
 
 
 def _evaluations(network: ValueNetwork, previous: ValueNetwork, config: Config) -> dict[str, MatchResult]:
@@ -110,31 +229,53 @@ def _log_weights(writer: SummaryWriter, network: ValueNetwork, games: int) -> No
         writer.add_scalar(f"weights/{name}", parameter.detach().norm().item(), games)
 
 
-def train(config: Config, run_dir: str | Path, resume: bool = False, progress: bool = False) -> ValueNetwork:
+def train(
+    config: Config,
+    run_dir: str | Path,
+    resume: bool = False,
+    progress: bool = False,
+    init_from: str | Path | None = None,
+) -> ValueNetwork:
     """Run (or, with ``resume``, continue) training until ``config.games`` games; the final network.
 
+    ``init_from``: a checkpoint whose weights a new run starts from (its network must
+    have the config's shape; optimizer and counts start afresh).
     ``progress`` shows a tqdm bar on stderr (games, games/s, latest evaluation).
     """
+    if resume and init_from is not None:
+        raise ConfigError("train: --resume continues a run, --init-from starts a new one: give one of them")
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    stale = remove_stale_temporaries(run_dir)
+    if stale:
+        _log(f"removed {len(stale)} temporary file(s) of an interrupted write in {run_dir}")
+    with _terminate_as_interrupt():
+        return _train(config, run_dir, resume, progress, init_from)
+
+
+def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_from: str | Path | None) -> ValueNetwork:
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
 
     games = 0
     wall_before = 0.0  # training time of the run before this process (resumed runs)
-    network = ValueNetwork(config.network)
     learner_rng = np.random.default_rng(np.random.SeedSequence([config.seed, 0]))
     payload = None
     if resume:
-        payload = load_checkpoint(run_dir / LATEST)
-        network = network_from_payload(payload, config.network, source=f"checkpoint {str(run_dir / LATEST)!r}")
-        games = payload["training"]["games"]
-        wall_before = payload["training"].get("wall_seconds", 0.0)
-        torch.set_rng_state(payload["training"]["torch_rng"])
+        path, payload = resume_point(run_dir)
+        source = f"checkpoint {str(path)!r}"
+        network = network_from_payload(payload, config.network, source=source)
+    elif init_from is not None:
+        source = f"checkpoint {str(init_from)!r}"
+        network = network_from_payload(load_checkpoint(init_from), config.network, source=source)
+    else:
+        network = ValueNetwork(config.network)
     learner = Learner(network, config.learning, learner_rng)
     if payload is not None:
-        learner.load_state_dict(payload["training"]["learner"])
+        _restore(payload, learner, source)
+        games = payload["training"]["games"]
+        wall_before = float(payload["training"].get("wall_seconds") or 0.0)
     (run_dir / "config.toml").write_text(config_to_toml(config))
 
     writer = SummaryWriter(str(run_dir), purge_step=games if resume else None)
