@@ -11,8 +11,9 @@ mover's probabilities and equities after the play; evaluations and decisions are
 for the side on roll. The evaluators hold no state, so one ``Bot`` can serve many
 threads at once.
 
->>> bot = Bot.load()  # doctest: +SKIP
->>> bot.rank_plays(START, (3, 1), top=1)[0].notation  # doctest: +SKIP
+>>> from engine import START
+>>> bot = Bot.load()
+>>> bot.rank_plays(START, (3, 1), top=1)[0].notation
 '8/5 6/5'
 """
 
