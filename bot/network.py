@@ -9,10 +9,14 @@ The first layer is a linear map of the dense encoding (``bot.encoding``). Traini
 (``training.network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
 compute the same map from the same weights; the doors never import torch.
 
-Serving computes the first layer from one narrow gather: a slot's features depend
-only on its own value and touch a few columns (a point's Tesauro units, the pip
-counts), so one gather puts each slot's few values side by side and one product
-with the first layer's matching rows, stacked slot by slot, gives the layer.
+Serving factors the first layer by side. A slot's features are a function of the
+checkers one side has on it (a point's Tesauro units; its pip and home counts are
+sums of those units), so each side of a board is 4 units a point, each times its
+first-layer rows folded from the slot's columns. The side on roll is the side that
+did not just move: across the afterstates of a position it changes only by hit
+checkers, so a batch holds few distinct ones and each is multiplied once. Per
+board that leaves one product over the other side's units and the global features,
+about a third of the dense encoding's columns.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bot.encoding import VALUES, Encoding, get_encoding, slot_indices
+from bot.encoding import VALUES, Encoding, get_encoding
 from bot.outcomes import CUMULATIVE
 
 ACTIVATIONS = ("sigmoid", "relu", "tanh", "elu")
