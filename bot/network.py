@@ -30,6 +30,7 @@ from bot.encoding import VALUES, Encoding, get_encoding
 from bot.outcomes import CUMULATIVE
 
 ACTIVATIONS = ("sigmoid", "relu", "tanh", "elu")
+CHUNK = 4096  # boards per pass of the network: (CHUNK, H) float32 working arrays of a few MB
 
 
 @dataclass(frozen=True)
@@ -203,8 +204,17 @@ class Network:
         self._layers = [(np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]]
 
     def logits(self, boards: np.ndarray) -> np.ndarray:
-        """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26)."""
-        x = _activate(self._first(np.asarray(boards)), self.config.activation)
+        """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26).
+
+        Big batches go in chunks of ``CHUNK`` boards, whose working arrays stay in cache.
+        """
+        boards = np.asarray(boards)
+        if len(boards) > CHUNK:
+            return np.concatenate([self._logits(boards[i : i + CHUNK]) for i in range(0, len(boards), CHUNK)])
+        return self._logits(boards)
+
+    def _logits(self, boards: np.ndarray) -> np.ndarray:
+        x = _activate(self._first(boards), self.config.activation)
         for weight, bias in self._layers[:-1]:
             x = _activate(x @ weight + bias, self.config.activation)
         weight, bias = self._layers[-1]
