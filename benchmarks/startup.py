@@ -1,6 +1,6 @@
 """Serving speed: a cold command line against GNU Backgammon's, and in-process decisions, numpy against torch.
 
-    python benchmarks/startup.py [--runs 7] [--positions 100]
+    python benchmarks/startup.py [--runs 7] [--positions 100] [--no-cold]
 
 1. Cold start, as a script calling the command line once per position sees it:
    ``nardy hint POSITION DICE`` and ``nardy eval POSITION`` (median wall time and peak
@@ -9,6 +9,9 @@
 2. In-process decisions: ``Bot.rank_plays`` at 0-ply and 1-ply (median ms per position
    of ``fixtures/move_choice.jsonl``) with the numpy network the doors serve from
    against the torch network training uses (one thread each), same checkpoint.
+3. Raw network throughput, numpy against torch, on batches of 1-ply search's kind
+   (the afterstates of the fixture positions for all 21 rolls, side on roll to play),
+   from the 1-ply sizes (1,000-5,000) to rollout sizes (16k-64k): best of 5 per size.
 
 The answers are checked first: both networks must choose the same plays.
 """
@@ -85,14 +88,45 @@ def decision_times(bot, positions: list[tuple[str, str]], plies: int) -> tuple[f
     return statistics.median(times) * 1e3, choices
 
 
+def throughput(numpy_network, torch_network, positions: list[tuple[str, str]], sizes=(1024, 4096, 16384, 65536)) -> None:
+    """Print the microseconds per board of each network at each batch size, and their ratio."""
+    import numpy as np
+
+    from bot.evaluator import ROLLS
+    from engine import afterstates, flip
+    from engine.positions import read_position
+
+    boards = np.stack([read_position(position_id).board for position_id, _ in positions])
+    children, _ = afterstates(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (len(boards), 1)))
+    pool = np.concatenate([flip(children)] * (max(sizes) // len(children) + 1))
+    print("network throughput, best of 5, microseconds per board:")
+    for size in sizes:
+        batch = pool[:size]
+        best = {}
+        for _ in range(5):  # interleaved, so both see the same machine load
+            for name, network in (("numpy", numpy_network), ("torch", torch_network)):
+                start = time.perf_counter()
+                network.probabilities(batch)
+                best[name] = min(best.get(name, np.inf), time.perf_counter() - start)
+        print(f"  {size:6d} boards: numpy {best['numpy'] / size * 1e6:5.2f} us, torch {best['torch'] / size * 1e6:5.2f} us, "
+              f"numpy/torch {best['numpy'] / best['torch']:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="cold runs of each command (default 7)")
     parser.add_argument("--positions", type=int, default=100, help="fixture positions for in-process timing")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold command-line runs")
     args = parser.parse_args()
+    if not args.no_cold:
+        cold_start(args.runs)
+    in_process(args.positions)
 
+
+def cold_start(runs: int) -> None:
+    """Part 1: the cold command line, beside GNU Backgammon's."""
     nardy = shutil.which("nardy") or str(Path(sys.executable).with_name("nardy"))
-    print(f"cold start, median of {args.runs} runs (wall s, peak MB):")
+    print(f"cold start, median of {runs} runs (wall s, peak MB):")
     rows = [
         (f"nardy hint {POSITION} {DICE}", [nardy, "hint", POSITION, DICE], None),
         (f"nardy eval {POSITION}", [nardy, "eval", POSITION], None),
@@ -102,13 +136,16 @@ def main() -> None:
         rows.append((f"gnubg -t hint {POSITION} {DICE}", [str(GNUBG), "-t", "-q", "-r"], script))
     baseline = None
     for label, command, stdin in rows:
-        wall, peak = cold_runs(command, args.runs, stdin)
+        wall, peak = cold_runs(command, runs, stdin)
         baseline = wall if label.startswith("gnubg") else baseline
         print(f"  {label:<34} {wall:6.3f} s {peak:7.1f} MB")
     if baseline:
-        hint_wall, _ = cold_runs(rows[0][1], args.runs)
+        hint_wall, _ = cold_runs(rows[0][1], runs)
         print(f"  nardy hint / gnubg hint (wall): {hint_wall / baseline:.2f}x")
 
+
+def in_process(count: int) -> None:
+    """Parts 2 and 3: decisions and raw throughput, numpy against torch, one thread each."""
     import numpy as np
     import torch
     from threadpoolctl import threadpool_limits
@@ -120,7 +157,7 @@ def main() -> None:
     torch.set_num_threads(1)
     numpy_bot = Bot.load()
     torch_bot = Bot(NetworkEvaluator(load_value_network(default_checkpoint().with_suffix(".pt"))))
-    lines = (SHARED / "fixtures" / "move_choice.jsonl").read_text().splitlines()[: args.positions]
+    lines = (SHARED / "fixtures" / "move_choice.jsonl").read_text().splitlines()[:count]
     positions = [(r["position_id"], "".join(map(str, r["dice"]))) for r in map(json.loads, lines)]
     with threadpool_limits(limits=1, user_api="blas"):
         print(f"in-process decisions, median ms per position over {len(positions)} positions:")
@@ -130,6 +167,7 @@ def main() -> None:
             same = np.mean([a == b for a, b in zip(numpy_choices, torch_choices)])
             print(f"  {plies}-ply: numpy {numpy_ms:6.2f} ms, torch {torch_ms:6.2f} ms, "
                   f"numpy/torch {numpy_ms / torch_ms:.2f}x (same play chosen in {same:.0%})")
+        throughput(numpy_bot.evaluator.network, torch_bot.evaluator.network, positions)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,14 @@ The first layer is a linear map of the dense encoding (``bot.encoding``). Traini
 (``training.network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
 compute the same map from the same weights; the doors never import torch.
 
-Serving computes the first layer from one narrow gather: a slot's features depend
-only on its own value and touch a few columns (a point's Tesauro units, the pip
-counts), so one gather puts each slot's few values side by side and one product
-with the first layer's matching rows, stacked slot by slot, gives the layer.
+Serving factors the first layer by side. A slot's features are a function of the
+checkers one side has on it (a point's Tesauro units; its pip and home counts are
+sums of those units), so each side of a board is 4 units a point, each times its
+first-layer rows folded from the slot's columns. The side on roll is the side that
+did not just move: across the afterstates of a position it changes only by hit
+checkers, so a batch holds few distinct ones and each is multiplied once. Per
+board that leaves one product over the other side's units and the global features,
+about a third of the dense encoding's columns.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from bot.encoding import VALUES, Encoding, get_encoding, slot_indices
+from bot.encoding import VALUES, Encoding, get_encoding
 from bot.outcomes import CUMULATIVE
 
 ACTIVATIONS = ("sigmoid", "relu", "tanh", "elu")
+CHUNK = 4096  # boards per pass of the network: (CHUNK, H) float32 working arrays of a few MB
 
 
 @dataclass(frozen=True)
@@ -67,12 +72,11 @@ def weight_shapes(config: NetworkConfig) -> dict[str, tuple[int, ...]]:
 
 
 def _activate(x: np.ndarray, name: str) -> np.ndarray:
-    """The hidden layers' activation, in place where numpy allows."""
+    """The hidden layers' activation, in place where numpy allows; sigmoid as 2 * sigmoid (see ``Network``)."""
     if name == "sigmoid":
-        np.negative(x, out=x)
-        np.exp(np.minimum(x, 80.0, out=x), out=x)  # no overflow warning: exp(80) is already a sure 0
+        np.tanh(x, out=x)
         x += 1.0
-        return np.reciprocal(x, out=x)
+        return x
     if name == "tanh":
         return np.tanh(x, out=x)
     if name == "relu":
@@ -80,42 +84,106 @@ def _activate(x: np.ndarray, name: str) -> np.ndarray:
     return np.where(x > 0.0, x, np.expm1(np.minimum(x, 0.0)))  # elu
 
 
-class _FirstLayer:
-    """The first layer's pre-activation from boards: one gather and one product (see the module docstring).
+def _side_units(table: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+    """One side's units of each slot's checker count n = 0..15, and the matching map to the slot features.
 
-    Row ``slot * 31 + value`` of ``slot_table`` holds a slot's features in the columns it
-    touches (at most ``width``, zero-padded); ``slot_weights`` holds the first layer's
-    rows for the same columns, block by block, so a column several slots touch (a pip
-    count) gets each slot's share.
+    ``table`` (26, 31, P) is a slot table; ``rows`` its 15 rows for n = 1..15 of one side.
+    Returns (units (26, 16, r), maps (26, r, P)) with units[slot, n] @ maps[slot] equal to
+    the slot's features: the units are a basis of the slot's feature columns (Tesauro's
+    four units of a point: the pip and home counts are sums of them), so r <= 4 here.
+    """
+    counts = table[:, rows].astype(np.float64)
+    bases = [_basis_columns(slot) for slot in counts]
+    width = max(1, max(len(columns) for columns in bases))
+    units = np.zeros((26, 16, width))
+    for slot, columns in enumerate(bases):
+        units[slot, 1:, : len(columns)] = counts[slot][:, columns]
+    maps = np.linalg.pinv(units[:, 1:]) @ counts  # padding columns (zero) get zero rows
+    if not np.allclose(np.einsum("snr,srp->snp", units[:, 1:], maps), counts, atol=1e-6):
+        raise ValueError("slot table: the features of a slot are not spanned by its own columns")
+    return units, maps
+
+
+def _basis_columns(features: np.ndarray) -> list[int]:
+    """The first linearly independent columns of ``features`` (a slot's feature columns, in order).
+
+    Gram-Schmidt with a float32-sized tolerance: the table's columns are float32 roundings.
+    """
+    columns: list[int] = []
+    basis = np.zeros((len(features), 0))
+    for column in np.flatnonzero(np.abs(features).sum(axis=0)):
+        vector = features[:, column]
+        residual = vector - basis @ (basis.T @ vector)
+        if residual @ residual > 1e-10 * (vector @ vector):
+            columns.append(int(column))
+            basis = np.column_stack([basis, residual / np.sqrt(residual @ residual)])
+    return columns
+
+
+_SIDE_ROWS = np.arange(26, dtype=np.int64) * 16  # row slot * 16 + n of a side's unit table
+_KEY_POWERS = 16 ** np.arange(13, dtype=np.int64)  # 13 slots of 0..15 in one exact int64 key
+
+
+class _FirstLayer:
+    """The first layer's pre-activation from boards, factored by side (see the module docstring).
+
+    ``units[side]`` (26 * 16, r) holds a side's units by row ``slot * 16 + n`` (n of that
+    side's checkers on the slot), ``weights[side]`` (26 * r, H) the first layer's rows for
+    them; the other side's rows are followed by the global features' rows. Each distinct
+    side on roll is multiplied once, with the bias.
     """
 
     def __init__(self, encoding: Encoding, weight: np.ndarray, bias: np.ndarray) -> None:
         table = encoding.slot_table.reshape(26, VALUES, -1)
-        touched = [np.flatnonzero(np.abs(table[slot]).sum(axis=0) > 0) for slot in range(26)]
-        self.width = max(len(columns) for columns in touched)
-        slot_table = np.zeros((26, VALUES, self.width), dtype=np.float32)
-        slot_weights = np.zeros((26, self.width, weight.shape[0]), dtype=np.float32)
-        for slot, columns in enumerate(touched):
-            slot_table[slot, :, : len(columns)] = table[slot][:, columns]
-            slot_weights[slot, : len(columns)] = weight[:, columns].T
-        self.slot_table = slot_table.reshape(26 * VALUES, self.width)
-        self.slot_weights = slot_weights.reshape(26 * self.width, -1)
-        self.global_weights = np.ascontiguousarray(weight[:, encoding.slot_size :].T)
+        slot_weight = weight[:, : encoding.slot_size].T
+        self.units, self.weights = [], []
+        for rows in (slice(16, VALUES), slice(14, None, -1)):  # n = 1..15 of the side on roll, of the other
+            units, maps = _side_units(table, rows)
+            self.units.append(units.reshape(26 * 16, -1).astype(np.float32))
+            self.weights.append((maps @ slot_weight).reshape(-1, weight.shape[0]).astype(np.float32))
+        self.weights[1] = np.concatenate([self.weights[1], weight[:, encoding.slot_size :].T]).astype(np.float32)
         self.encoding = encoding
-        self.bias = bias
+        self.bias = bias.astype(np.float32)
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
-        slots = np.take(self.slot_table, slot_indices(boards), axis=0).reshape(len(boards), -1)
-        x = slots @ self.slot_weights
-        x += self.encoding.global_features(boards) @ self.global_weights
-        x += self.bias
+        on_roll = np.maximum(boards, 0)
+        first, group = _distinct_rows(on_roll)
+        shared = np.take(self.units[0], on_roll[first] + _SIDE_ROWS, axis=0).reshape(len(first), -1) @ self.weights[0]
+        shared += self.bias
+        other = np.take(self.units[1], np.maximum(np.negative(boards, dtype=np.int64), 0) + _SIDE_ROWS, axis=0)
+        features = np.concatenate([other.reshape(len(boards), -1), self.encoding.global_features(boards)], axis=1)
+        x = features @ self.weights[1]
+        x += np.take(shared, group, axis=0)
         return x
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first, group): the first index of each distinct row of ``rows`` (B, 26) in 0..15, and each row's group.
+
+    Cheap where a batch has few distinct rows, in runs: the side on roll of the afterstates
+    of one position changes only by hit checkers. Runs of equal rows first, then a sort of
+    their exact keys.
+    """
+    run_start = np.ones(len(rows), dtype=bool)
+    run_start[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    starts = np.flatnonzero(run_start)
+    keys = rows[starts].reshape(len(starts), 2, 13).astype(np.int64) @ _KEY_POWERS
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (keys[order[1:]] != keys[order[:-1]]).any(axis=1)
+    group_of_run = np.empty(len(order), dtype=np.int64)
+    group_of_run[order] = np.cumsum(new) - 1
+    return starts[order[new]], group_of_run[np.cumsum(run_start) - 1]
 
 
 class Network:
     """A trained value network for inference: boards seen by the side on roll -> that side's five.
 
     ``weights`` maps torch's ``state_dict`` names to arrays of ``weight_shapes(config)``.
+    Sigmoid layers are served as 2 * sigmoid(z) = 1 + tanh(z / 2), two passes instead of
+    four: a layer's weights and bias are halved, and so are the next layer's weights.
+    (Not tanh alone: the next layer's bias would take half its row sums, and its float32
+    sums would lose the small logits in the cancellation of big terms.)
     """
 
     def __init__(self, config: NetworkConfig, weights: Mapping[str, np.ndarray]) -> None:
@@ -123,15 +191,30 @@ class Network:
         self.encoding = get_encoding(config.encoding)
         names = [f"hidden_layers.{i}" for i in range(len(config.hidden))] + ["output_layer"]
         layers = [
-            (np.asarray(weights[f"{name}.weight"], dtype=np.float32), np.asarray(weights[f"{name}.bias"], dtype=np.float32))
+            (np.asarray(weights[f"{name}.weight"], dtype=np.float64), np.asarray(weights[f"{name}.bias"], dtype=np.float64))
             for name in names
         ]
+        if config.activation == "sigmoid":  # served as 1 + tanh(z / 2): see the class docstring
+            for i in range(len(layers) - 1):
+                weight, bias = layers[i]
+                layers[i] = (weight / 2.0, bias / 2.0)
+                after, after_bias = layers[i + 1]
+                layers[i + 1] = (after / 2.0, after_bias)
         self._first = _FirstLayer(self.encoding, *layers[0])
-        self._layers = [(np.ascontiguousarray(weight.T), bias) for weight, bias in layers[1:]]
+        self._layers = [(np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]]
 
     def logits(self, boards: np.ndarray) -> np.ndarray:
-        """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26)."""
-        x = _activate(self._first(np.asarray(boards)), self.config.activation)
+        """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26).
+
+        Big batches go in chunks of ``CHUNK`` boards, whose working arrays stay in cache.
+        """
+        boards = np.asarray(boards)
+        if len(boards) > CHUNK:
+            return np.concatenate([self._logits(boards[i : i + CHUNK]) for i in range(0, len(boards), CHUNK)])
+        return self._logits(boards)
+
+    def _logits(self, boards: np.ndarray) -> np.ndarray:
+        x = _activate(self._first(boards), self.config.activation)
         for weight, bias in self._layers[:-1]:
             x = _activate(x @ weight + bias, self.config.activation)
         weight, bias = self._layers[-1]

@@ -19,8 +19,9 @@ from bot.evaluator import (
     choose_afterstates,
     one_ply_probabilities,
 )
-from bot.network import NetworkConfig
-from training.network import ValueNetwork
+from bot.facade import default_checkpoint
+from bot.network import Network, NetworkConfig
+from training.network import ValueNetwork, load_value_network
 from bot.outcomes import equity, finished_probabilities, invert, is_finished, to_cumulative, to_six, winner_outcome
 from engine import START, afterstates, flip
 from training.selfplay import SelfPlay
@@ -133,6 +134,71 @@ def test_probabilities_are_clipped_to_zero_one():
     assert raw.max().item() > 1.0  # the rounding error the clip is for
     five = network.probabilities(np.stack([START, flip(START)]))
     assert five.min() >= 0.0 and five.max() == 1.0 and five.dtype == np.float32
+
+
+def scattered(rng: np.random.Generator, checkers: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """(N, 26) one side's checkers: ``checkers[i]`` of them on random points ``low[i]..high[i]``."""
+    side = np.zeros((len(checkers), 26), dtype=np.int8)
+    for row, n, a, b in zip(side, checkers, low, high):
+        np.add.at(row, rng.integers(a, b + 1, size=n), 1)
+    return side
+
+
+def classed_positions(count: int = 1500) -> dict[str, np.ndarray]:
+    """``count`` positions of each class: contact, race, bear-off (both sides home), checkers on the bar."""
+    rng = np.random.default_rng(5)
+    contact = played_positions(count // 30 + 1)
+    contact = contact[~is_race(contact)][:count]
+    split = rng.integers(7, 19, size=count)  # race: the mover below the split point, the opponent above it
+    race = scattered(rng, rng.integers(1, 16, count), np.ones(count, int), split - 1) - scattered(
+        rng, rng.integers(1, 16, count), split + 1, np.full(count, 24))
+    home = scattered(rng, rng.integers(1, 16, count), np.ones(count, int), np.full(count, 6)) - scattered(
+        rng, rng.integers(1, 16, count), np.full(count, 19), np.full(count, 24))
+    bar = contact.copy()
+    for row in bar:  # up to 3 of each side's checkers to its bar
+        for side, bar_slot in ((1, 25), (-1, 0)):
+            for point in rng.choice(np.flatnonzero(row[1:25] * side > 0) + 1, size=rng.integers(1, 4)):
+                if row[point] * side > 0:
+                    row[point] -= side
+                    row[bar_slot] += side
+    return {"contact": contact, "race": race, "bear-off": home, "bar": bar}
+
+
+def test_classed_positions_are_of_their_class():
+    classes = classed_positions(200)
+    assert all(len(boards) == 200 for boards in classes.values())
+    assert not is_race(classes["contact"]).any() and is_race(classes["race"]).all()
+    home = classes["bear-off"]
+    assert (np.maximum(home[:, 7:], 0).sum(axis=1) == 0).all() and (np.minimum(home[:, :19], 0).sum(axis=1) == 0).all()
+    assert ((classes["bar"][:, 25] > 0) & (classes["bar"][:, 0] < 0)).all()
+
+
+def numpy_twin(network: ValueNetwork) -> Network:
+    """The numpy network with the weights of a torch one."""
+    return Network(network.config, {name: value.numpy() for name, value in network.state_dict().items()})
+
+
+def assert_same_probabilities(numpy_network, torch_network, boards: np.ndarray) -> None:
+    """Within 1e-5 of torch on ``boards`` as they are, and on their afterstates as search batches them."""
+    children, _ = afterstates(boards, np.random.default_rng(0).integers(1, 7, size=(len(boards), 2)))
+    for batch in (boards, flip(children)):
+        np.testing.assert_allclose(numpy_network.probabilities(batch), torch_network.probabilities(batch), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["contact", "race", "bear-off", "bar"])
+def test_numpy_network_matches_torch_on_every_class_of_position(kind):
+    boards = classed_positions()[kind]
+    checkpoint = default_checkpoint()
+    assert_same_probabilities(load_network(checkpoint), load_value_network(checkpoint.with_suffix(".pt")), boards)
+
+
+@pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu", "elu"])
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation):
+    torch.manual_seed(0)
+    network = ValueNetwork(NetworkConfig(encoding=name, hidden=(32, 16), activation=activation)).eval()
+    boards = np.concatenate([boards[:100] for boards in classed_positions(100).values()])
+    assert_same_probabilities(numpy_twin(network), network, boards)
 
 
 def test_bad_network_configs():
