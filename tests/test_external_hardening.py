@@ -38,11 +38,12 @@ def serving(bot: Bot, **options):
 
 
 def _read_line(sock: socket.socket) -> str:
+    """One reply line; byte by byte, so a second reply that arrived with it stays for the next call."""
     data = b""
     while not data.endswith(b"\n"):
-        chunk = sock.recv(4096)
-        assert chunk, "the server closed the connection without a reply"
-        data += chunk
+        byte = sock.recv(1)
+        assert byte, "the server closed the connection without a reply"
+        data += byte
     return data.decode().rstrip("\n")
 
 
