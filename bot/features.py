@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import flip
+from engine.board import MOVER_BAR as BAR, flip
 
 # One half's features, in column order, with their group and meaning (own's view).
 _HALF: tuple[tuple[str, str, str], ...] = (
@@ -72,7 +72,6 @@ GROUPS: dict[str, tuple[int, ...]] = {
 }
 
 _POINTS = np.arange(26)
-BAR = 25
 
 # The 21 rolls (high, low) and how many of the 36 they stand for.
 ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.board import MOVER_BAR as BAR
+
 WIDTH = 32  # bytes per board row: 26 points padded to four 64-bit words
-BAR = 25
 CHUNK = 1024  # boards per pass: bigger batches are split so the working arrays stay in cache
 
 _rng = np.random.default_rng(0x6A5D)

@@ -21,10 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.board import validate_board, validate_dice
+from engine.board import MOVER_BAR as BAR, validate_board, validate_dice
 
-BAR = 25
-OFF = 0
+OFF = 0  # a step's destination when the checker is borne off
 
 
 class Step(NamedTuple):
