@@ -24,7 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from bot import bearoff as bo
-from bot.encoding import is_race
+from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
 from bot.outcomes import finished_probabilities, invert, is_finished
 
@@ -61,12 +61,14 @@ def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndar
     class (the databases' size; 15, every bear-off, for the full ones).
     """
     boards = np.asarray(boards).reshape(-1, 26)
-    mine, theirs = checkers_on_board(boards)
-    over = (mine == 0) | (theirs == 0)
-    bearoff = bo.is_bearoff(boards) & (mine <= bearoff_checkers) & (theirs <= bearoff_checkers)
-    classes = np.where(is_race(boards), np.int8(PositionClass.RACE), np.int8(PositionClass.CONTACT))
+    mover, opponent = rearmost(boards)  # each in its own numbering: 25 the bar, 0 none left
+    classes = np.where(mover + opponent <= 25, np.int8(PositionClass.RACE), np.int8(PositionClass.CONTACT))
+    bearoff = (mover <= 6) & (opponent <= 6)  # bo.is_bearoff: every checker home or off, none on the bar
+    if bearoff_checkers < bo.CHECKERS:
+        mine, theirs = checkers_on_board(boards)
+        bearoff &= (mine <= bearoff_checkers) & (theirs <= bearoff_checkers)
     classes[bearoff] = PositionClass.BEAROFF
-    classes[over] = PositionClass.OVER
+    classes[(mover == 0) | (opponent == 0)] = PositionClass.OVER
     return classes.astype(np.int8, copy=False)
 
 

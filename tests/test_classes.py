@@ -88,6 +88,21 @@ def test_classify_contact_edge_cases():
         PositionClass.CONTACT, PositionClass.RACE, PositionClass.CONTACT, PositionClass.RACE]
 
 
+def test_classify_agrees_with_the_definitions():
+    from bot.encoding import is_race
+    from bot.outcomes import is_finished
+    from engine import afterstates
+
+    positions = fixture_boards()
+    children, _ = afterstates(positions, np.array([r["dice"] for r in load_fixture("move_choice.jsonl")]))
+    boards = np.concatenate([positions, children, flip(children), np.stack([LOST, WON, flip(LOST)])])
+    over = is_finished(boards) | is_finished(flip(boards))
+    expected = np.where(over, PositionClass.OVER, np.where(bo.is_bearoff(boards), PositionClass.BEAROFF,
+                        np.where(is_race(boards), PositionClass.RACE, PositionClass.CONTACT)))
+    assert (classify(boards) == expected).all()
+    assert set(classify(boards).tolist()) == set(PositionClass)
+
+
 def test_game_over_probabilities_are_exact():
     five = over_probabilities(np.stack([LOST, WON]))
     assert five.tolist() == [[0, 0, 0, 1, 0], [1, 1, 1, 0, 0]]
