@@ -125,14 +125,22 @@ def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -
 
 
 def speed(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
-    """Median ms of a single-position move choice at 0-ply and 1-ply, all positions and bear-offs; printed."""
+    """Median ms of a single-position move choice at 0-ply and 1-ply, all positions and bear-offs; printed.
+
+    The evaluators take turns position by position, so a busy machine slows them alike.
+    """
     bearoffs = fixture_classes(records) == PositionClass.BEAROFF
     results: dict[str, dict] = {}
-    for name, evaluator in evaluators.items():
+    for evaluator in evaluators.values():
         decision_ms(evaluator, records[:20], 1)  # warm up (and read the bear-off databases)
-        for plies in (0, 1):
-            ms = decision_ms(evaluator, records, plies)
-            print(f"single-position move choice, {plies}-ply, {name:16s}: median {np.median(ms):6.2f} ms "
+    for plies in (0, 1):
+        times: dict[str, list[float]] = {name: [] for name in evaluators}
+        for record in records:
+            for name, evaluator in evaluators.items():
+                times[name].append(decision_ms(evaluator, [record], plies)[0])
+        for name, ms in times.items():
+            ms = np.array(ms)
+            print(f"single-position move choice, {plies}-ply, {name:8s}: median {np.median(ms):6.2f} ms "
                   f"(bear-offs {np.median(ms[bearoffs]):6.2f} ms; {len(ms)} positions)")
             results[f"move_choice_ms_{plies}ply_{name.replace(' ', '_')}"] = {
                 "median_ms": round(float(np.median(ms)), 3),
