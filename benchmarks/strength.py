@@ -13,8 +13,8 @@
    ``bot.classes.classify``), for the bot without and with its exact bear-off class
    ("before" plays bear-offs with its race network), in the same run.
 3. Speed: the median wall time of one move choice for a single position (the plays
-   generated, ranked 0-ply, or 1-ply over the best 8 as ``Bot.rank_plays`` does), over
-   the fixture's positions, before and after the bear-off class; the bear-off
+   generated, ranked 0-ply, or 1-ply over the best 8 as ``Bot.rank_plays`` does; the
+   best of 3 runs of each position), over the fixture's positions, before and after the bear-off class; the bear-off
    positions' median beside it.
 
     python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000] [--record]
@@ -124,10 +124,14 @@ def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -
     return results
 
 
+REPEATS = 3
+
+
 def speed(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
     """Median ms of a single-position move choice at 0-ply and 1-ply, all positions and bear-offs; printed.
 
-    The evaluators take turns position by position, so a busy machine slows them alike.
+    The evaluators take turns position by position, so a busy machine slows them alike, and each
+    position's time is the best of ``REPEATS`` runs (a shared machine's stalls then drop out).
     """
     bearoffs = fixture_classes(records) == PositionClass.BEAROFF
     results: dict[str, dict] = {}
@@ -137,7 +141,7 @@ def speed(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> d
         times: dict[str, list[float]] = {name: [] for name in evaluators}
         for record in records:
             for name, evaluator in evaluators.items():
-                times[name].append(decision_ms(evaluator, [record], plies)[0])
+                times[name].append(min(decision_ms(evaluator, [record], plies)[0] for _ in range(REPEATS)))
         for name, ms in times.items():
             ms = np.array(ms)
             print(f"single-position move choice, {plies}-ply, {name:8s}: median {np.median(ms):6.2f} ms "
