@@ -36,11 +36,16 @@ import numpy as np
 
 from bot.checkpoint import load_evaluator
 from bot.classes import ClassEvaluator, PositionClass, classify
-from bot.evaluator import Evaluator, OnePlyEvaluator, ProbabilityEvaluator, choose_afterstates
+from bot.evaluator import (
+    Evaluator,
+    OnePlyEvaluator,
+    ProbabilityEvaluator,
+    choose_afterstates,
+)
 from bot.facade import search_filters
-from bot.search import rank_afterstates
 from bot.outcomes import equity
 from bot.pubeval import Pubeval
+from bot.search import rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 from training.ship import write_json_atomically

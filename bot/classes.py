@@ -18,8 +18,8 @@ the batch's order: a loop over the four classes, never over positions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
-from typing import Mapping
 
 import numpy as np
 

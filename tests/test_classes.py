@@ -10,9 +10,23 @@ import pytest
 import torch
 
 from bot import bearoff as bo
-from bot.checkpoint import (CheckpointError, export_class_numpy, export_numpy, load_class_payloads, load_evaluator,
-                            load_network, save_checkpoint, save_class_checkpoint)
-from bot.classes import BearoffDatabases, ClassEvaluator, PositionClass, classify, over_probabilities
+from bot.checkpoint import (
+    CheckpointError,
+    export_class_numpy,
+    export_numpy,
+    load_class_payloads,
+    load_evaluator,
+    load_network,
+    save_checkpoint,
+    save_class_checkpoint,
+)
+from bot.classes import (
+    BearoffDatabases,
+    ClassEvaluator,
+    PositionClass,
+    classify,
+    over_probabilities,
+)
 from bot.facade import REPO_CHECKPOINT, Bot
 from bot.network import Network, NetworkConfig
 from bot.outcomes import invert
@@ -20,7 +34,6 @@ from engine import START, decode_position_id, flip
 from tests.conftest import load_fixture
 from training.network import ValueNetwork
 from training.ship import ship_classes
-
 
 
 def board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
@@ -200,10 +213,11 @@ def test_old_single_network_files_load_through_the_fallback(tmp_path, nets):
 
 @pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason="no shipped network")
 def test_shipped_bot_plays_bearoffs_from_the_databases():
-    payloads, mode, multi = load_class_payloads(REPO_CHECKPOINT)
+    _, mode, several = load_class_payloads(REPO_CHECKPOINT)
     bot = Bot.load(REPO_CHECKPOINT)
     assert isinstance(bot.evaluator, ClassEvaluator) and isinstance(bot.evaluator.bearoff, BearoffDatabases)
     assert mode == "databases" and set(bot.evaluator.networks) <= {"contact", "race"}
+    assert several or set(bot.evaluator.networks) == {"contact"}  # today: one network, the fallback
     assert bot.evaluator._models[PositionClass.BEAROFF] is bot.evaluator.bearoff
 
 

@@ -19,8 +19,14 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bot.checkpoint import (atomic_write, export_class_numpy, export_numpy, load_checkpoint, save_checkpoint,
-                            save_class_checkpoint)
+from bot.checkpoint import (
+    atomic_write,
+    export_class_numpy,
+    export_numpy,
+    load_checkpoint,
+    save_checkpoint,
+    save_class_checkpoint,
+)
 from training.network import network_from_payload
 
 
@@ -75,6 +81,7 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
     export_class_numpy(target.with_suffix(".npz"),
                        {label: (network.config, network.state_dict()) for label, network in networks.items()})
     walls = [(payload.get("training") or {}).get("wall_seconds") for payload in payloads.values()]
+    known = [float(w) for w in walls if w is not None]
     metadata = {
         "checkpoint": target.name,
         "numpy_export": target.with_suffix(".npz").name,
@@ -83,7 +90,7 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
         "classes": {"bearoff": "databases", "race": "race" if "race" in networks else "contact network"},
         "self_play_games": games,
         "training_wall_seconds": wall_seconds if wall_seconds is not None
-        else (sum(walls) if all(w is not None for w in walls) else None),
+        else (sum(known) if len(known) == len(walls) else None),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpu_count": os.cpu_count()},
         "network": {label: payload["network_config"] for label, payload in payloads.items()},
         "training_config": {label: payload.get("config") for label, payload in payloads.items()},
