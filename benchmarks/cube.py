@@ -16,7 +16,9 @@ Probabilities come from the project's network (``--probabilities network``,
 checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
 own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
 (``--probabilities gnubg``); 0-ply unless ``--plies``: with the same inputs as
-GNU Backgammon the decisions should mostly agree.
+GNU Backgammon the decisions should mostly agree. With the network, the figures come
+twice in one run: "before" plays bear-offs with the race network, "after" with the exact
+bear-off databases (``bot.classes``), as the bot does; and split by position class.
 
     python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies N]
 """
@@ -70,18 +72,27 @@ def gnubg_probabilities(boards: np.ndarray, plies: int) -> np.ndarray:
     return np.array([gnubg_nn.probabilities(gnubg_board(b), plies) for b in boards], dtype=np.float64)
 
 
-def network_probabilities(boards: np.ndarray, checkpoint: Path, plies: int) -> np.ndarray:
-    """The network's probabilities for the side on roll, at 0-ply or 1-ply (the average over its 21 rolls)."""
-    from bot.checkpoint import load_network
-    from bot.evaluator import NetworkEvaluator, one_ply_probabilities
+def network_evaluators(checkpoint: Path) -> dict:
+    """The bot's evaluators of ``checkpoint``: {"before": bear-offs by the race network, "after": exact}."""
+    from bot.checkpoint import load_evaluator
+    from bot.classes import ClassEvaluator
+
+    after = load_evaluator(checkpoint)
+    if after.bearoff is None:
+        return {"bot": after}
+    return {"before": ClassEvaluator(after.networks, bearoff=None), "after": after}
+
+
+def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarray:
+    """An evaluator's probabilities for the side on roll, at 0-ply or 1-ply (the average over its 21 rolls)."""
+    from bot.evaluator import one_ply_probabilities
     from bot.outcomes import invert
     from engine import flip
 
-    network = load_network(checkpoint)
     if plies == 0:
-        return np.asarray(network.probabilities(boards), dtype=np.float64)
+        return np.asarray(evaluator.probabilities(boards), dtype=np.float64)
     # The position before the roll is the opponent's afterstate: its 1-ply value, turned around.
-    return np.asarray(invert(one_ply_probabilities(NetworkEvaluator(network), flip(boards))), dtype=np.float64)
+    return np.asarray(invert(one_ply_probabilities(evaluator, flip(boards))), dtype=np.float64)
 
 
 def doubler_cost(record: dict, doubles: bool) -> float:
@@ -148,15 +159,33 @@ def main() -> int:
         except ImportError:
             print("gnubg mode needs the PyPI package gnubg-nn (pip install gnubg-nn)", file=sys.stderr)
             return 2
-        source = f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only"
-    else:
-        try:
-            probs = network_probabilities(boards, args.checkpoint, args.plies)
-        except (ImportError, OSError, ValueError) as error:
-            print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
-            return 2
-        source = f"the project's network at {args.plies}-ply, {args.checkpoint}"
+        report(records, probs, boards, f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) "
+                                       "-- checks the cube arithmetic only", args.show)
+        return 0
+    try:
+        evaluators = network_evaluators(args.checkpoint)
+    except (ImportError, OSError, ValueError) as error:
+        print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
+        return 2
+    from bot.classes import PositionClass, classify
 
+    classes = classify(boards)
+    for name, evaluator in evaluators.items():
+        probs = network_probabilities(boards, evaluator, args.plies)
+        report(records, probs, boards, f"the project's network at {args.plies}-ply, {args.checkpoint} ({name})",
+               args.show)
+        cells = []
+        for kind in (PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF):
+            rows = np.flatnonzero(classes == kind)
+            if rows.size:
+                part = run([records[i] for i in rows], probs[rows], boards[rows])
+                cells.append(f"{kind.label} ({rows.size}) {part['double']:.1%} / {part['take']:.1%}")
+        print(f"  by class, double / take agreement: {'; '.join(cells)}")
+    return 0
+
+
+def report(records: list[dict], probs: np.ndarray, boards: np.ndarray, source: str, show: int) -> None:
+    """Print the agreement and cost of the cube decisions from ``probs`` (and ``show`` disagreements)."""
     result = run(records, probs, boards)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
     print(f"  should_double agreement: {result['double']:.1%} "
@@ -164,12 +193,11 @@ def main() -> int:
     print(f"  should_take agreement:   {result['take']:.1%}")
     print(f"  mean equity cost (gnubg's equities, pass = 1): doubler {result['double_cost']:.4f}, "
           f"taker {result['take_cost']:.4f}")
-    for record, decision in result["misses"][: args.show]:
+    for record, decision in result["misses"][:show]:
         print(f"  {record['position_id']} len {record['match_length']} score {record['score']} "
               f"cube {record['cube']} {record['owner']}{' crawford' if record['crawford'] else ''}: "
               f"gnubg {record['decision']} nd {record['no_double']:+.3f} dt {record['double_take']:+.3f} | "
               f"bot {decision.verdict.value} nd {decision.no_double:+.3f} dt {decision.double_take:+.3f}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -9,8 +9,17 @@
    1-ply, with pubeval's figure measured in the same run as the baseline. A
    play outside gnubg's top 8 has no stored 2-ply equity: it is computed with
    the PyPI package ``gnubg-nn`` when installed, else its 0-ply equity stands in.
+   Also by position class of the fixture position (contact, race, bear-off:
+   ``bot.classes.classify``), for the bot without and with its exact bear-off class
+   ("before" plays bear-offs with its race network), in the same run.
+3. Speed: the median wall time of one move choice for a single position (the plays
+   generated, ranked 0-ply, or 1-ply over the best 8 as ``Bot.rank_plays`` does; the
+   best of 3 runs of each position), over the fixture's positions, before and after the bear-off class; the bear-off
+   positions' median beside it.
 
     python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000] [--record]
+
+``--games 0`` skips the games against pubeval.
 
 ``--record`` writes the figures into the checkpoint's metadata file (same name, .json).
 """
@@ -25,11 +34,19 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.checkpoint import load_network
-from bot.evaluator import Evaluator, NetworkEvaluator, OnePlyEvaluator, choose_afterstates
+from bot.checkpoint import load_evaluator
+from bot.classes import ClassEvaluator, PositionClass, classify
+from bot.evaluator import (
+    Evaluator,
+    OnePlyEvaluator,
+    ProbabilityEvaluator,
+    choose_afterstates,
+)
+from bot.facade import search_filters
 from bot.outcomes import equity
 from bot.pubeval import Pubeval
-from engine import decode_position_id, encode_position_id, flip
+from bot.search import rank_afterstates
+from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 from training.ship import write_json_atomically
 
@@ -49,6 +66,20 @@ def gnubg_two_ply(position_id: str) -> float | None:
 
 def error_rate(evaluator: Evaluator, records: list[dict]) -> tuple[float, int]:
     """(mean equity lost x 1000, number of plays outside gnubg's top 8) of the evaluator's choices."""
+    losses, outside = move_losses(evaluator, records)
+    return 1000 * float(np.mean(losses)), outside
+
+
+CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF)
+
+
+def fixture_classes(records: list[dict]) -> np.ndarray:
+    """(N,) ``PositionClass`` of each fixture position (side on roll's view, before its move)."""
+    return classify(np.array([decode_position_id(r["position_id"]) for r in records]))
+
+
+def move_losses(evaluator: Evaluator, records: list[dict]) -> tuple[np.ndarray, int]:
+    """((N,) equity lost by the evaluator's choice in each record, plays outside gnubg's top 8)."""
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     dice = np.array([r["dice"] for r in records])
     chosen = choose_afterstates(evaluator, boards, dice)
@@ -64,7 +95,66 @@ def error_rate(evaluator: Evaluator, records: list[dict]) -> tuple[float, int]:
             if value is None:
                 value = plays[key]["eq0"]
         losses.append(best - value)
-    return 1000 * float(np.mean(losses)), outside
+    return np.array(losses), outside
+
+
+def decision_ms(evaluator: ProbabilityEvaluator, records: list[dict], plies: int) -> np.ndarray:
+    """Wall time (ms) of one move choice per record: generate the plays, rank them ``plies`` deep as the bot does."""
+    times = []
+    for record in records:
+        board = decode_position_id(record["position_id"])[None]
+        start = time.perf_counter()
+        children, _ = afterstates(board, np.array([record["dice"]]))
+        rank_afterstates(evaluator, children, plies, filters=search_filters())
+        times.append(1000 * (time.perf_counter() - start))
+    return np.array(times)
+
+
+def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
+    """Move-choice error x1000 overall and by class, at 0-ply and 1-ply, of each evaluator; printed as a table."""
+    classes = fixture_classes(records)
+    counts = ", ".join(f"{kind.label} {int((classes == kind).sum())}" for kind in CLASS_COLUMNS)
+    print(f"move-choice error by class (x1000 equity/move; positions: {counts})")
+    print(f"  {'':22s} {'all':>7s} " + " ".join(f"{kind.label:>8s}" for kind in CLASS_COLUMNS))
+    results: dict[str, dict] = {}
+    for plies in (0, 1):
+        for name, evaluator in evaluators.items():
+            losses, _ = move_losses(evaluator if plies == 0 else OnePlyEvaluator(evaluator), records)
+            row = {"all": 1000 * float(losses.mean())}
+            row.update({kind.label: 1000 * float(losses[classes == kind].mean()) for kind in CLASS_COLUMNS})
+            print(f"  {f'{plies}-ply, {name}':22s} {row['all']:7.2f} "
+                  + " ".join(f"{row[kind.label]:8.2f}" for kind in CLASS_COLUMNS))
+            results[f"move_choice_error_by_class_{plies}ply_{name.replace(' ', '_')}"] = {
+                key: round(value, 2) for key, value in row.items()}
+    return results
+
+
+REPEATS = 3
+
+
+def speed(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
+    """Median ms of a single-position move choice at 0-ply and 1-ply, all positions and bear-offs; printed.
+
+    The evaluators take turns position by position, so a busy machine slows them alike, and each
+    position's time is the best of ``REPEATS`` runs (a shared machine's stalls then drop out).
+    """
+    bearoffs = fixture_classes(records) == PositionClass.BEAROFF
+    results: dict[str, dict] = {}
+    for evaluator in evaluators.values():
+        decision_ms(evaluator, records[:20], 1)  # warm up (and read the bear-off databases)
+    for plies in (0, 1):
+        times: dict[str, list[float]] = {name: [] for name in evaluators}
+        for record in records:
+            for name, evaluator in evaluators.items():
+                times[name].append(min(decision_ms(evaluator, [record], plies)[0] for _ in range(REPEATS)))
+        for name, ms in times.items():
+            ms = np.array(ms)
+            print(f"single-position move choice, {plies}-ply, {name:8s}: median {np.median(ms):6.2f} ms "
+                  f"(bear-offs {np.median(ms[bearoffs]):6.2f} ms; {len(ms)} positions)")
+            results[f"move_choice_ms_{plies}ply_{name.replace(' ', '_')}"] = {
+                "median_ms": round(float(np.median(ms)), 3),
+                "bearoff_median_ms": round(float(np.median(ms[bearoffs])), 3), "positions": len(ms)}
+    return results
 
 
 def main() -> None:
@@ -76,20 +166,24 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, dict] = {}
 
-    network = NetworkEvaluator(load_network(args.checkpoint))
+    network = load_evaluator(args.checkpoint)  # the bot as it plays: its classes, bear-offs exact
+    # The same networks without the exact bear-off class: bear-offs played by the race network.
+    before = ClassEvaluator(network.networks, bearoff=None)
     pubeval = Pubeval()
-    print(f"checkpoint: {args.checkpoint}")
+    print(f"checkpoint: {args.checkpoint} (networks: {', '.join(network.networks)}; bear-offs: "
+          f"{'databases' if network.bearoff is not None else 'network'})")
 
-    start = time.perf_counter()
-    result = evaluate(network, pubeval, args.games, seed=args.seed)
-    print(f"against pubeval, 0-ply: {result.summary()}  ({time.perf_counter() - start:.0f} s)")
-    results["vs_pubeval_0ply"] = {
-        "games": result.games,
-        "seed": args.seed,
-        "points_per_game": round(result.ppg, 4),
-        "ppg_95ci_half_width": round(result.ppg_interval, 4),
-        "win_rate": round(result.win_rate, 4),
-    }
+    if args.games:
+        start = time.perf_counter()
+        result = evaluate(network, pubeval, args.games, seed=args.seed)
+        print(f"against pubeval, 0-ply: {result.summary()}  ({time.perf_counter() - start:.0f} s)")
+        results["vs_pubeval_0ply"] = {
+            "games": result.games,
+            "seed": args.seed,
+            "points_per_game": round(result.ppg, 4),
+            "ppg_95ci_half_width": round(result.ppg_interval, 4),
+            "win_rate": round(result.win_rate, 4),
+        }
 
     records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
     for name, key, evaluator in (
@@ -104,6 +198,9 @@ def main() -> None:
             f"{outside} plays outside gnubg's top 8; {time.perf_counter() - start:.1f} s)"
         )
         results[f"move_choice_error_{key}"] = {"error_x1000": round(rate, 2), "positions": len(records)}
+    pair = {"before": before, "after": network} if network.bearoff is not None else {"bot": network}
+    results.update(by_class(pair, records))
+    results.update(speed(pair, records))
 
     if args.record:
         path = Path(args.checkpoint).with_suffix(".json")

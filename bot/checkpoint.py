@@ -34,11 +34,14 @@ import tempfile
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, TYPE_CHECKING, Any, Iterator, Mapping
 
 import numpy as np
 
 from bot.network import Network, NetworkConfig, weight_shapes
+
+if TYPE_CHECKING:
+    from bot.classes import BearoffDatabases, ClassEvaluator
 
 FORMAT = 1
 # The keys a checkpoint may have (a numpy export has no training state or config; older files no checksums).
@@ -299,3 +302,184 @@ def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None)
     else:
         payload = load_checkpoint(path)
     return Network(*checked_weights(payload, source, expected))
+
+
+# --- one file, every network of the bot (position classes) --------------------------------
+#
+# A bot with a network per position class (``bot.classes``) ships one file holding them all:
+#
+# - ``.pt``: a dict ``{"classes_format": CLASSES_FORMAT, "bearoff": BEAROFF_MODE,
+#   "networks": {label: payload}}``, each payload a single-network checkpoint dict as above
+#   (``format``, ``network_config``, ``weights``, ``weights_sha256``, ``training``, ``config``);
+# - ``.npz``: one JSON string under ``"classes"``, ``{"format": CLASSES_FORMAT, "bearoff": ...,
+#   "networks": {label: {"network_config": ..., "weights_sha256": ...}}}``, and each network's
+#   arrays under ``"<label>/<weight name>"`` (``contact/hidden_layers.0.weight``...).
+#
+# ``bearoff`` is ``"databases"`` (bear-offs exact, from ``bot.bearoff``) or ``"network"``
+# (played by the race network). Labels are ``bot.classes.NETWORK_CLASSES``; ``contact`` is
+# required, a missing ``race`` falls back to the contact network. An old single-network file
+# loads as contact and race network with bear-offs from the databases (``load_evaluator``).
+
+CLASSES_FORMAT = 1
+CLASSES_KEY = "classes"
+BEAROFF_MODES = ("databases", "network")
+
+
+def _class_labels(labels: Any, source: str) -> None:
+    from bot.classes import NETWORK_CLASSES
+
+    unknown = sorted(set(labels) - set(NETWORK_CLASSES))
+    if unknown:
+        raise CheckpointError(f"{source}: networks for unknown classes {unknown} (expected some of {list(NETWORK_CLASSES)})")
+
+
+def save_class_checkpoint(
+    path: str | os.PathLike,
+    networks: Mapping[str, Any],
+    training: Mapping[str, dict[str, Any] | None] | None = None,
+    config: Mapping[str, dict[str, Any] | None] | None = None,
+    bearoff: str = "databases",
+) -> None:
+    """Write torch networks by class label (``{"contact": net, "race": net}``) to one ``.pt`` file.
+
+    ``training`` and ``config`` map labels to each network's trainer state and run config.
+    """
+    import torch
+
+    _class_labels(networks, f"checkpoint {str(path)!r}")
+    if bearoff not in BEAROFF_MODES:
+        raise ValueError(f"bearoff {bearoff!r}: expected one of {BEAROFF_MODES}")
+    entries = {}
+    for label, network in networks.items():
+        weights = network.state_dict()
+        entries[label] = {
+            "format": FORMAT,
+            "network_config": network.config.to_dict(),
+            "weights": weights,
+            "weights_sha256": weights_checksum(weights),
+            "training": (training or {}).get(label),
+            "config": (config or {}).get(label),
+        }
+    payload = {"classes_format": CLASSES_FORMAT, "bearoff": bearoff, "networks": entries}
+    with atomic_write(path) as f:
+        torch.save(payload, f)
+
+
+def export_class_numpy(
+    path: str | os.PathLike,
+    networks: Mapping[str, tuple[NetworkConfig, Mapping[str, Any]]],
+    bearoff: str = "databases",
+) -> None:
+    """Write the serving export (``.npz``) of networks by class label: ``{label: (config, weights)}``."""
+    _class_labels(networks, f"checkpoint {str(path)!r}")
+    if bearoff not in BEAROFF_MODES:
+        raise ValueError(f"bearoff {bearoff!r}: expected one of {BEAROFF_MODES}")
+    arrays: dict[str, np.ndarray] = {}
+    manifest: dict[str, Any] = {"format": CLASSES_FORMAT, "bearoff": bearoff, "networks": {}}
+    for label, (network_config, weights) in networks.items():
+        converted = {name: _as_array(value).astype(np.float32) for name, value in weights.items()}
+        manifest["networks"][label] = {"network_config": network_config.to_dict(),
+                                       "weights_sha256": weights_checksum(converted)}
+        arrays.update({f"{label}/{name}": array for name, array in converted.items()})
+    with atomic_write(path) as f:
+        np.savez(f, **{CLASSES_KEY: np.array(json.dumps(manifest))}, **arrays)
+
+
+def _read_torch_file(path: Path, source: str) -> Any:
+    """Whatever the ``.pt`` file at ``path`` holds (weights only), after the zip-directory check."""
+    import torch
+
+    if not path.is_file():
+        raise CheckpointError(f"{source}: no such file")
+    _check_archive(path, source)
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
+        raise CheckpointError(f"{source}: unreadable ({type(error).__name__})") from None
+
+
+def _class_manifest(payload: Any, source: str) -> tuple[dict[str, Any], str]:
+    """(the networks' entries by label, the bear-off mode) of a multi-network payload or manifest."""
+    if not isinstance(payload, dict) or payload.get("format", payload.get("classes_format")) != CLASSES_FORMAT:
+        raise CheckpointError(f"{source}: not a format-{CLASSES_FORMAT} multi-network checkpoint of this project")
+    networks, bearoff = payload.get("networks"), payload.get("bearoff")
+    if not isinstance(networks, dict) or not all(isinstance(entry, dict) for entry in networks.values()):
+        raise CheckpointError(f"{source}: no table of networks by class")
+    if bearoff not in BEAROFF_MODES:
+        raise CheckpointError(f"{source}: bear-off mode {bearoff!r}, expected one of {list(BEAROFF_MODES)}")
+    _class_labels(networks, source)
+    return networks, bearoff
+
+
+def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, Any]], str] | None:
+    """The per-class payloads and bear-off mode of a multi-network ``.npz``; None for a single-network one."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if CLASSES_KEY not in data.files:
+                return None
+            arrays = {name: data[name] for name in data.files}
+        manifest = json.loads(str(arrays.pop(CLASSES_KEY)))
+    except Exception as error:  # zip, numpy and JSON errors of a damaged or foreign file
+        raise CheckpointError(f"{source}: unreadable numpy export ({type(error).__name__})") from None
+    networks, bearoff = _class_manifest(manifest, source)
+    payloads: dict[str, dict[str, Any]] = {}
+    for label, entry in networks.items():
+        prefix = f"{label}/"
+        payloads[label] = {
+            "format": FORMAT,
+            "network_config": entry.get("network_config"),
+            "weights_sha256": entry.get("weights_sha256"),
+            "weights": {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)},
+        }
+    stray = sorted(name for name in arrays if name.split("/", 1)[0] not in networks)
+    if stray:
+        raise CheckpointError(f"{source}: arrays of no listed network ({', '.join(stray[:3])})")
+    return payloads, bearoff
+
+
+def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, Any]], str, bool]:
+    """(checked payloads by class label, bear-off mode, whether the file holds several networks).
+
+    An old single-network file (``.pt`` or ``.npz``) comes back as ``{"contact": payload}``
+    with bear-offs from the databases.
+    """
+    path = Path(path)
+    source = f"checkpoint {str(path)!r}"
+    if path.suffix == ".npz":
+        if not path.is_file():
+            raise CheckpointError(f"{source}: no such file")
+        multi = _npz_class_payloads(path, source)
+        if multi is None:
+            return {"contact": _load_npz(path, source)}, "databases", False
+        payloads, bearoff = multi
+    else:
+        raw = _read_torch_file(path, source)
+        if not (isinstance(raw, dict) and "classes_format" in raw):
+            return {"contact": _check_payload(raw, source)}, "databases", False
+        networks, bearoff = _class_manifest(raw, source)
+        payloads = networks
+    checked = {label: _check_payload(payload, f"{source} ({label} network)") for label, payload in payloads.items()}
+    return checked, bearoff, True
+
+
+def load_evaluator(
+    path: str | os.PathLike, required: tuple[str, ...] = ("contact",), bearoff: BearoffDatabases | None = None
+) -> ClassEvaluator:
+    """The ``bot.classes.ClassEvaluator`` of the checkpoint at ``path`` (one network or several).
+
+    Every label in ``required`` must have its own network in the file (an old single-network
+    file has ``contact`` only), else CheckpointError. ``bearoff`` (a ``BearoffDatabases``)
+    replaces the default databases where the file asks for them.
+    """
+    from bot.classes import BearoffDatabases, ClassEvaluator
+
+    source = f"checkpoint {str(path)!r}"
+    payloads, mode, _ = load_class_payloads(path)
+    missing = [label for label in ("contact",) + tuple(required) if label not in payloads]
+    if missing:
+        raise CheckpointError(f"{source}: no {' or '.join(dict.fromkeys(missing))} network "
+                              f"(the file has {', '.join(sorted(payloads)) or 'none'})")
+    networks = {label: Network(*checked_weights(payload, f"{source} ({label} network)"))
+                for label, payload in payloads.items()}
+    databases = (bearoff if bearoff is not None else BearoffDatabases()) if mode == "databases" else None
+    return ClassEvaluator(networks, databases)

@@ -28,9 +28,9 @@ from typing import Optional
 
 import numpy as np
 
-from bot.checkpoint import CheckpointError, load_network
+from bot.checkpoint import CheckpointError, load_evaluator
 from bot.cube import CubeDecision, CubeState, Owner, cube_decision
-from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
+from bot.evaluator import ProbabilityEvaluator
 from bot.outcomes import equity, invert
 from bot.search import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
 from bot.resign import ResignationAnswer, ResignationOffer, accept_resignation, offer_resignation
@@ -179,14 +179,15 @@ class Bot:
         """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError.
 
         A ``.npz`` export loads with numpy alone; a training checkpoint (``.pt``) is read with torch.
+        The file may hold a network per position class (``bot.checkpoint.load_evaluator``); an
+        old single-network file plays contact and races with its network, bear-offs exactly.
         """
         path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
         if checkpoint is None and not os.environ.get(CHECKPOINT_ENV) and not path.is_file():
             looked = ", ".join(str(p) for p in shipped_checkpoints())
             raise CheckpointError(f"no shipped network (looked for {looked}): name a checkpoint file, "
                                   f"or set ${CHECKPOINT_ENV}")
-        network = load_network(path)
-        return cls(NetworkEvaluator(network))
+        return cls(load_evaluator(path))
 
     # ------------------------------------------------------------ probabilities
 

@@ -3,6 +3,7 @@
     python -m training train --config configs/td.toml [--resume | --init-from CHECKPOINT] [--games N] [--out DIR]
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
+    python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--to ...]
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.evaluate import evaluate
 from training.network import load_value_network
-from training.ship import ship
+from training.ship import ship, ship_classes
 from training.train import LATEST, Terminated, resume_point, train
 
 
@@ -66,6 +67,16 @@ def _evaluate(args: argparse.Namespace) -> None:
 
 
 def _ship(args: argparse.Namespace) -> None:
+    classes = {label: path for label, path in (("contact", args.contact), ("race", args.race)) if path is not None}
+    if args.checkpoint is not None and classes:
+        raise ValueError("ship: give --checkpoint (one network) or --contact/--race (a network per class), not both")
+    if classes:
+        metadata = ship_classes(classes, args.to, args.wall_seconds)
+        print(f"shipped {', '.join(f'{label} {path}' for label, path in classes.items())} "
+              f"to {args.to}, {args.to.with_suffix('.npz')} and {args.to.with_suffix('.json')}")
+        return
+    if args.checkpoint is None:
+        raise ValueError("ship: --checkpoint (one network) or --contact (a network per class) is required")
     metadata = ship(args.checkpoint, args.to, args.wall_seconds)
     print(f"shipped {args.checkpoint} ({metadata['self_play_games']} games) to {args.to} and {args.to.with_suffix('.json')}")
 
@@ -96,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     eval_parser.set_defaults(run=_evaluate)
 
     ship_parser = commands.add_parser("ship", help="make a training checkpoint the shipped bot")
-    ship_parser.add_argument("--checkpoint", type=Path, required=True, help="training checkpoint, e.g. runs/td/latest.pt")
+    ship_parser.add_argument("--checkpoint", type=Path, help="training checkpoint, e.g. runs/td/latest.pt")
+    ship_parser.add_argument("--contact", type=Path, help="training checkpoint of the contact network")
+    ship_parser.add_argument("--race", type=Path, help="training checkpoint of the race network (default: contact's)")
     ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
     ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
     ship_parser.set_defaults(run=_ship)

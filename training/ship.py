@@ -5,6 +5,9 @@ to a player); beside it goes the numpy export (``.npz``) the bot serves from wit
 torch. Its metadata, a JSON file beside it, records where it came from:
 the training config, the number of self-play games, the wall time and machine;
 ``benchmarks/strength.py --record`` adds the measured strength to it.
+
+``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt``)
+into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact.
 """
 
 from __future__ import annotations
@@ -16,7 +19,14 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bot.checkpoint import atomic_write, export_numpy, load_checkpoint, save_checkpoint
+from bot.checkpoint import (
+    atomic_write,
+    export_class_numpy,
+    export_numpy,
+    load_checkpoint,
+    save_checkpoint,
+    save_class_checkpoint,
+)
 from training.network import network_from_payload
 
 
@@ -44,6 +54,46 @@ def ship(source: Path, target: Path, wall_seconds: float | None = None) -> dict[
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpu_count": os.cpu_count()},
         "network": payload["network_config"],
         "training_config": payload.get("config"),
+        "results": {},
+    }
+    write_json_atomically(target.with_suffix(".json"), metadata)
+    return metadata
+
+
+def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | None = None) -> dict[str, Any]:
+    """Write one network per class (``{"contact": run_a.pt, "race": run_b.pt}``) to ``target`` (.pt), its .npz and .json.
+
+    Each source is a training checkpoint; the shipped file holds every network with its
+    class, encoding and config, and plays bear-offs from the databases.
+    """
+    if "contact" not in sources:
+        raise ValueError("ship: a multi-network bot needs a contact network (--contact)")
+    payloads = {label: load_checkpoint(path) for label, path in sources.items()}
+    networks = {label: network_from_payload(payload, source=f"checkpoint {str(sources[label])!r}")
+                for label, payload in payloads.items()}
+    games = {label: (payload.get("training") or {}).get("games") for label, payload in payloads.items()}
+    save_class_checkpoint(
+        target,
+        networks,
+        training={label: {"games": games[label]} for label in networks},
+        config={label: payload.get("config") for label, payload in payloads.items()},
+    )
+    export_class_numpy(target.with_suffix(".npz"),
+                       {label: (network.config, network.state_dict()) for label, network in networks.items()})
+    walls = [(payload.get("training") or {}).get("wall_seconds") for payload in payloads.values()]
+    known = [float(w) for w in walls if w is not None]
+    metadata = {
+        "checkpoint": target.name,
+        "numpy_export": target.with_suffix(".npz").name,
+        "shipped_from": {label: str(path) for label, path in sources.items()},
+        "shipped_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "classes": {"bearoff": "databases", "race": "race" if "race" in networks else "contact network"},
+        "self_play_games": games,
+        "training_wall_seconds": wall_seconds if wall_seconds is not None
+        else (sum(known) if len(known) == len(walls) else None),
+        "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpu_count": os.cpu_count()},
+        "network": {label: payload["network_config"] for label, payload in payloads.items()},
+        "training_config": {label: payload.get("config") for label, payload in payloads.items()},
         "results": {},
     }
     write_json_atomically(target.with_suffix(".json"), metadata)

@@ -1,0 +1,152 @@
+"""Position classes, and an evaluator that gives each class its own evaluation, batched.
+
+Every board is seen by the side on roll (DESIGN.md). Its class is the first that fits:
+
+- ``OVER``: a side has borne off all 15 checkers; exact (``bot.outcomes``);
+- ``BEAROFF``: both sides have every checker on their own home points or off, none on the
+  bar (``bot.bearoff.is_bearoff``: no contact is possible), and the bear-off databases
+  cover both sides' checkers (all 15 for the full databases); exact from the databases;
+- ``RACE``: no contact left (every checker of the side on roll is past every checker of
+  the opponent), not a bear-off; a race network, or the contact network when the bot
+  has none;
+- ``CONTACT``: everything else; the contact network.
+
+``ClassEvaluator.probabilities`` classifies a batch, takes each class's boards with one
+``np.flatnonzero`` mask, evaluates each class in one call and writes the results back in
+the batch's order: a loop over the four classes, never over positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import IntEnum
+
+import numpy as np
+
+from bot import bearoff as bo
+from bot.encoding import rearmost
+from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
+from bot.outcomes import finished_probabilities, invert, is_finished
+
+
+class PositionClass(IntEnum):
+    """The class of a position (side on roll's view); the values are what ``classify`` returns."""
+
+    OVER = 0
+    BEAROFF = 1
+    RACE = 2
+    CONTACT = 3
+
+    @property
+    def label(self) -> str:
+        """The lower-case name used in checkpoints and benchmark tables: over, bearoff, race, contact."""
+        return self.name.lower()
+
+
+# The classes a network can serve, as checkpoints name them. Over and bear-off are exact.
+NETWORK_CLASSES = ("contact", "race")
+
+
+def checkers_on_board(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(side on roll's, opponent's) checkers not yet borne off, of boards (B, 26) seen by the side on roll."""
+    boards = np.asarray(boards)
+    return (np.maximum(boards, 0).sum(axis=1, dtype=np.int32),
+            -np.minimum(boards, 0).sum(axis=1, dtype=np.int32))
+
+
+def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndarray:
+    """(B,) int8 ``PositionClass`` of each board (B, 26) seen by the side on roll.
+
+    ``bearoff_checkers``: the most checkers a side may have on the board for the bear-off
+    class (the databases' size; 15, every bear-off, for the full ones).
+    """
+    boards = np.asarray(boards).reshape(-1, 26)
+    mover, opponent = rearmost(boards)  # each in its own numbering: 25 the bar, 0 none left
+    classes = np.where(mover + opponent <= 25, np.int8(PositionClass.RACE), np.int8(PositionClass.CONTACT))
+    bearoff = (mover <= 6) & (opponent <= 6)  # bo.is_bearoff: every checker home or off, none on the bar
+    if bearoff_checkers < bo.CHECKERS:
+        mine, theirs = checkers_on_board(boards)
+        bearoff &= (mine <= bearoff_checkers) & (theirs <= bearoff_checkers)
+    classes[bearoff] = PositionClass.BEAROFF
+    classes[(mover == 0) | (opponent == 0)] = PositionClass.OVER
+    return classes.astype(np.int8, copy=False)
+
+
+def over_probabilities(boards: np.ndarray) -> np.ndarray:
+    """(B, 5) exact probabilities for the side on roll of finished boards (B, 26), side on roll's view."""
+    boards = np.asarray(boards)
+    five = invert(finished_probabilities(-boards[:, ::-1]))  # the opponent has won (usual case)
+    won = is_finished(boards)  # the side on roll has no checker left: it has won
+    if won.any():
+        five[won] = finished_probabilities(boards[won])
+    return five
+
+
+class BearoffDatabases:
+    """The exact bear-off class: ``bot.bearoff``'s databases, read from the cache on first use.
+
+    Pass ``one`` and ``two`` to use tables built in memory (small ones in tests);
+    ``checkers`` is then the one-sided table's size.
+    """
+
+    def __init__(self, one: bo.OneSided | None = None, two: bo.TwoSided | None = None) -> None:
+        self._one, self._two = one, two
+        self.checkers = one.checkers if one is not None else bo.CHECKERS
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(B, 5) exact probabilities for the side on roll of bear-off boards (B, 26), side on roll's view."""
+        one = self._one if self._one is not None else bo.one_sided(progress=False)
+        two = self._two if self._two is not None else bo.two_sided(progress=False)
+        return bo.bearoff_probabilities(boards, one, two)
+
+
+class ClassEvaluator(ProbabilityEvaluator):
+    """Probabilities by position class: exact for game over and bear-offs, a network per class otherwise.
+
+    ``networks`` maps class labels (``NETWORK_CLASSES``) to models; ``contact`` is required,
+    a missing ``race`` falls back to the contact network. ``bearoff`` None plays bear-offs
+    with the race network too (the bot as it was before the classes).
+    """
+
+    def __init__(self, networks: Mapping[str, ProbabilityModel],
+                 bearoff: BearoffDatabases | None = None) -> None:
+        unknown = set(networks) - set(NETWORK_CLASSES)
+        if unknown:
+            raise ValueError(f"networks for unknown classes {sorted(unknown)}: expected some of {NETWORK_CLASSES}")
+        if "contact" not in networks:
+            raise ValueError("a class evaluator needs a contact network")
+        self.networks = dict(networks)
+        self.bearoff = bearoff
+        race = self.networks.get("race", self.networks["contact"])
+        self._models: dict[int, ProbabilityModel] = {
+            PositionClass.OVER: _Over(),
+            PositionClass.BEAROFF: bearoff if bearoff is not None else race,
+            PositionClass.RACE: race,
+            PositionClass.CONTACT: self.networks["contact"],
+        }
+
+    def classify(self, boards: np.ndarray) -> np.ndarray:
+        """(B,) ``PositionClass`` of boards (B, 26) seen by the side on roll, as this evaluator splits them."""
+        return classify(boards, self.bearoff.checkers if self.bearoff is not None else bo.CHECKERS)
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """(B, 5) [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26): one call per class present."""
+        boards = np.asarray(boards)
+        classes = self.classify(boards)
+        first = classes[0] if len(classes) else PositionClass.CONTACT
+        if np.all(classes == first):  # one class (the usual case): no gather, no scatter
+            return np.asarray(self._models[int(first)].probabilities(boards), dtype=np.float32)
+        five = np.empty((len(boards), 5), dtype=np.float32)
+        for kind, model in self._models.items():
+            rows = np.flatnonzero(classes == kind)
+            if rows.size:
+                five[rows] = model.probabilities(boards[rows])
+        return five
+
+
+class _Over:
+    """The game-over class as a model."""
+
+    @staticmethod
+    def probabilities(boards: np.ndarray) -> np.ndarray:
+        return over_probabilities(boards)

@@ -1,0 +1,322 @@
+"""Position classes: classification, the split-and-merge evaluator, multi-network checkpoints, shipping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bot import bearoff as bo
+from bot.checkpoint import (
+    CheckpointError,
+    export_class_numpy,
+    export_numpy,
+    load_class_payloads,
+    load_evaluator,
+    load_network,
+    save_checkpoint,
+    save_class_checkpoint,
+)
+from bot.classes import (
+    BearoffDatabases,
+    ClassEvaluator,
+    PositionClass,
+    classify,
+    over_probabilities,
+)
+from bot.facade import REPO_CHECKPOINT, Bot
+from bot.network import Network, NetworkConfig
+from bot.outcomes import invert
+from engine import START, decode_position_id, flip
+from tests.conftest import load_fixture
+from training.network import ValueNetwork
+from training.ship import ship_classes
+
+
+def board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    """A board seen by the side on roll: its checkers by point (25 = bar), the opponent's by point in the
+    side on roll's numbering (0 = the opponent's bar)."""
+    b = np.zeros(26, dtype=np.int8)
+    for point, n in mine.items():
+        b[point] += n
+    for point, n in theirs.items():
+        b[point] -= n
+    return b
+
+
+CONTACT = START
+RACE = board({8: 5, 6: 10}, {17: 5, 19: 10})
+BEAROFF = board({1: 3, 2: 2, 5: 1}, {24: 2, 20: 3})  # six a side: inside the small databases
+BIG_BEAROFF = board({1: 5, 6: 5}, {24: 5, 19: 5})  # ten a side: a race for the 6-checker databases
+LOST = board({6: 15}, {})  # the opponent has borne off all 15: the side on roll loses a gammon
+WON = board({}, {1: 15})  # the side on roll has none left, the opponent all 15 in its home: a backgammon
+
+
+@pytest.fixture(scope="module")
+def small_databases() -> BearoffDatabases:
+    """Bear-off databases of up to 6 checkers (one-sided) and 4 (two-sided): built in memory in a second."""
+    return BearoffDatabases(bo.build_one_sided(6, progress=False), bo.build_two_sided(4, progress=False))
+
+
+def random_network(config: NetworkConfig, seed: int) -> ValueNetwork:
+    torch.manual_seed(seed)
+    network = ValueNetwork(config)
+    with torch.no_grad():
+        for parameter in network.parameters():
+            parameter.normal_(0.0, 0.3)
+    return network.eval()
+
+
+@pytest.fixture(scope="module")
+def nets() -> dict[str, ValueNetwork]:
+    return {"contact": random_network(NetworkConfig(hidden=(8,)), 1),
+            "race": random_network(NetworkConfig(encoding="tesauro", hidden=(6, 4), activation="relu"), 2)}
+
+
+def fixture_boards() -> np.ndarray:
+    return np.array([decode_position_id(r["position_id"]) for r in load_fixture("move_choice.jsonl")])
+
+
+# --- classification ------------------------------------------------------------------------
+
+
+def test_classify_hand_made_boards():
+    boards = np.stack([CONTACT, RACE, BEAROFF, BIG_BEAROFF, LOST, WON, flip(RACE), flip(BEAROFF)])
+    expected = [PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF, PositionClass.BEAROFF,
+                PositionClass.OVER, PositionClass.OVER, PositionClass.RACE, PositionClass.BEAROFF]
+    assert classify(boards).tolist() == expected
+    # Databases of 6 checkers cover the small bear-off only; the big one is then a race.
+    assert classify(boards, bearoff_checkers=6)[[2, 3]].tolist() == [PositionClass.BEAROFF, PositionClass.RACE]
+
+
+def test_classify_contact_edge_cases():
+    on_bar = board({25: 1, 1: 14}, {24: 15})  # a checker on the bar can hit: contact
+    passed = board({7: 15}, {8: 15})  # last checkers face each other: still no contact
+    touching = board({9: 15}, {8: 15})  # the opponent's checker behind the side on roll's: contact
+    outside = board({7: 1, 1: 14}, {24: 15})  # no contact, but a checker outside home: a race
+    assert classify(np.stack([on_bar, passed, touching, outside])).tolist() == [
+        PositionClass.CONTACT, PositionClass.RACE, PositionClass.CONTACT, PositionClass.RACE]
+
+
+def test_classify_agrees_with_the_definitions():
+    from bot.encoding import is_race
+    from bot.outcomes import is_finished
+    from engine import afterstates
+
+    positions = fixture_boards()
+    children, _ = afterstates(positions, np.array([r["dice"] for r in load_fixture("move_choice.jsonl")]))
+    boards = np.concatenate([positions, children, flip(children), np.stack([LOST, WON, flip(LOST)])])
+    over = is_finished(boards) | is_finished(flip(boards))
+    expected = np.where(over, PositionClass.OVER, np.where(bo.is_bearoff(boards), PositionClass.BEAROFF,
+                        np.where(is_race(boards), PositionClass.RACE, PositionClass.CONTACT)))
+    assert (classify(boards) == expected).all()
+    assert set(classify(boards).tolist()) == set(PositionClass)
+
+
+def test_game_over_probabilities_are_exact():
+    five = over_probabilities(np.stack([LOST, WON]))
+    assert five.tolist() == [[0, 0, 0, 1, 0], [1, 1, 1, 0, 0]]
+
+
+# --- split and merge -------------------------------------------------------------------------
+
+
+class Counting:
+    """A model that counts its calls and checks it only sees boards of one class."""
+
+    def __init__(self, model, kind: int, bearoff_checkers: int) -> None:
+        self.model, self.kind, self.calls, self.checkers = model, kind, 0, bearoff_checkers
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        assert (classify(boards, self.checkers) == self.kind).all()
+        return self.model.probabilities(boards)
+
+
+def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases):
+    boards = np.concatenate([fixture_boards(), np.stack([BEAROFF, BIG_BEAROFF, LOST, WON, RACE, CONTACT])])
+    boards = boards[np.random.default_rng(3).permutation(len(boards))]
+    contact = Counting(Network(nets["contact"].config, nets["contact"].state_dict()), PositionClass.CONTACT, 6)
+    race = Counting(Network(nets["race"].config, nets["race"].state_dict()), PositionClass.RACE, 6)
+    evaluator = ClassEvaluator({"contact": contact, "race": race}, small_databases)
+    five = evaluator.probabilities(boards)
+    classes = classify(boards, 6)
+    assert set(classes.tolist()) == set(PositionClass)
+    assert contact.calls == race.calls == 1
+    for kind, model in ((PositionClass.CONTACT, contact.model), (PositionClass.RACE, race.model),
+                        (PositionClass.BEAROFF, small_databases), (PositionClass.OVER, None)):
+        rows = classes == kind
+        expected = over_probabilities(boards[rows]) if model is None else model.probabilities(boards[rows])
+        np.testing.assert_allclose(five[rows], expected, atol=1e-6)
+    # One board at a time gives the same answers.
+    single = np.concatenate([evaluator.probabilities(b[None]) for b in boards[:40]])
+    np.testing.assert_allclose(single, five[:40], atol=1e-6)
+
+
+def test_race_falls_back_to_contact_network(nets):
+    network = Network(nets["contact"].config, nets["contact"].state_dict())
+    evaluator = ClassEvaluator({"contact": network})
+    boards = np.stack([RACE, CONTACT, BIG_BEAROFF])
+    np.testing.assert_allclose(evaluator.probabilities(boards[:2]), network.probabilities(boards[:2]), atol=1e-6)
+    with pytest.raises(ValueError, match="contact network"):
+        ClassEvaluator({"race": network})
+
+
+def test_bearoff_plays_get_the_database_probabilities(nets, small_databases):
+    bot = Bot(ClassEvaluator({"contact": Network(nets["contact"].config, nets["contact"].state_dict())},
+                             small_databases))
+    for plies in (0, 1):
+        plays = bot.rank_plays(BEAROFF, (4, 2), plies=plies)
+        for ranked in plays:
+            after = ranked.afterstate
+            if plies == 0:
+                expected = invert(small_databases.probabilities(flip(after)[None]))[0]
+            else:  # every reply of the opponent is a bear-off too: the 1-ply mean of exact values
+                from bot.search import probabilities_at
+                expected = probabilities_at(small_databases_evaluator(small_databases), after[None], 1)[0]
+            np.testing.assert_allclose(ranked.probabilities, expected, atol=1e-6)
+    best = bot.rank_plays(BEAROFF, (4, 2))[0]
+    assert best.notation.count("off") >= 1  # bears off two checkers when it can
+
+
+def small_databases_evaluator(databases: BearoffDatabases):
+    from bot.evaluator import ProbabilityEvaluator
+
+    class Exact(ProbabilityEvaluator):
+        def probabilities(self, boards):
+            return databases.probabilities(boards)
+
+    return Exact()
+
+
+# --- checkpoints -------------------------------------------------------------------------------
+
+
+def test_old_single_network_files_load_through_the_fallback(tmp_path, nets):
+    network = nets["contact"]
+    save_checkpoint(tmp_path / "old.pt", network)
+    export_numpy(tmp_path / "old.npz", network.config, network.state_dict())
+    boards = fixture_boards()
+    for name in ("old.pt", "old.npz"):
+        evaluator = load_evaluator(tmp_path / name)
+        assert set(evaluator.networks) == {"contact"}
+        assert isinstance(evaluator.bearoff, BearoffDatabases)
+        rows = classify(boards) >= PositionClass.RACE  # contact and race: the one network
+        np.testing.assert_allclose(evaluator.probabilities(boards[rows]),
+                                   load_network(tmp_path / name).probabilities(boards[rows]), atol=1e-6)
+        with pytest.raises(CheckpointError, match="no race network"):
+            load_evaluator(tmp_path / name, required=("race",))
+
+
+@pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason="no shipped network")
+def test_shipped_bot_plays_bearoffs_from_the_databases():
+    _, mode, several = load_class_payloads(REPO_CHECKPOINT)
+    bot = Bot.load(REPO_CHECKPOINT)
+    assert isinstance(bot.evaluator, ClassEvaluator) and isinstance(bot.evaluator.bearoff, BearoffDatabases)
+    assert mode == "databases" and set(bot.evaluator.networks) <= {"contact", "race"}
+    assert several or set(bot.evaluator.networks) == {"contact"}  # today: one network, the fallback
+    assert bot.evaluator._models[PositionClass.BEAROFF] is bot.evaluator.bearoff
+
+
+@pytest.mark.parametrize("suffix", [".pt", ".npz"])
+def test_multi_network_file_round_trips(tmp_path, nets, suffix):
+    path = tmp_path / f"bot{suffix}"
+    if suffix == ".pt":
+        save_class_checkpoint(path, nets, training={"contact": {"games": 5}})
+    else:
+        export_class_numpy(path, {label: (n.config, n.state_dict()) for label, n in nets.items()})
+    evaluator = load_evaluator(path, required=("contact", "race"))
+    assert {label: n.config for label, n in evaluator.networks.items()} == {label: n.config for label, n in nets.items()}
+    boards = fixture_boards()
+    classes = classify(boards)
+    for label, kind in (("contact", PositionClass.CONTACT), ("race", PositionClass.RACE)):
+        rows = classes == kind
+        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), nets[label].probabilities(boards[rows]),
+                                   atol=1e-5)
+
+
+def test_missing_class_is_a_checkpoint_error(tmp_path, nets):
+    save_class_checkpoint(tmp_path / "race.pt", {"race": nets["race"]})
+    export_class_numpy(tmp_path / "race.npz", {"race": (nets["race"].config, nets["race"].state_dict())})
+    for name in ("race.pt", "race.npz"):
+        with pytest.raises(CheckpointError, match="no contact network"):
+            load_evaluator(tmp_path / name)
+    export_class_numpy(tmp_path / "contact.npz", {"contact": (nets["contact"].config, nets["contact"].state_dict())})
+    with pytest.raises(CheckpointError, match="no race network"):
+        load_evaluator(tmp_path / "contact.npz", required=("race",))
+    assert set(load_evaluator(tmp_path / "contact.npz").networks) == {"contact"}
+
+
+def _npz(path: Path, manifest, arrays: dict) -> Path:
+    np.savez(path, classes=np.array(manifest if isinstance(manifest, str) else json.dumps(manifest)), **arrays)
+    return path
+
+
+def test_malformed_files_are_checkpoint_errors(tmp_path, nets):
+    good = tmp_path / "good.npz"
+    export_class_numpy(good, {label: (n.config, n.state_dict()) for label, n in nets.items()})
+    with np.load(good) as data:
+        arrays = {name: data[name] for name in data.files if name != "classes"}
+        manifest = json.loads(str(data["classes"]))
+    contact_entry = manifest["networks"]["contact"]
+    cases = {
+        "bad JSON": ("{not json", arrays),
+        "not a dict": ("[1, 2]", arrays),
+        "wrong format": ({**manifest, "format": 99}, arrays),
+        "networks not a table": ({**manifest, "networks": [1]}, arrays),
+        "unknown class": ({**manifest, "networks": {**manifest["networks"], "crash": contact_entry}}, arrays),
+        "bad bear-off mode": ({**manifest, "bearoff": "guess"}, arrays),
+        "missing weight": (manifest, {k: v for k, v in arrays.items() if k != "contact/output_layer.bias"}),
+        "stray arrays": (manifest, {**arrays, "other/x": np.zeros(3)}),
+        "damaged weights": (manifest, {**arrays, "race/output_layer.bias": arrays["race/output_layer.bias"] + 1}),
+        "bad config": ({**manifest, "networks": {"contact": {**contact_entry, "network_config": {"hidden": []}}}},
+                       {k: v for k, v in arrays.items() if k.startswith("contact/")}),
+    }
+    for name, (bad_manifest, bad_arrays) in cases.items():
+        path = _npz(tmp_path / f"{name.replace(' ', '_')}.npz", bad_manifest, bad_arrays)
+        with pytest.raises(CheckpointError):
+            load_evaluator(path)
+    torch.save({"classes_format": 1, "bearoff": "databases", "networks": {"contact": {"format": 1}}}, tmp_path / "x.pt")
+    torch.save({"classes_format": 2, "bearoff": "databases", "networks": {}}, tmp_path / "y.pt")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    (tmp_path / "junk.pt").write_bytes(b"not a zip")
+    for name in ("x.pt", "y.pt", "junk.npz", "junk.pt", "absent.npz", "absent.pt"):
+        with pytest.raises(CheckpointError):
+            load_evaluator(tmp_path / name)
+
+
+# --- shipping ------------------------------------------------------------------------------------
+
+
+def test_ship_combines_networks_into_one_file(tmp_path, nets):
+    sources = {}
+    for label, network in nets.items():
+        sources[label] = tmp_path / f"{label}-run.pt"
+        save_checkpoint(sources[label], network, training={"games": 7, "wall_seconds": 2.0})
+    metadata = ship_classes(sources, tmp_path / "shipped.pt")
+    assert metadata["self_play_games"] == {"contact": 7, "race": 7} and metadata["training_wall_seconds"] == 4.0
+    boards = fixture_boards()
+    for suffix in (".pt", ".npz"):
+        evaluator = load_evaluator(tmp_path / f"shipped{suffix}", required=("contact", "race"))
+        rows = classify(boards) == PositionClass.RACE
+        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), nets["race"].probabilities(boards[rows]),
+                                   atol=1e-5)
+    assert json.loads((tmp_path / "shipped.json").read_text())["network"]["race"]["encoding"] == "tesauro"
+    with pytest.raises(ValueError, match="contact"):
+        ship_classes({"race": sources["race"]}, tmp_path / "other.pt")
+
+
+def test_ship_command_line(tmp_path, nets):
+    from training.__main__ import main
+
+    save_checkpoint(tmp_path / "a.pt", nets["contact"])
+    save_checkpoint(tmp_path / "b.pt", nets["race"])
+    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--race", str(tmp_path / "b.pt"),
+                 "--to", str(tmp_path / "multi.pt")]) == 0
+    assert set(load_evaluator(tmp_path / "multi.npz").networks) == {"contact", "race"}
+    assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--to", str(tmp_path / "single.pt")]) == 0
+    assert load_class_payloads(tmp_path / "single.npz")[2] is False
+    assert main(["ship", "--to", str(tmp_path / "none.pt")]) == 2
