@@ -85,14 +85,14 @@ def network_evaluators(checkpoint: Path) -> dict:
 
 def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarray:
     """An evaluator's probabilities for the side on roll, at 0-ply or 1-ply (the average over its 21 rolls)."""
-    from bot.evaluator import one_ply_probabilities
+    from bot.search import probabilities_at
     from bot.outcomes import invert
     from engine import flip
 
     if plies == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64)
     # The position before the roll is the opponent's afterstate: its 1-ply value, turned around.
-    return np.asarray(invert(one_ply_probabilities(evaluator, flip(boards))), dtype=np.float64)
+    return np.asarray(invert(probabilities_at(evaluator, flip(boards), 1)), dtype=np.float64)
 
 
 def doubler_cost(record: dict, doubles: bool) -> float:

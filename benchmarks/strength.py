@@ -36,16 +36,11 @@ import numpy as np
 
 from bot.checkpoint import load_evaluator
 from bot.classes import ClassEvaluator, PositionClass, classify
-from bot.evaluator import (
-    Evaluator,
-    OnePlyEvaluator,
-    ProbabilityEvaluator,
-    choose_afterstates,
-)
+from bot.evaluator import Evaluator, ProbabilityEvaluator, choose_afterstates
 from bot.facade import search_filters
 from bot.outcomes import equity
 from bot.pubeval import Pubeval
-from bot.search import rank_afterstates
+from bot.search import SearchEvaluator, rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 from training.ship import write_json_atomically
@@ -110,6 +105,11 @@ def decision_ms(evaluator: ProbabilityEvaluator, records: list[dict], plies: int
     return np.array(times)
 
 
+def served_search(evaluator: ProbabilityEvaluator, plies: int) -> Evaluator:
+    """Move choice ``plies`` deep with the candidate filters the doors use (``bot.facade.search_filters``)."""
+    return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters())
+
+
 def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
     """Move-choice error x1000 overall and by class, at 0-ply and 1-ply, of each evaluator; printed as a table."""
     classes = fixture_classes(records)
@@ -119,7 +119,7 @@ def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -
     results: dict[str, dict] = {}
     for plies in (0, 1):
         for name, evaluator in evaluators.items():
-            losses, _ = move_losses(evaluator if plies == 0 else OnePlyEvaluator(evaluator), records)
+            losses, _ = move_losses(served_search(evaluator, plies), records)
             row = {"all": 1000 * float(losses.mean())}
             row.update({kind.label: 1000 * float(losses[classes == kind].mean()) for kind in CLASS_COLUMNS})
             print(f"  {f'{plies}-ply, {name}':22s} {row['all']:7.2f} "
@@ -189,7 +189,7 @@ def main() -> None:
     for name, key, evaluator in (
         ("pubeval (baseline)", "pubeval", pubeval),
         ("bot 0-ply", "bot_0ply", network),
-        ("bot 1-ply", "bot_1ply", OnePlyEvaluator(network)),
+        ("bot 1-ply", "bot_1ply", served_search(network, 1)),
     ):
         start = time.perf_counter()
         rate, outside = error_rate(evaluator, records)

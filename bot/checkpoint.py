@@ -34,14 +34,12 @@ import tempfile
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Iterator, Mapping
+from typing import IO, Any, Iterator, Mapping
 
 import numpy as np
 
+from bot.classes import NETWORK_CLASSES, BearoffDatabases, ClassEvaluator
 from bot.network import Network, NetworkConfig, weight_shapes
-
-if TYPE_CHECKING:
-    from bot.classes import BearoffDatabases, ClassEvaluator
 
 FORMAT = 1
 # The keys a checkpoint may have (a numpy export has no training state or config; older files no checksums).
@@ -292,16 +290,16 @@ def _load_npz(path: Path, source: str) -> dict[str, Any]:
 
 
 def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None) -> Network:
-    """The numpy network stored at ``path`` (a ``.npz`` export, or a ``.pt`` checkpoint read with torch)."""
-    path = Path(path)
+    """The one numpy network stored at ``path`` (a ``.npz`` export, or a ``.pt`` checkpoint read with torch).
+
+    A file with a network per position class is refused: ``load_evaluator`` reads it.
+    """
     source = f"checkpoint {str(path)!r}"
-    if path.suffix == ".npz":
-        if not path.is_file():
-            raise CheckpointError(f"{source}: no such file")
-        payload = _load_npz(path, source)
-    else:
-        payload = load_checkpoint(path)
-    return Network(*checked_weights(payload, source, expected))
+    payloads, _, several = load_class_payloads(path)
+    if several:
+        raise CheckpointError(f"{source}: holds a network per position class ({', '.join(sorted(payloads))}): "
+                              "load it as a bot (bot.checkpoint.load_evaluator)")
+    return Network(*checked_weights(payloads["contact"], source, expected))
 
 
 # --- one file, every network of the bot (position classes) --------------------------------
@@ -326,8 +324,6 @@ BEAROFF_MODES = ("databases", "network")
 
 
 def _class_labels(labels: Any, source: str) -> None:
-    from bot.classes import NETWORK_CLASSES
-
     unknown = sorted(set(labels) - set(NETWORK_CLASSES))
     if unknown:
         raise CheckpointError(f"{source}: networks for unknown classes {unknown} (expected some of {list(NETWORK_CLASSES)})")
@@ -471,8 +467,6 @@ def load_evaluator(
     file has ``contact`` only), else CheckpointError. ``bearoff`` (a ``BearoffDatabases``)
     replaces the default databases where the file asks for them.
     """
-    from bot.classes import BearoffDatabases, ClassEvaluator
-
     source = f"checkpoint {str(path)!r}"
     payloads, mode, _ = load_class_payloads(path)
     missing = [label for label in ("contact",) + tuple(required) if label not in payloads]

@@ -18,6 +18,8 @@ the batch's order: a loop over the four classes, never over positions.
 
 from __future__ import annotations
 
+import sys
+
 from collections.abc import Mapping
 from enum import IntEnum
 
@@ -95,8 +97,10 @@ class BearoffDatabases:
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) exact probabilities for the side on roll of bear-off boards (B, 26), side on roll's view."""
-        one = self._one if self._one is not None else bo.one_sided(progress=False)
-        two = self._two if self._two is not None else bo.two_sided(progress=False)
+        # The first bear-off on a machine builds the databases (seconds): a bar says so on a terminal.
+        building = sys.stderr.isatty()
+        one = self._one if self._one is not None else bo.one_sided(progress=building)
+        two = self._two if self._two is not None else bo.two_sided(progress=building)
         return bo.bearoff_probabilities(boards, one, two)
 
 

@@ -133,33 +133,3 @@ def choose_afterstates(
     children, parent = afterstates(boards, dice)
     scores = evaluator.afterstate_scores(boards, children, parent)
     return children[best_children(scores, parent, len(boards), rng, epsilon)]
-
-
-def one_ply_probabilities(evaluator: ProbabilityEvaluator, positions: np.ndarray) -> np.ndarray:
-    """(M, 5) 1-ply probabilities for the mover of afterstates (M, 26), mover's view.
-
-    ``bot.search.probabilities_at(evaluator, positions, 1)``: for each of the
-    opponent's 21 rolls the opponent plays its best reply by 0-ply equity; the
-    roll-weighted mean of the mover's probabilities after it. Finished afterstates exact.
-    """
-    from bot.search import probabilities_at  # bot.search builds on this module
-
-    return probabilities_at(evaluator, positions, 1)
-
-
-class OnePlyEvaluator(Evaluator):
-    """1-ply lookahead over an inner evaluator, for serving.
-
-    The ``candidates`` best children of each parent by 0-ply equity are scored by
-    their 1-ply equity (``bot.search.rank_afterstates``); the others score -inf.
-    """
-
-    def __init__(self, inner: ProbabilityEvaluator, candidates: int = 8) -> None:
-        self.inner = inner
-        self.candidates = candidates
-
-    def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
-        from bot.search import candidates_filter, rank_afterstates
-
-        ranking = rank_afterstates(self.inner, children, 1, parent, candidates_filter(self.candidates))
-        return ranking.scores()

@@ -11,9 +11,9 @@ import torch
 from conftest import sure_gammon_network
 from bot.checkpoint import CheckpointError, save_checkpoint
 from bot.cube import CubeState, Owner, cube_decision
-from bot.evaluator import NetworkEvaluator, choose_afterstates, one_ply_probabilities
+from bot.evaluator import NetworkEvaluator, choose_afterstates
 from bot import facade
-from bot.search import InvalidSearchError
+from bot.search import InvalidSearchError, probabilities_at
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
 from bot.network import NetworkConfig
 from training.network import ValueNetwork
@@ -82,7 +82,7 @@ def test_one_ply_looks_again_at_the_best_candidates(bot):
     assert len(deep) == min(ONE_PLY_CANDIDATES, len(zero))
     assert one[: len(deep)] == deep  # the 1-ply plays come first
     assert {r.notation for r in deep} == {r.notation for r in zero[: len(deep)]}
-    expected = one_ply_probabilities(bot.evaluator, np.stack([r.afterstate for r in deep]))
+    expected = probabilities_at(bot.evaluator, np.stack([r.afterstate for r in deep]), 1)
     np.testing.assert_allclose(np.stack([r.probabilities for r in deep]), expected, atol=1e-6)
     assert [r.equity for r in deep] == sorted((r.equity for r in deep), reverse=True)
 
@@ -116,7 +116,7 @@ def test_evaluate_gives_the_network_probabilities_and_the_cube_numbers(bot, netw
 
 def test_one_ply_evaluation_averages_the_rolls_of_the_side_on_roll(bot):
     result = bot.evaluate(MIDGAME, plies=1)
-    expected = invert(one_ply_probabilities(bot.evaluator, flip(MIDGAME)[None])[0])
+    expected = invert(probabilities_at(bot.evaluator, flip(MIDGAME)[None], 1)[0])
     np.testing.assert_allclose(result.probabilities, expected, atol=1e-6)
 
 

@@ -13,14 +13,13 @@ from bot.evaluator import (
     ROLL_WEIGHTS,
     ROLLS,
     NetworkEvaluator,
-    OnePlyEvaluator,
     ProbabilityEvaluator,
     best_children,
     choose_afterstates,
-    one_ply_probabilities,
 )
 from bot.facade import default_checkpoint
 from bot.network import Network, NetworkConfig
+from bot.search import SearchEvaluator, candidates_filter, probabilities_at
 from training.network import ValueNetwork, load_value_network
 from bot.outcomes import equity, finished_probabilities, invert, is_finished, to_cumulative, to_six, winner_outcome
 from engine import START, afterstates, flip
@@ -292,7 +291,7 @@ def test_afterstate_probabilities_flip_and_invert():
 def test_one_ply_matches_a_plain_loop():
     evaluator = PipEvaluator()
     positions = played_positions(40)[::7][:5]
-    got = one_ply_probabilities(evaluator, positions)
+    got = probabilities_at(evaluator, positions, 1)
     for position, five in zip(positions, got):
         total = np.zeros(5)
         for roll, weight in zip(ROLLS, ROLL_WEIGHTS):
@@ -307,11 +306,11 @@ def test_one_ply_choice_with_one_candidate_is_the_zero_ply_choice():
     boards = played_positions(30)[::3]
     dice = np.random.default_rng(2).integers(1, 7, size=(len(boards), 2))
     np.testing.assert_array_equal(
-        choose_afterstates(OnePlyEvaluator(evaluator, candidates=1), boards, dice),
+        choose_afterstates(SearchEvaluator(evaluator, 1, candidates_filter(1)), boards, dice),
         choose_afterstates(evaluator, boards, dice),
     )
     children, parent = afterstates(boards, dice)
-    scores = OnePlyEvaluator(evaluator, candidates=3).afterstate_scores(boards, children, parent)
+    scores = SearchEvaluator(evaluator, 1, candidates_filter(3)).afterstate_scores(boards, children, parent)
     kept = np.isfinite(scores)
     assert (np.bincount(parent[kept], minlength=len(boards)) == np.minimum(np.bincount(parent), 3)).all()
 

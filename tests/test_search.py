@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.evaluator import ROLL_WEIGHTS, ROLLS, OnePlyEvaluator, best_children, choose_afterstates, one_ply_probabilities
+from bot.evaluator import ROLL_WEIGHTS, ROLLS, best_children, choose_afterstates
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from bot.search import MoveFilter, SearchEvaluator, probabilities_at, rank_afterstates
+from bot.search import InvalidSearchError, MoveFilter, SearchEvaluator, candidates_filter, probabilities_at, rank_afterstates
 from conftest import load_fixture
 from engine import START, afterstates, decode_position_id, encode_position_id, flip
 from fakes import PipEvaluator
@@ -48,7 +48,6 @@ def test_one_ply_from_search_equals_the_former_one_ply():
     positions = np.concatenate([fixture_afterstates(40), sure_gammon()[None]])
     expected = reference_one_ply(evaluator, positions)
     np.testing.assert_allclose(probabilities_at(evaluator, positions, 1), expected, atol=1e-6)
-    np.testing.assert_allclose(one_ply_probabilities(evaluator, positions), expected, atol=1e-6)
 
 
 def test_zero_ply_is_the_evaluator_and_finished_afterstates_are_exact():
@@ -92,20 +91,20 @@ def test_ranking_batches_parents_and_filters_by_keep_and_window():
     assert np.all(np.diff(together.parent[order]) >= 0)
 
 
-def test_one_ply_evaluator_keeps_its_candidates():
+def test_a_one_ply_search_evaluator_keeps_its_candidates():
     evaluator = PipEvaluator()
     records = load_fixture("movegen.jsonl")[:10]
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     dice = np.array([r["dice"] for r in records])
     children, parent = afterstates(boards, dice)
-    scores = OnePlyEvaluator(evaluator, candidates=3).afterstate_scores(boards, children, parent)
+    scores = SearchEvaluator(evaluator, 1, candidates_filter(3)).afterstate_scores(boards, children, parent)
     assert np.all(np.isfinite(scores).sum() == np.minimum(np.bincount(parent), 3).sum())
     finite = np.isfinite(scores)
     np.testing.assert_allclose(scores[finite], equity(reference_one_ply(evaluator, children[finite])), atol=1e-5)
 
 
 def test_plies_must_be_known():
-    with pytest.raises(ValueError, match="plies -1"):
+    with pytest.raises(InvalidSearchError, match="plies -1"):
         probabilities_at(PipEvaluator(), START[None], -1)
 
 

@@ -19,11 +19,9 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
-from bot.network import NetworkConfig
+from bot.checkpoint import CheckpointError, load_checkpoint, load_network
 from training.__main__ import main
 from training.config import load_config
-from training.network import ValueNetwork
 from training.train import LATEST, checkpoint_name, train
 
 ROOT = Path(__file__).resolve().parents[1]
