@@ -17,9 +17,14 @@
    best of 3 runs of each position), over the fixture's positions, before and after the bear-off class; the bear-off
    positions' median beside it.
 
-    python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000] [--record]
+4. Head to head against GNU Backgammon 0-ply (gnubg-nn's evaluator in-process, the
+   bench extra): cubeless money games with duplicate dice, the bot at 0-ply (and at
+   the depths ``--gnubg-plies`` names), points per game with a 95% confidence interval.
 
-``--games 0`` skips the games against pubeval.
+    python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000]
+        [--gnubg-games 10000] [--gnubg-plies 0 1] [--record]
+
+``--games 0`` skips the games against pubeval, ``--gnubg-games 0`` those against gnubg.
 
 ``--record`` writes the figures into the checkpoint's metadata file (same name, .json).
 """
@@ -27,6 +32,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import time
@@ -43,6 +49,8 @@ from bot.pubeval import Pubeval
 from bot.search import SearchEvaluator, rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
+
+from cube import gnubg_board  # benchmarks/cube.py, beside this script
 from training.ship import write_json_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,6 +113,32 @@ def decision_ms(evaluator: ProbabilityEvaluator, records: list[dict], plies: int
     return np.array(times)
 
 
+class GnubgZeroPly(ProbabilityEvaluator):
+    """GNU Backgammon 0-ply as an opponent (gnubg-nn's evaluator, in-process: its nets, race and bear-off classes).
+
+    Scoring every afterstate by gnubg's own 0-ply equity plays gnubg's 0-ply best move.
+    """
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        import gnubg_nn
+
+        return np.array([gnubg_nn.probabilities(gnubg_board(b), 0) for b in boards], dtype=np.float32)
+
+
+def against_gnubg(bot: ProbabilityEvaluator, games: int, plies: int, seed: int) -> dict:
+    """Cubeless money games, duplicate dice, the bot ``plies`` deep against gnubg 0-ply; printed and returned."""
+    start = time.perf_counter()
+    result = evaluate(served_search(bot, plies), GnubgZeroPly(), games, seed=seed)
+    print(f"against gnubg 0-ply, bot {plies}-ply: {result.summary()}  ({time.perf_counter() - start:.0f} s)")
+    return {
+        "games": result.games,
+        "seed": seed,
+        "points_per_game": round(result.ppg, 4),
+        "ppg_95ci_half_width": round(result.ppg_interval, 4),
+        "win_rate": round(result.win_rate, 4),
+    }
+
+
 def served_search(evaluator: ProbabilityEvaluator, plies: int) -> Evaluator:
     """Move choice ``plies`` deep with the candidate filters the doors use (``bot.facade.search_filters``)."""
     return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters())
@@ -161,6 +195,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "default.pt"))
     parser.add_argument("--games", type=int, default=10_000, help="games against pubeval (even)")
+    parser.add_argument("--gnubg-games", type=int, default=10_000,
+                        help="games against gnubg 0-ply (even; needs gnubg-nn, the bench extra; 0 = skip)")
+    parser.add_argument("--gnubg-plies", type=int, nargs="+", default=[0], choices=(0, 1, 2),
+                        help="the bot's depths against gnubg (default 0; 1-ply takes about 15x longer)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--record", action="store_true", help="store the figures in the checkpoint's .json metadata")
     args = parser.parse_args()
@@ -184,6 +222,12 @@ def main() -> None:
             "ppg_95ci_half_width": round(result.ppg_interval, 4),
             "win_rate": round(result.win_rate, 4),
         }
+
+    if args.gnubg_games and importlib.util.find_spec("gnubg_nn"):
+        for plies in args.gnubg_plies:
+            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against_gnubg(network, args.gnubg_games, plies, args.seed)
+    elif args.gnubg_games:
+        print("against gnubg 0-ply: skipped (pip install -e '.[bench]' brings gnubg-nn)")
 
     records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
     for name, key, evaluator in (
