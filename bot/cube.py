@@ -28,7 +28,7 @@ import numpy as np
 from bot.met import MatchEquityTable, default_met
 from engine.board import pip_counts, validate_board
 from engine.errors import BackgammonError, InvalidMatchError
-from engine.match import MatchState
+from engine.match import MatchState, is_cube_value
 
 # Cube efficiency (GNU Backgammon's defaults in eval.c).
 CONTACT_EFFICIENCY = 0.68
@@ -116,7 +116,7 @@ class CubeState:
             raise InvalidMatchError(f"score {self.score!r}: expected two whole numbers") from None
         object.__setattr__(self, "score", (mine, theirs))
         cube, length = self.cube, self.match_length
-        if not isinstance(cube, (int, np.integer)) or cube < 1 or cube & (cube - 1):
+        if not isinstance(cube, (int, np.integer)) or not is_cube_value(int(cube)):
             raise InvalidMatchError(f"cube value {cube}: expected a power of two")
         if self.owner is Owner.CENTERED and cube != 1:
             raise InvalidMatchError(f"cube value {cube}: a centred cube is on 1")

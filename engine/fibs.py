@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.board import CHECKERS, borne_off, read_int, validate_board
 from engine.errors import InvalidPositionError, quote
+from engine.match import is_cube_value
 from engine.position import BoardFields
 
 MONEY = 9999
@@ -99,7 +100,7 @@ def parse_fibs_board(text: str) -> FibsBoard:
     dice = (d1, d2) if d1 else (od1, od2) if od1 else None
     if dice is not None and not all(1 <= d <= 6 for d in dice):
         raise InvalidPositionError(f"{what}: dice {dice} must be 1..6")
-    if cube < 1 or cube & (cube - 1):
+    if not is_cube_value(cube):
         raise InvalidPositionError(f"{what}: cube {cube} is not a power of 2")
     match_length = 0 if length in (0, MONEY) else length
     crawford_game = bool(match_length) and not non_crawford

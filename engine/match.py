@@ -24,6 +24,11 @@ from engine.board import flip, validate_board
 from engine.errors import InvalidMatchError, InvalidPositionError
 
 
+def is_cube_value(value: int) -> bool:
+    """Whether ``value`` can be on the cube: a power of 2 (1 = not turned yet)."""
+    return value >= 1 and value & (value - 1) == 0
+
+
 class Outcome(IntEnum):
     """How a game was won; the value is the points it is worth at cube 1."""
 
@@ -54,7 +59,7 @@ class MatchState:
         what = f"match state {self!r}"
         if self.match_length < 0 or min(self.score) < 0:
             raise InvalidMatchError(f"{what}: match length and scores cannot be negative")
-        if self.cube_value < 1 or self.cube_value & (self.cube_value - 1):
+        if not is_cube_value(self.cube_value):
             raise InvalidMatchError(f"{what}: cube value {self.cube_value} is not a power of 2")
         if self.cube_owner not in (0, 1, None):
             raise InvalidMatchError(f"{what}: cube owner must be 0, 1 or None, got {self.cube_owner!r}")
@@ -121,7 +126,7 @@ def game_result_points(final_board_or_outcome: np.ndarray | Outcome | int, cube:
         outcome = Outcome(final_board_or_outcome)
     else:
         outcome = game_outcome(np.asarray(final_board_or_outcome))
-    if cube < 1 or cube & (cube - 1):
+    if not is_cube_value(cube):
         raise InvalidMatchError(f"cube {cube}: not a power of 2")
     if jacoby and cube == 1:
         outcome = Outcome.SINGLE

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from engine.errors import InvalidMatchError, quote
+from engine.match import is_cube_value
 
 # GNU Backgammon's largest cube (MAX_CUBE in backgammon.h: 1 << 12); the field could hold 2^15.
 MAX_CUBE = 1 << 12
@@ -83,7 +84,7 @@ class MatchId:
 
 def _check(m: MatchId, what: str) -> None:
     """Raise InvalidMatchError naming ``what`` when a field is out of range."""
-    if m.cube_value < 1 or m.cube_value & (m.cube_value - 1) or m.cube_value > MAX_CUBE:
+    if not is_cube_value(m.cube_value) or m.cube_value > MAX_CUBE:
         raise InvalidMatchError(f"{what}: cube value {m.cube_value} is not a power of 2 up to {MAX_CUBE}")
     if m.cube_owner not in (0, 1, None):
         raise InvalidMatchError(f"{what}: cube owner must be 0, 1 or None (centred), got {m.cube_owner!r}")

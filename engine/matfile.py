@@ -50,7 +50,7 @@ import numpy as np
 from engine.board import read_int, validate_dice
 from engine.errors import BackgammonError, InvalidMatchError, quote
 from engine.game import Game, GameResult, IllegalActionError, Phase
-from engine.match import MatchState, may_double
+from engine.match import MatchState, is_cube_value, may_double
 from engine.notation import parse_move
 from engine.plays import Play
 from engine.position import START_POSITION, Position
@@ -101,7 +101,7 @@ class MatAction:
             raise InvalidMatFileError(f"{what}: only a move has dice and a move")
         if (self.kind is ActionKind.DOUBLE) != (self.cube != 0):
             raise InvalidMatFileError(f"{what}: a double, and only a double, has a cube value")
-        if self.cube and (self.cube < 2 or self.cube & (self.cube - 1)):
+        if self.cube and (self.cube < 2 or not is_cube_value(self.cube)):
             raise InvalidMatFileError(f"{what}: a double turns the cube to a power of 2 from 2 up")
 
     @classmethod
