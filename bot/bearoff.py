@@ -270,8 +270,7 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
         table[0, :] = 1.0
         table[1:, 0] = -1.0
 
-    mine, theirs = np.meshgrid(np.arange(1, n), np.arange(1, n), indexing="ij")
-    mine, theirs = mine.ravel(), theirs.ravel()
+    mine, theirs = (grid.ravel() for grid in np.meshgrid(np.arange(1, n), np.arange(1, n), indexing="ij"))
     level_of = pips[mine] + pips[theirs]
     order = np.argsort(level_of, kind="stable")
     mine, theirs, level_of = mine[order], theirs[order], level_of[order]
@@ -368,7 +367,7 @@ def read_table(path: Path, kind: bytes, checkers: int) -> np.ndarray | None:
     return np.frombuffer(payload, dtype="<u2").reshape(rows, cols)
 
 
-_loaded: dict[tuple[str, Path], object] = {}
+_loaded: dict[tuple[str, Path], OneSided | TwoSided] = {}
 _lock = threading.Lock()
 
 
@@ -384,7 +383,9 @@ def one_sided(checkers: int = CHECKERS, directory: Path | None = None, progress:
                 write_table(path, b"ONE1", checkers, table)
             values = _decode(table)
             _loaded["one", path] = OneSided(checkers, values[:, :MAX_ROLLS], values[:, MAX_ROLLS:])
-        return _loaded["one", path]
+        database = _loaded["one", path]
+    assert isinstance(database, OneSided), "the 'one' entries are one-sided databases"
+    return database
 
 
 def two_sided(checkers: int = TWO_SIDED_CHECKERS, directory: Path | None = None, progress: bool = True) -> TwoSided:
@@ -403,7 +404,9 @@ def two_sided(checkers: int = TWO_SIDED_CHECKERS, directory: Path | None = None,
             values = _decode(table).reshape(n, n, 4)
             equities = 2.0 * values[..., 1:] - 1.0
             _loaded["two", path] = TwoSided(checkers, values[..., 0], *np.moveaxis(equities, -1, 0))
-        return _loaded["two", path]
+        database = _loaded["two", path]
+    assert isinstance(database, TwoSided), "the 'two' entries are two-sided databases"
+    return database
 
 
 # --- evaluation -------------------------------------------------------------------------

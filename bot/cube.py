@@ -185,9 +185,10 @@ class CubeDecision:
     @property
     def mwc(self) -> Optional[float]:
         """The same as a match-winning chance (match play; None for money)."""
-        if self.mwc_no_double is None:
+        no_double, double_take, double_pass = self.mwc_no_double, self.mwc_double_take, self.mwc_double_pass
+        if no_double is None or double_take is None or double_pass is None:
             return None
-        return min(self.mwc_double_take, self.mwc_double_pass) if self.should_double else self.mwc_no_double
+        return min(double_take, double_pass) if self.should_double else no_double
 
 
 def check_probabilities(probs) -> np.ndarray:

@@ -16,7 +16,7 @@ resignation is worth at least playing on (within ``tolerance``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -86,8 +86,16 @@ class _Values:
             return self.points_of(cubes) / self.state.cube
         return self.score.normalise(self.mwc_of(cubes), self.state.cube)
 
-    def mwc_of(self, cubes: int) -> Optional[float]:
-        return None if self.score is None else self.score.after(self.points_of(cubes))
+    def mwc_of(self, cubes: int) -> float:
+        """The side on roll's match-winning chance after that game (match play only)."""
+        assert self.score is not None, "a money game has no match-winning chance"
+        return self.score.after(self.points_of(cubes))
+
+
+def _per_level(value: Callable[[int], float]) -> tuple[float, float, float]:
+    """``value(level)`` for each resignation level: single, gammon, backgammon."""
+    single, gammon, backgammon = (value(level) for level in ResignLevel)
+    return single, gammon, backgammon
 
 
 def _values(board: np.ndarray, probs, state: CubeState, met: Optional[MatchEquityTable]) -> _Values:
@@ -110,7 +118,7 @@ def offer_resignation(
     """
     values = _values(board, probs, state, met)
     play = values.equity_play
-    resign = tuple(values.equity_of(-r) for r in ResignLevel)
+    resign = _per_level(lambda r: values.equity_of(-r))
     level = None
     for candidate in ResignLevel:
         after = resign[candidate - 1]
@@ -119,7 +127,7 @@ def offer_resignation(
         if after <= play + TOLERANCE:
             level = candidate
             break
-    mwc_resign = None if values.score is None else tuple(values.mwc_of(-r) for r in ResignLevel)
+    mwc_resign = None if values.score is None else _per_level(lambda r: values.mwc_of(-r))
     return ResignationOffer(level, play, resign, values.mwc_play, mwc_resign)
 
 
@@ -148,6 +156,7 @@ def accept_resignation(
     accept = sign * values.equity_of(sign * level)
     mwc_play = mwc_accept = None
     if values.score is not None:
+        assert values.mwc_play is not None, "a match's cube decision has match-winning chances"
         mwc_play = values.mwc_play if sign > 0 else 1.0 - values.mwc_play
         mwc_on_roll = values.mwc_of(sign * level)
         mwc_accept = mwc_on_roll if sign > 0 else 1.0 - mwc_on_roll

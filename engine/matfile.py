@@ -48,7 +48,7 @@ from typing import Optional
 import numpy as np
 
 from engine.board import read_int, validate_dice
-from engine.errors import BackgammonError, InvalidMatchError, quote
+from engine.errors import BackgammonError, InvalidDiceError, InvalidMatchError, quote
 from engine.game import Game, GameResult, IllegalActionError, Phase
 from engine.match import MatchState, is_cube_value, may_double
 from engine.notation import parse_move
@@ -95,6 +95,8 @@ class MatAction:
             raise InvalidMatFileError(f"{what}: player must be 0 or 1")
         object.__setattr__(self, "kind", ActionKind(self.kind))
         if self.kind is ActionKind.MOVE:
+            if self.dice is None:
+                raise InvalidDiceError(f"{what}: a move needs dice")
             object.__setattr__(self, "dice", validate_dice(self.dice))
             object.__setattr__(self, "move", " ".join(self.move.split()))
         elif self.dice is not None or self.move:
@@ -186,6 +188,7 @@ class MatMatch:
 
 def _entry(action: MatAction) -> str:
     if action.kind is ActionKind.MOVE:
+        assert action.dice is not None, "a move's dice are checked when it is made"
         d1, d2 = action.dice
         return f"{d1}{d2}:" + (f" {action.move}" if action.move else "")
     if action.kind is ActionKind.DOUBLE:
@@ -201,16 +204,16 @@ def _game_lines(game: MatGame, players: tuple[str, str]) -> list[str]:
     """The lines of one game, its title aside."""
     left = f" {players[0]} : {game.score[0]}"
     lines = [f"{left:<{NAME_WIDTH - 1}} {players[1]} : {game.score[1]}"]
-    rows: list[list[str]] = []  # [left entry, right entry, whether it is numbered]
+    rows: list[tuple[str, Optional[str], bool]] = []  # (left entry, right entry, whether it is numbered)
     entries = [(a.player, _entry(a), True) for a in game.actions]
     if game.winner is not None:
         entries.append((game.winner, _wins(game.points), False))
     for player, text, numbered in entries:
         if player == 1 and rows and rows[-1][1] is None:
-            rows[-1][1] = text
-            rows[-1][2] = rows[-1][2] or numbered
+            row_left, _, row_numbered = rows[-1]
+            rows[-1] = (row_left, text, row_numbered or numbered)
         else:
-            rows.append([text, None, numbered] if player == 0 else ["", text, numbered])
+            rows.append((text, None, numbered) if player == 0 else ("", text, numbered))
     number = 0
     for left_text, right_text, numbered in rows:
         if numbered:
@@ -333,8 +336,8 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
             if not header:
                 raise InvalidMatFileError(f"{where}: expected 'N point match', got {quote(line.strip())}")
             length = _number(header[1], "match length", where)
-        elif _GAME.fullmatch(line):
-            if _number(_GAME.fullmatch(line)[1], "game number", where) != len(games) + (reader is not None) + 1:
+        elif game_title := _GAME.fullmatch(line):
+            if _number(game_title[1], "game number", where) != len(games) + (reader is not None) + 1:
                 raise InvalidMatFileError(f"{where}: {quote(line.strip())} is out of order")
             if reader is not None:
                 games.append(reader.game(where))
@@ -365,6 +368,7 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
     if reader is None:
         raise InvalidMatFileError(f"{source}: no games")
     games.append(reader.game(f"{source} end"))
+    assert players is not None, "a game is read only after a score line names the players"
     return MatMatch(length, players, tuple(games))
 
 

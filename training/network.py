@@ -32,6 +32,10 @@ ACTIVATIONS = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh,
 class ValueNetwork(nn.Module):
     """Maps boards seen by the side on roll to that side's outcome probabilities."""
 
+    # Buffers, registered in __init__.
+    input_table: torch.Tensor
+    cumulative: torch.Tensor
+
     def __init__(self, config: NetworkConfig) -> None:
         super().__init__()
         self.config = config
@@ -74,6 +78,7 @@ class ValueNetwork(nn.Module):
         and multiply.
         """
         first = self.hidden_layers[0]
+        assert isinstance(first, nn.Linear)  # every hidden layer is; ModuleList types its items as Module
         if len(rows) >= TABLE_BATCH and not torch.is_grad_enabled():
             table = self.input_table @ first.weight.T
             x = F.embedding_bag(rows, table, mode="sum", per_sample_weights=weights) + first.bias

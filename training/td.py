@@ -31,6 +31,7 @@ class Learner:
         self.network = network
         self.config = config
         self.rng = rng
+        self.optimizer: torch.optim.Optimizer
         if config.optimizer == "adam":
             self.optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
         else:

@@ -94,7 +94,7 @@ def _save(
         save_checkpoint(run_dir / checkpoint_name(games), network, training, config.to_dict())
 
 
-_STOP_SIGNALS = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated}
+_STOP_SIGNALS: dict[int, type[BaseException]] = {signal.SIGINT: KeyboardInterrupt, signal.SIGTERM: Terminated}
 
 
 @contextmanager

@@ -98,15 +98,15 @@ class _Connection(socketserver.StreamRequestHandler):
     server: "ExternalServer"
 
     def setup(self) -> None:
-        self.timeout = self.server.idle_timeout  # StreamRequestHandler sets it on the socket
         super().setup()
+        self.connection.settimeout(self.server.idle_timeout)
 
     def handle(self) -> None:
         log.info("external player: %s connected", self.client_address)
         try:
             self._serve_lines()
         except (socket.timeout, TimeoutError):
-            log.info("external player: %s idle for %.0f s, disconnected", self.client_address, self.timeout)
+            log.info("external player: %s idle for %.0f s, disconnected", self.client_address, self.server.idle_timeout)
         except (ConnectionError, OSError) as error:
             log.info("external player: %s connection lost (%s)", self.client_address, error)
         else:

@@ -17,7 +17,7 @@ bad input raises an engine error naming it.
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -168,7 +168,7 @@ MAX_TOP = 100
 MAX_TOP_ONE_PLY = 16
 
 
-def _pip_fields() -> dict:
+def _pip_fields() -> dict[str, Any]:
     """wildbg's board parameters p0..p25 (omitted = empty) and the optional away scores."""
     def checkers(description: str):
         return (int, Field(0, ge=-15, le=15, description=description))
@@ -182,13 +182,25 @@ def _pip_fields() -> dict:
     return fields
 
 
-EvalQuery = create_model("EvalQuery", **_pip_fields())
-MoveQuery = create_model(
-    "MoveQuery",
-    die1=(int, Field(ge=1, le=6, description="first die, 1..6")),
-    die2=(int, Field(ge=1, le=6, description="second die, 1..6")),
-    **_pip_fields(),
-)
+if TYPE_CHECKING:
+    # A type checker cannot see the fields of create_model's classes: these declare the ones
+    # the views read by name (MoveQuery has every field of EvalQuery, and the dice).
+    class EvalQuery(BaseModel):
+        x_away: Optional[int]
+        o_away: Optional[int]
+
+    class MoveQuery(EvalQuery):
+        die1: int
+        die2: int
+
+else:
+    EvalQuery = create_model("EvalQuery", **_pip_fields())
+    MoveQuery = create_model(
+        "MoveQuery",
+        die1=(int, Field(ge=1, le=6, description="first die, 1..6")),
+        die2=(int, Field(ge=1, le=6, description="second die, 1..6")),
+        **_pip_fields(),
+    )
 
 
 class PositionQuery(BaseModel):
@@ -225,7 +237,7 @@ def probabilities_view(five: np.ndarray) -> Probabilities:
 
 
 def _play_view(ranked: RankedPlay) -> list[MoveDetail]:
-    return [MoveDetail(from_=step.src, to=step.dst) for step in ranked.play.steps]
+    return [MoveDetail.model_validate({"from": step.src, "to": step.dst}) for step in ranked.play.steps]
 
 
 def _level_name(level: int) -> str:
@@ -236,7 +248,7 @@ def _resign_level(value: Optional[str], situation: Situation) -> int:
     if value is None:
         return situation.resign_offered or ResignLevel.SINGLE
     try:
-        return ResignLevel[value.upper()]
+        return ResignLevel.__members__[value.upper()]
     except KeyError:
         raise InvalidResignationError(f"value {value!r}: expected single, gammon or backgammon") from None
 
@@ -252,20 +264,21 @@ def _answer_view(answer: ResignationAnswer) -> ResignAnswerView:
     )
 
 
-def _board_of(query: BaseModel) -> np.ndarray:
+def _board_of(query: EvalQuery) -> np.ndarray:
     return np.array([getattr(query, f"p{i}") for i in range(26)])
 
 
-def _state_of(query: BaseModel) -> CubeState:
+def _state_of(query: EvalQuery) -> CubeState:
     """Money, or the match score the away counts give (a side at 1-away: post-Crawford)."""
-    if query.x_away is None and query.o_away is None:
+    x_away, o_away = query.x_away, query.o_away
+    if x_away is None and o_away is None:
         return CubeState()
-    if query.x_away is None or query.o_away is None:
+    if x_away is None or o_away is None:
         raise InvalidMatchError("x_away and o_away: give both (match play) or neither (money)")
-    if not (1 <= query.x_away <= MAX_AWAY and 1 <= query.o_away <= MAX_AWAY):
-        raise InvalidMatchError(f"x_away {query.x_away}, o_away {query.o_away}: each must be 1..{MAX_AWAY}")
-    length = max(query.x_away, query.o_away)
-    return CubeState(match_length=length, score=(length - query.x_away, length - query.o_away))
+    if not (1 <= x_away <= MAX_AWAY and 1 <= o_away <= MAX_AWAY):
+        raise InvalidMatchError(f"x_away {x_away}, o_away {o_away}: each must be 1..{MAX_AWAY}")
+    length = max(x_away, o_away)
+    return CubeState(match_length=length, score=(length - x_away, length - o_away))
 
 
 def _situation(query: PositionQuery) -> Situation:
@@ -328,12 +341,9 @@ def cube(bot: Bot, query: PositionQuery) -> CubeResponse:
     result = bot.evaluate(situation.board, situation.state, query.plies)
     decision = result.cube
     mwc = None
-    if decision.mwc_no_double is not None:
-        mwc = CubeEquities(
-            no_double=decision.mwc_no_double,
-            double_take=decision.mwc_double_take,
-            double_pass=decision.mwc_double_pass,
-        )
+    no_double, double_take, double_pass = decision.mwc_no_double, decision.mwc_double_take, decision.mwc_double_pass
+    if no_double is not None and double_take is not None and double_pass is not None:
+        mwc = CubeEquities(no_double=no_double, double_take=double_take, double_pass=double_pass)
     return CubeResponse(
         position_id=situation.position_id,
         decision=decision.verdict.value,

@@ -39,7 +39,8 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
 
     The gap is in the ranking's unit: equity for money, MWC percentage points in a match.
     """
-    match = ranked[0].mwc is not None
+    best_mwc = ranked[0].mwc
+    match = best_mwc is not None
     width = max(12, *(len(r.notation) for r in ranked))
     header = f"     {'Play':<{width}}  {'Equity':>7}" + (f" {'MWC':>7}" if match else "") + f" {'Diff':>7}"
     header += "  " + " ".join(f"{n:>6}" for n in PROBABILITY_NAMES) + "  Ply"
@@ -47,8 +48,9 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
     best = ranked[0]
     for i, r in enumerate(ranked, 1):
         line = f"{i:>3}. {r.notation or '(no move)':<{width}}  {r.equity:+7.3f}"
-        if match:
-            line += f" {r.mwc * 100:6.2f}% {(r.mwc - best.mwc) * 100:+7.2f}"
+        if best_mwc is not None:
+            assert r.mwc is not None, "a ranking has an MWC for every play or for none"
+            line += f" {r.mwc * 100:6.2f}% {(r.mwc - best_mwc) * 100:+7.2f}"
         else:
             line += f" {r.equity - best.equity:+7.3f}"
         lines.append(line + "  " + format_probabilities(r.probabilities) + f"  {r.plies:>3}")

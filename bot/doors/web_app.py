@@ -15,9 +15,10 @@ Errors are the application's: engine errors become 400 ``{"message": ...}``.
 
 from __future__ import annotations
 
+from enum import Enum
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Query
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -31,8 +32,8 @@ from bot.facade import Bot
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 DOCS_ASSETS = "/docs-assets"
-_ERRORS = {400: {"model": ErrorMessage, "description": "an unreadable game token or position, or an action the game does not allow now"}}
-_TAGS = ["game"]
+_ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorMessage, "description": "an unreadable game token or position, or an action the game does not allow now"}}
+_TAGS: list[str | Enum] = ["game"]
 
 
 def swagger_assets() -> Path:

@@ -42,9 +42,11 @@ from engine.position_id import encode_position_id
 HUMAN, BOT = 0, 1
 Side = Literal["human", "bot"]
 Phase = Literal["opening", "roll", "move", "doubled", "over"]
+HowEnded = Literal["single", "gammon", "backgammon", "pass", "resign"]
+CubeOwner = Literal["on_roll", "opponent"]  # a Position's cube owner, seen by the side on roll
 MAX_MATCH_LENGTH = 64
 _SIDES: tuple[Side, Side] = ("human", "bot")
-_OUTCOME_NAMES = {Outcome.SINGLE: "single", Outcome.GAMMON: "gammon", Outcome.BACKGAMMON: "backgammon"}
+_OUTCOME_NAMES: dict[Outcome, HowEnded] = {Outcome.SINGLE: "single", Outcome.GAMMON: "gammon", Outcome.BACKGAMMON: "backgammon"}
 
 # ---------------------------------------------------------------- requests
 
@@ -116,7 +118,7 @@ class GameResult(BaseModel):
 
     winner: Side
     points: int
-    how: Literal["single", "gammon", "backgammon", "pass", "resign"]
+    how: HowEnded
     score: PairView = Field(description="the score after this game")
     match_over: bool
     next_game: Optional[str] = Field(description="the token of the next game (before its opening roll); null when the match is over")
@@ -159,7 +161,7 @@ class BoardView(BaseModel):
     match_length: int
     score: tuple[int, int] = Field(description="(side on roll, opponent)")
     cube: int
-    cube_owner: Optional[Literal["on_roll", "opponent"]]
+    cube_owner: Optional[CubeOwner]
     crawford: bool
     double_offered: bool
 
@@ -265,7 +267,7 @@ def _roll(rng: np.random.Generator) -> tuple[int, int]:
 
 
 def _steps(play) -> list[StepView]:
-    return [StepView(from_=s.src, to=s.dst, hit=s.hit) for s in play.steps]
+    return [StepView.model_validate({"from": s.src, "to": s.dst, "hit": s.hit}) for s in play.steps]
 
 
 # ---------------------------------------------------------------- answering
@@ -305,7 +307,7 @@ def _view(game: _Game, events: list[str], bot_move: Optional[BotMoveView] = None
     )
 
 
-def _finish(game: _Game, winner: int, points: int, how: str, state: GameState, events: list[str],
+def _finish(game: _Game, winner: int, points: int, how: HowEnded, state: GameState, events: list[str],
             bot_move: Optional[BotMoveView] = None) -> GameView:
     """The game over: ``winner`` scores ``points``; the answer carries the next game's token."""
     after = after_game(game.match, winner, points)
@@ -449,7 +451,8 @@ def board(query: BoardQuery) -> BoardView:
     """The board and match of a Position ID, ``PositionID:MatchID`` or XGID, seen by the side on roll."""
     situation = parse_position(query.position.replace(" ", "+"))
     s = situation.state
-    owner = {Owner.ME: "on_roll", Owner.OPP: "opponent"}.get(s.owner)
+    owners: dict[Owner, CubeOwner] = {Owner.ME: "on_roll", Owner.OPP: "opponent"}
+    owner = owners.get(s.owner)
     return BoardView(
         position_id=situation.position_id,
         board=[int(x) for x in situation.board],
