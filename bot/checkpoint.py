@@ -156,8 +156,9 @@ def export_numpy(path: str | os.PathLike, config: NetworkConfig, weights: Mappin
         "network_config": np.array(json.dumps(config.to_dict())),
         "weights_sha256": np.array(weights_checksum(arrays)),
     }
+    contents: dict[str, Any] = {**meta, **arrays}
     with atomic_write(path) as f:
-        np.savez(f, **meta, **arrays)
+        np.savez(f, **contents)
 
 
 def _check_payload(payload: Any, source: str) -> dict[str, Any]:
@@ -377,8 +378,9 @@ def export_class_numpy(
         manifest["networks"][label] = {"network_config": network_config.to_dict(),
                                        "weights_sha256": weights_checksum(converted)}
         arrays.update({f"{label}/{name}": array for name, array in converted.items()})
+    contents: dict[str, Any] = {CLASSES_KEY: np.array(json.dumps(manifest)), **arrays}
     with atomic_write(path) as f:
-        np.savez(f, **{CLASSES_KEY: np.array(json.dumps(manifest))}, **arrays)
+        np.savez(f, **contents)
 
 
 def _read_torch_file(path: Path, source: str) -> Any:

@@ -116,6 +116,7 @@ def best_children(
     first[1:] = hit_parent[1:] != hit_parent[:-1]
     best = hits[first]
     if epsilon > 0.0:
+        assert rng is not None, "exploration (epsilon > 0) needs a random generator"
         explore = rng.random(count) < epsilon
         random_child = starts + (rng.random(count) * sizes).astype(np.int64)
         best = np.where(explore, random_child, best)

@@ -252,9 +252,13 @@ class Bot:
         if not state.match_length:
             return equity(five).astype(np.float64)
         theirs = swap_state(state)
-        return np.array(
-            [1.0 - cube_decision(flip(child), invert(p), theirs).mwc for child, p in zip(children, five)]
-        )
+
+        def mover_mwc(child: np.ndarray, mover_five: np.ndarray) -> float:
+            mwc = cube_decision(flip(child), invert(mover_five), theirs).mwc
+            assert mwc is not None  # a match's cube decision has its match-winning chances
+            return 1.0 - mwc
+
+        return np.array([mover_mwc(child, p) for child, p in zip(children, five)])
 
     def best_play(self, board: np.ndarray, dice: Dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
         """The best legal play of ``dice`` on ``board`` (mover's view)."""

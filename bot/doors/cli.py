@@ -126,7 +126,7 @@ def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> in
     from bot.doors.external import ExternalServer
 
     with ExternalServer(_load(args), args.host, args.port, args.plies) as server:
-        host, port = server.server_address[:2]
+        host, port = args.host, server.server_address[1]
         stdout.write(f"external player listening on {host}:{port} (in gnubg: set player 1 external {host}:{port})\n")
         stdout.flush()
         server.serve_forever()

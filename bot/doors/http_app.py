@@ -18,7 +18,7 @@ import logging
 import re
 import threading
 from contextlib import contextmanager
-from typing import Annotated, Iterator
+from typing import Annotated, Any, Iterator
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -143,7 +143,7 @@ def _cost_bound(plies: int) -> Iterator[None]:
 
 # ---------------------------------------------------------------- the application
 
-_ERRORS = {
+_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice"},
     413: {"model": ErrorMessage, "description": f"a request body over {MAX_REQUEST_BYTES} bytes"},
     503: {"model": ErrorMessage, "description": "too much 1-ply work queued; try again (Retry-After)"},
