@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.match import winning_points
+
 OUTCOMES = ("win", "win gammon", "win backgammon", "lose", "lose gammon", "lose backgammon")
 # Points won by the side whose view the six outcomes are in.
 OUTCOME_POINTS = np.array([1.0, 2.0, 3.0, -1.0, -2.0, -3.0], dtype=np.float32)
@@ -67,14 +69,10 @@ def is_finished(boards: np.ndarray) -> np.ndarray:
 def winner_outcome(afterstates: np.ndarray) -> np.ndarray:
     """(N,) outcome index 0, 1 or 2 (single, gammon, backgammon) of finished afterstates.
 
-    The boards are in the view of the winner, who has just borne off the last checker:
-    a gammon if the loser has borne off none, a backgammon if, besides, the loser still
-    has a checker on the bar or in the winner's home board (points 1..6).
+    The boards are in the view of the winner, who has just borne off the last checker
+    (the rule: ``engine.match.winning_points``).
     """
-    loser_on_board = -np.minimum(afterstates, 0).sum(axis=-1)
-    gammon = loser_on_board == 15
-    backgammon = gammon & np.any(afterstates[..., 0:7] < 0, axis=-1)
-    return gammon.astype(np.int64) + backgammon.astype(np.int64)
+    return winning_points(afterstates) - 1
 
 
 def finished_probabilities(afterstates: np.ndarray) -> np.ndarray:

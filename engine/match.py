@@ -20,7 +20,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from engine.board import flip, validate_board
+from engine.board import CHECKERS, flip, validate_board
 from engine.errors import InvalidMatchError, InvalidPositionError
 
 
@@ -94,23 +94,29 @@ def _check_player(player: int, what: str) -> None:
         raise InvalidMatchError(f"{what}: player must be 0 or 1, got {player!r}")
 
 
+def winning_points(boards: np.ndarray) -> np.ndarray:
+    """(N,) points at cube 1 (1, 2 or 3: ``Outcome``) of boards (N, 26) seen by a winner with no checker left.
+
+    A gammon: the loser has borne off none; a backgammon: also a loser's checker on
+    the bar or in the winner's home board (points 1..6).
+    """
+    loser_on_board = -np.minimum(boards, 0).sum(axis=-1, dtype=np.int64)
+    gammon = loser_on_board == CHECKERS
+    backgammon = gammon & np.any(boards[..., 0:7] < 0, axis=-1)
+    return 1 + gammon.astype(np.int64) + backgammon.astype(np.int64)
+
+
 def game_outcome(final_board: np.ndarray) -> Outcome:
     """How the game on ``final_board`` was won: whichever side has no checkers left won.
 
-    The board may be in either side's view. A gammon: the loser has borne off
-    none; a backgammon: also a loser's checker on the bar or in the winner's home board.
+    The board may be in either side's view; the rule is ``winning_points``.
     """
     board = validate_board(final_board, "final board")
     if np.any(board > 0):
         board = flip(board)  # now the winner, if there is one, is the "mover" with no checkers
         if np.any(board > 0):
             raise InvalidPositionError("final board: both sides still have checkers, the game is not over")
-    loser_checkers = int(-board[board < 0].sum())
-    if loser_checkers < 15:
-        return Outcome.SINGLE
-    if board[0] < 0 or np.any(board[1:7] < 0):
-        return Outcome.BACKGAMMON
-    return Outcome.GAMMON
+    return Outcome(int(winning_points(board[None])[0]))
 
 
 def game_result_points(final_board_or_outcome: np.ndarray | Outcome | int, cube: int = 1, jacoby: bool = False) -> int:
