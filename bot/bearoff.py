@@ -31,7 +31,6 @@ import hashlib
 import itertools
 import os
 import struct
-import tempfile
 import threading
 from dataclasses import dataclass
 from math import comb
@@ -40,6 +39,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from bot.storage import atomic_write
 from engine import afterstates
 
 POINTS = 6
@@ -328,26 +328,14 @@ def _decode(stored: np.ndarray) -> np.ndarray:
 
 
 def write_table(path: Path, kind: bytes, checkers: int, table: np.ndarray) -> None:
-    """Write a (rows, cols) uint16 table atomically: temp file in the same folder, fsync, rename."""
+    """Write a (rows, cols) uint16 table with its header atomically (``bot.storage.atomic_write``)."""
     table = np.ascontiguousarray(table, dtype="<u2")
     payload = table.tobytes()
     header = _HEADER.pack(_MAGIC, FORMAT_VERSION, _HEADER.size, kind, checkers, table.shape[0], table.shape[1],
                           hashlib.sha256(payload).digest())
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o644 & ~umask)  # mkstemp makes it private; a cache can be read by all
-        with os.fdopen(fd, "wb") as f:
-            f.write(header)
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    with atomic_write(path) as f:
+        f.write(header)
+        f.write(payload)
 
 
 def read_table(path: Path, kind: bytes, checkers: int) -> np.ndarray | None:

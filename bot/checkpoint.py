@@ -30,16 +30,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from bot.classes import NETWORK_CLASSES, BearoffDatabases, ClassEvaluator
 from bot.network import Network, NetworkConfig, weight_shapes
+from bot.storage import atomic_write
 
 FORMAT = 1
 # The keys a checkpoint may have (a numpy export has no training state or config; older files no checksums).
@@ -51,36 +50,6 @@ _NPZ_META = ("format", "network_config", "weights_sha256")
 
 class CheckpointError(ValueError):
     """A checkpoint file that is missing, unreadable, damaged, or does not fit the network asked for."""
-
-
-@contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[IO[Any]]:
-    """A file to write ``path``'s new content to; it replaces ``path`` only once the block ends well.
-
-    The temporary file (``.NAME.*.tmp`` beside ``path``) is flushed to disk before the
-    rename and removed if the block raises.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, mode) as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; a checkpoint is for every user
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
-    """Delete the temporary files ``atomic_write`` left in ``directory`` when a process was killed mid-write."""
-    stale = sorted(Path(directory).glob(".*.tmp"))
-    for path in stale:
-        path.unlink(missing_ok=True)
-    return stale
 
 
 def _as_array(value: Any) -> np.ndarray:

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from bot.checkpoint import (
-    atomic_write,
     export_class_numpy,
     export_numpy,
     load_checkpoint,
     save_checkpoint,
     save_class_checkpoint,
 )
+from bot.storage import atomic_write
 from training.network import network_from_payload
 
 

@@ -37,7 +37,8 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from bot.checkpoint import CheckpointError, load_checkpoint, remove_stale_temporaries, save_checkpoint
+from bot.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from bot.storage import remove_stale_temporaries
 from training.network import network_from_payload
 from bot.evaluator import NetworkEvaluator
 from training.network import ValueNetwork
