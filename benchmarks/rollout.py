@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
+from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_network
-from bot.evaluator import NetworkEvaluator
+from bot.checkpoint import load_evaluator
+from bot.facade import default_checkpoint
 from bot.rollout import RolloutSettings, rollout_position
 from engine import decode_position_id
 
@@ -80,14 +80,14 @@ def gnubg_rollout(position_id: str, trials: int, vr: bool, startup: float) -> tu
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "default.pt"))
+    parser.add_argument("--checkpoint", default=str(default_checkpoint()))
     parser.add_argument("--trials", type=int, default=1296, help="trials without variance reduction")
     parser.add_argument("--vr-trials", type=int, default=144, help="trials with variance reduction")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (gnubg runs on one)")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads (gnubg runs on one)")
     args = parser.parse_args()
-    torch.set_num_threads(args.threads)
-    evaluator = NetworkEvaluator(load_network(args.checkpoint))
+    threadpool_limits(limits=args.threads, user_api="blas")
+    evaluator = load_evaluator(args.checkpoint)  # the bot as served: numpy network, exact bear-offs
     have_gnubg = shutil.which("script") is not None and Path(GNUBG).exists()
     startup = gnubg_seconds(SETUP)[0] if have_gnubg else 0.0
     if have_gnubg:
