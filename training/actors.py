@@ -1,4 +1,4 @@
-"""Self-play actors that feed the learner: in its own process, or in worker processes.
+"""Self-play actors that feed the learner: in its own process, in worker processes, or as Ray actors.
 
 Both kinds answer ``next_samples()`` (the next batch of finished games' samples),
 ``publish(network)`` (new weights for the players) and ``close()``. Worker
@@ -11,6 +11,9 @@ A worker ends when the learner does, however the learner ends: on Linux the kern
 sends it SIGKILL when its parent dies (``prctl(PR_SET_PDEATHSIG)``), and everywhere a
 watch thread ends it within a second of its parent pid changing. With the learner and
 the workers gone, the multiprocessing resource tracker sees its pipe close and ends too.
+
+With ``[selfplay] backend = "ray"`` the workers are Ray actors instead (``training.ray_actors``,
+imported only then, as is Ray itself).
 """
 
 from __future__ import annotations
@@ -190,8 +193,21 @@ class WorkerPool:
         self.samples.close()
 
 
+def check_backend(config: Config) -> None:
+    """Raise ConfigError now if the config's self-play backend cannot run here (Ray not installed)."""
+    if config.selfplay.backend == "ray":
+        from training.ray_actors import import_ray
+
+        import_ray()
+
+
 def start_actors(config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> Actors:
-    """Worker processes when the config asks for more than one, else self-play in-process."""
+    """Ray actors with backend "ray"; else worker processes when the config asks for more than one,
+    else self-play in-process."""
+    if config.selfplay.backend == "ray":
+        from training.ray_actors import RayActors
+
+        return RayActors(config, network, seed)
     if config.workers > 1:
         return WorkerPool(config, network, seed, config.workers)
     return InProcessActor(config, network, seed)

@@ -34,8 +34,17 @@ class SelfPlayConfig:
     parallel_games: int = 512
     # Probability that a move is chosen uniformly at random instead of the best one.
     epsilon: float = 0.0
-    # Self-play worker processes; 0 = one per CPU core. 1 = play in the learner's process.
+    # Self-play workers; 0 = one per CPU core (of the Ray cluster with backend "ray").
+    # With "processes", 1 = play in the learner's process; with "ray", every worker is an actor.
     workers: int = 0
+    # "processes" (worker processes on this machine) or "ray" (Ray actors, on this machine or a
+    # cluster; needs the `ray` extra: pip install 'nardy[ray]'). See docs/training.md.
+    backend: str = "processes"
+    # backend "ray": "" starts a local Ray instance with `workers` CPUs (stopped when the run ends);
+    # "auto" or "HOST:PORT" joins a running cluster (`ray start --head`).
+    ray_address: str = ""
+    # backend "ray": times Ray restarts an actor that died (-1: without limit); its games in flight are lost.
+    ray_max_restarts: int = 3
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,9 @@ class LearningConfig:
     loss: str = "cross_entropy"
     # A worker sends its finished games' positions to the learner once it has this many.
     samples_per_update: int = 8192
+    # Where the learner's gradient steps run: "cpu", "cuda" (an error without a GPU), or "auto"
+    # (cuda when torch sees one, else cpu). Self-play, evaluation and checkpoints stay on the CPU.
+    device: str = "cpu"
 
 
 @dataclass(frozen=True)
@@ -106,6 +118,18 @@ class Config:
             raise ConfigError(f"config key 'learning.loss': expected 'cross_entropy' or 'mse', got {self.learning.loss!r}")
         if self.selfplay.workers < 0:
             raise ConfigError(f"config key 'selfplay.workers': must be >= 0, got {self.selfplay.workers}")
+        if self.selfplay.backend not in ("processes", "ray"):
+            raise ConfigError(
+                f"config key 'selfplay.backend': expected 'processes' or 'ray', got {self.selfplay.backend!r}"
+            )
+        if self.selfplay.ray_max_restarts < -1:
+            raise ConfigError(
+                f"config key 'selfplay.ray_max_restarts': must be >= -1, got {self.selfplay.ray_max_restarts}"
+            )
+        if self.learning.device not in ("cpu", "cuda", "auto"):
+            raise ConfigError(
+                f"config key 'learning.device': expected 'cpu', 'cuda' or 'auto', got {self.learning.device!r}"
+            )
 
     @property
     def workers(self) -> int:

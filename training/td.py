@@ -1,14 +1,20 @@
-"""The learner: fits the network to self-play positions' TD(lambda) targets with minibatches."""
+"""The learner: fits the network to self-play positions' TD(lambda) targets with minibatches.
+
+On a GPU (``[learning] device``) the learner trains a copy of the network there and copies
+the weights back into the given (CPU) network after every pass, so that self-play,
+evaluation and checkpoints never see a GPU tensor.
+"""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 import torch
 
 from training.network import ValueNetwork
-from training.config import LearningConfig
+from training.config import ConfigError, LearningConfig
 from training.selfplay import Samples
 
 
@@ -24,11 +30,32 @@ def target_loss(network: ValueNetwork, logits: torch.Tensor, targets: torch.Tens
     return ((predicted - targets @ network.cumulative) ** 2).sum(dim=1).mean()
 
 
-class Learner:
-    """Owns the network's optimizer; ``train`` makes one pass over a batch of samples."""
+def learner_device(name: str) -> torch.device:
+    """The torch device of ``[learning] device``: "cpu", "cuda", or "auto" (cuda if torch sees one)."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(
+            "config key 'learning.device': 'cuda' asked for, but torch sees no CUDA GPU "
+            f"(torch {torch.__version__}, built for CUDA {torch.version.cuda or 'none'}); use 'cpu' or 'auto'"
+        )
+    return torch.device(name)
 
-    def __init__(self, network: ValueNetwork, config: LearningConfig, rng: np.random.Generator) -> None:
-        self.network = network
+
+class Learner:
+    """Owns the network's optimizer; ``train`` makes one pass over a batch of samples.
+
+    ``network`` stays where it is (the CPU); with another ``device`` the steps run on a
+    copy there (``self.network``) and ``train`` copies the new weights back into ``network``.
+    """
+
+    def __init__(
+        self, network: ValueNetwork, config: LearningConfig, rng: np.random.Generator, device: torch.device | None = None
+    ) -> None:
+        here = next(network.parameters()).device
+        self.host = network
+        self.device = device if device is not None else here
+        self.network = network if self.device == here else copy.deepcopy(network).to(self.device)
         self.config = config
         self.rng = rng
         self.optimizer: torch.optim.Optimizer
@@ -52,14 +79,21 @@ class Learner:
         self.network.train()
         for start in range(0, len(order), size):
             batch = order[start : start + size]
-            logits = self.network(*self.network.inputs(samples.boards[batch]))
-            loss = target_loss(self.network, logits, torch.from_numpy(samples.targets[batch]), self.config.loss)
+            rows, weights = self.network.inputs(samples.boards[batch])
+            logits = self.network(rows.to(self.device), weights.to(self.device))
+            targets = torch.from_numpy(samples.targets[batch]).to(self.device)
+            loss = target_loss(self.network, logits, targets, self.config.loss)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             self.optimizer.step()
-            losses.append(loss.item())
+            losses.append(loss.detach())
             self.steps += 1
-        return float(np.mean(losses))
+        if self.network is not self.host:
+            with torch.no_grad():
+                host = self.host.state_dict()
+                for name, value in self.network.state_dict().items():
+                    host[name].copy_(value)
+        return float(np.mean(torch.stack(losses).cpu().numpy().astype(np.float64)))  # one sync, not one per step
 
     def state_dict(self) -> dict[str, Any]:
         """Optimizer state, step count and shuffling generator, for checkpoints."""

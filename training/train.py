@@ -43,10 +43,10 @@ from training.network import network_from_payload
 from bot.evaluator import NetworkEvaluator
 from training.network import ValueNetwork
 from bot.pubeval import Pubeval
-from training.actors import start_actors
+from training.actors import check_backend, start_actors
 from training.config import Config, ConfigError, config_to_toml
 from training.evaluate import MatchResult, evaluate
-from training.td import Learner
+from training.td import Learner, learner_device
 
 LATEST = "latest.pt"
 NUMBERED = "games-*.pt"
@@ -258,6 +258,8 @@ def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_fro
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
+    device = learner_device(config.learning.device)  # errors before anything is written
+    check_backend(config)
 
     games = 0
     wall_before = 0.0  # training time of the run before this process (resumed runs)
@@ -272,7 +274,7 @@ def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_fro
         network = network_from_payload(load_checkpoint(init_from), config.network, source=source)
     else:
         network = ValueNetwork(config.network)
-    learner = Learner(network, config.learning, learner_rng)
+    learner = Learner(network, config.learning, learner_rng, device)
     if payload is not None:
         _restore(payload, learner, source)
         games = payload["training"]["games"]
