@@ -17,6 +17,11 @@ Phases and their actions (``actor`` is the seat that must act):
 
 Any other action raises ``IllegalActionError`` naming the action and the phase.
 
+A game and a finished game are written as GNU Backgammon writes them, a Position ID
+(the side on roll's view) and a Match ID (docs/PROTOCOLS.md): ``Game.ids()`` and
+``GameResult.ids()``, read back by ``from_ids`` (see there for what the Match ID
+cannot hold).
+
 >>> from engine.notation import parse_move
 >>> game = new_game(MatchState(match_length=3)).roll_opening(3, 1)
 >>> game.phase, game.turn, game.dice
@@ -34,6 +39,10 @@ engine.game.IllegalActionError: double by player 1: no access to the cube (cube 
 GameResult(winner=0, points=4, outcome=<Outcome.GAMMON: 2>)
 >>> result.next_match.score
 (4, 0)
+>>> result.ids()
+('4HPwATCwZ/ABMA', 'AUNgAAAAAAAE')
+>>> from_ids(*result.ids()) == result
+True
 """
 
 from __future__ import annotations
@@ -44,7 +53,7 @@ from enum import Enum
 import numpy as np
 
 from engine.board import CHECKERS, borne_off, validate_dice
-from engine.errors import BackgammonError, IllegalMoveError, InvalidMatchError
+from engine.errors import BackgammonError, IllegalMoveError, InvalidMatchError, InvalidPositionError
 from engine.match import (
     MatchState,
     Outcome,
@@ -55,11 +64,12 @@ from engine.match import (
     opening_order,
     roll_dice,
 )
+from engine.match_id import GameState, MatchId, decode_match_id, encode_match_id
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 from engine.position import START_POSITION, Position
 
-__all__ = ["Game", "GameResult", "IllegalActionError", "Phase", "Resignation", "new_game", "start_game"]
+__all__ = ["Game", "GameResult", "IllegalActionError", "Phase", "Resignation", "from_ids", "new_game", "start_game"]
 
 
 class IllegalActionError(BackgammonError):
@@ -92,7 +102,7 @@ class GameResult:
     ``outcome``: single, gammon or backgammon (borne off, or the level of an accepted
     resignation); None when a double was dropped. ``match``: the match state as the
     game ended (score before it, its final cube). ``position``: the final board, seen
-    by the winner.
+    by the winner. ``resigned``: the game ended by an accepted resignation.
     """
 
     winner: int
@@ -100,6 +110,7 @@ class GameResult:
     outcome: Outcome | None
     match: MatchState = field(repr=False)
     position: Position = field(repr=False)
+    resigned: bool = field(default=False, repr=False)
 
     @property
     def cube(self) -> int:
@@ -110,6 +121,16 @@ class GameResult:
     def next_match(self) -> MatchState:
         """The match state before the next game (``engine.match.after_game``)."""
         return after_game(self.match, self.winner, self.points)
+
+    def ids(self) -> tuple[str, str]:
+        """(Position ID, Match ID) of the finished game: the final board and the winner on roll.
+
+        The Match ID's game state says how it ended (over: borne off, resigned with the
+        level as the resignation offered, dropped), its score is the score before the game.
+        """
+        state = GameState.DROPPED if self.outcome is None else GameState.RESIGNED if self.resigned else GameState.OVER
+        level = int(self.outcome) if self.resigned and self.outcome is not None else 0
+        return self.position.id, _match_id(self.match, state, self.winner, self.winner, resign_offered=level)
 
 
 @dataclass(frozen=True)
@@ -157,6 +178,26 @@ class Game:
             return None
         return 1 - self.turn if self.phase is Phase.DOUBLED else self.turn
 
+    @property
+    def may_double(self) -> bool:
+        """Whether the side on roll may double now: before its roll, with access to the cube (``engine.match``)."""
+        return self.phase is Phase.BEFORE_ROLL and self.turn is not None and may_double(self.match, self.turn)
+
+    def ids(self) -> tuple[str, str]:
+        """(Position ID, Match ID) of this game, as GNU Backgammon writes them; ``from_ids`` reads them back.
+
+        In the opening the Match ID's game state is "no game" with player 0 on roll; the
+        Match ID's turn is ``actor``.
+        """
+        if self.turn is None:
+            return self.position.id, _match_id(self.match, GameState.NONE, 0, 0)
+        playing = self.resignation.interrupted if self.resignation is not None else self.phase
+        actor = self.actor
+        assert actor is not None
+        level = self.resignation.level if self.resignation is not None else 0
+        return self.position.id, _match_id(self.match, GameState.PLAYING, self.turn, actor, self.dice,
+                                           playing is Phase.DOUBLED, level)
+
     def _require(self, action: str, *phases: Phase) -> int:
         """The seat on roll, if the phase allows ``action``; else raise IllegalActionError."""
         if self.phase not in phases:
@@ -187,7 +228,7 @@ class Game:
     def double(self) -> Game:
         """The side on roll offers the cube at twice its value."""
         turn = self._require("double", Phase.BEFORE_ROLL)
-        if not may_double(self.match, turn):
+        if not self.may_double:
             owner = self.match.cube_owner
             why = "the Crawford game" if self.match.crawford else f"cube {self.match.cube_value} owned by player {owner}"
             raise IllegalActionError(f"double by player {turn}: no access to the cube ({why})")
@@ -241,7 +282,7 @@ class Game:
         points = game_result_points(offer.level, self.match.cube_value, self.match.jacoby)
         winner = 1 - offer.player
         position = self.position if winner == self.turn else self.position.flipped()
-        return GameResult(winner, points, Outcome(offer.level), self.match, position)
+        return GameResult(winner, points, Outcome(offer.level), self.match, position, resigned=True)
 
     def reject(self) -> Game:
         """The resignation is rejected: the game goes on where it was."""
@@ -261,3 +302,76 @@ def start_game(match: MatchState, rng: np.random.Generator) -> Game:
     while game.phase is Phase.OPENING:
         game = game.roll_opening(*roll_dice(rng))
     return game
+
+
+def _match_id(match: MatchState, state: GameState, on_roll: int, turn: int, dice: tuple[int, int] | None = None,
+              double_offered: bool = False, resign_offered: int = 0) -> str:
+    """The Match ID of ``match`` with the game's fields (post-Crawford is not written: it is derived)."""
+    return encode_match_id(MatchId(
+        cube_value=match.cube_value, cube_owner=match.cube_owner, player_on_roll=on_roll, crawford=match.crawford,
+        game_state=state, turn=turn, double_offered=double_offered, resign_offered=resign_offered, dice=dice,
+        match_length=match.match_length, score=match.score, jacoby=match.jacoby))
+
+
+def from_ids(position_id: str, match_id: str) -> Game | GameResult:
+    """The game (or finished game) a Position ID and a Match ID describe, as ``Game.ids``/``GameResult.ids`` write them.
+
+    What the Match ID cannot hold is derived as GNU Backgammon derives it:
+    post-Crawford (a side at match length - 1 outside the Crawford game, in a match
+    longer than 1 point); the Jacoby rule in match play (never). The seats in a
+    "no game" Match ID are not read. A finished game's winner is the player on roll,
+    its points follow from the final board (over), the cube (dropped) or the
+    resignation offered (resigned). Raise InvalidMatchError or InvalidPositionError
+    naming the IDs when they are unreadable or describe an impossible state: a match
+    already over, a Crawford game with both sides at match length - 1, an opening away from the start position, dice with a double
+    offered, a double offered without cube access, a decision by the wrong player,
+    a game on with a side borne off, a finished game that is not.
+    """
+    what = f"game {position_id}:{match_id}"
+    position = Position.from_id(position_id)
+    m = decode_match_id(match_id)
+    length, score = m.match_length, m.score
+    post_crawford = length > 1 and not m.crawford and max(score) == length - 1
+    match = MatchState(length, score, m.cube_value, m.cube_owner, m.crawford, post_crawford, m.jacoby and not length)
+    if match.is_over:
+        raise InvalidMatchError(f"{what}: the match is over (score {score} in a {length}-point match)")
+    if m.crawford and min(score) == length - 1:
+        raise InvalidMatchError(f"{what}: the Crawford game needs exactly one side at {length - 1} points")
+    on_roll = m.player_on_roll
+    mover_off, opponent_off = borne_off(position.board)
+    if m.game_state is GameState.NONE:
+        if m.dice is not None or m.double_offered or m.resign_offered or position != START_POSITION:
+            raise InvalidMatchError(f"{what}: before the opening roll the checkers are at the start, with no dice or offer")
+        return new_game(match)
+    if m.dice is not None and (m.double_offered or m.game_state is not GameState.PLAYING):
+        raise InvalidMatchError(f"{what}: dice belong to a game on, with no double offered")
+    if m.double_offered and not may_double(match, on_roll):
+        raise InvalidMatchError(f"{what}: a double offered by player {on_roll}, who has no access to the cube")
+    if m.game_state is GameState.OVER:
+        if mover_off != CHECKERS or m.double_offered or m.resign_offered or m.turn != on_roll:
+            raise InvalidPositionError(f"{what}: a game over has the winner on roll with all its checkers off")
+        outcome = game_outcome(position.board)
+        points = game_result_points(outcome, match.cube_value, match.jacoby)
+        return GameResult(on_roll, points, outcome, match, position)
+    if CHECKERS in (mover_off, opponent_off):
+        raise InvalidPositionError(f"{what}: a side has borne off all {CHECKERS} checkers, but the game is not over")
+    if m.game_state is GameState.PLAYING:
+        return _game_on(what, match, position, m)
+    if m.double_offered or m.turn != on_roll or (m.resign_offered == 0) == (m.game_state is GameState.RESIGNED):
+        raise InvalidMatchError(f"{what}: a finished game has the winner on roll and, when resigned, only the level")
+    if m.game_state is GameState.DROPPED:
+        return GameResult(on_roll, match.cube_value, None, match, position)
+    level = Outcome(m.resign_offered)
+    return GameResult(on_roll, game_result_points(level, match.cube_value, match.jacoby), level, match, position, True)
+
+
+def _game_on(what: str, match: MatchState, position: Position, m: MatchId) -> Game:
+    """The game on of a Match ID (game state "playing")."""
+    on_roll = m.player_on_roll
+    phase = Phase.DOUBLED if m.double_offered else Phase.ROLLED if m.dice is not None else Phase.BEFORE_ROLL
+    resignation = None
+    if m.resign_offered:
+        resignation = Resignation(1 - m.turn, m.resign_offered, phase)
+    elif m.turn != (1 - on_roll if m.double_offered else on_roll):
+        raise InvalidMatchError(f"{what}: player {m.turn} cannot decide now (player {on_roll} on roll)")
+    return Game(match, Phase.RESIGNED if resignation else phase, on_roll, position, m.dice, resignation)

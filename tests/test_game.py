@@ -6,6 +6,8 @@ import pytest
 from engine import Game, GameResult, IllegalActionError, MatchState, Outcome, Phase, Position, new_game, start_game
 from engine.board import START, flip
 from engine.errors import BackgammonError, IllegalMoveError
+from engine.game import from_ids
+from engine.match_id import GameState, MatchId, decode_match_id, encode_match_id
 from engine.notation import parse_move
 from engine.plays import legal_plays
 
@@ -145,3 +147,65 @@ def test_a_resignation_rejected_after_the_roll_keeps_the_dice():
     rolled = _state(START, phase=Phase.ROLLED, dice=(4, 2))
     offered = rolled.resign(0, 3)
     assert offered.dice == (4, 2) and offered.reject() == rolled
+
+
+def _games() -> list[Game | GameResult]:
+    """A game in every phase, and a game ended every way, in matches and money play."""
+    crawford = MatchState(match_length=5, score=(4, 2), crawford=True)
+    post = MatchState(match_length=5, score=(2, 4), post_crawford=True, cube_value=2, cube_owner=0)
+    rolled = new_game(MatchState(match_length=7, score=(1, 3))).roll_opening(2, 5)
+    before = rolled.move(legal_plays(rolled.board, rolled.dice)[0])
+    doubled = _state(START, post, turn=0).double()
+    race = _race({1: 1}, {12: 15})
+    return [
+        new_game(MatchState(match_length=3)), new_game(post), rolled, before, doubled,
+        _state(START, crawford, turn=1), _state(START, MatchState(jacoby=True, cube_value=4, cube_owner=1)),
+        before.resign(1, 3), rolled.resign(1, 1), doubled.resign(1, 2), doubled.resign(0, 1),
+        doubled.drop(), rolled.resign(0, 2).accept(), before.resign(0, 1).accept(),
+        _state(race, crawford, turn=1, phase=Phase.ROLLED, dice=(2, 1)).move(legal_plays(race, (2, 1))[0]),
+        _state(race, MatchState(jacoby=True), phase=Phase.ROLLED, dice=(2, 1)).move(legal_plays(race, (2, 1))[0]),
+    ]
+
+
+@pytest.mark.parametrize("game", _games(), ids=lambda g: g.phase.name if isinstance(g, Game) else f"over-{g.outcome}")
+def test_a_game_and_its_position_and_match_ids_round_trip(game):
+    position_id, match_id = game.ids()
+    assert len(position_id) == 14 and len(match_id) == 12
+    assert from_ids(position_id, match_id) == game
+
+
+def test_the_ids_derive_post_crawford_and_write_the_opening_as_no_game():
+    opening = new_game(MatchState(match_length=5, score=(4, 1)))
+    assert opening.ids()[0] == "4HPwATDgc/ABMA"
+    read = from_ids(*opening.ids())
+    assert read.match.post_crawford and not read.match.crawford
+    assert decode_match_id(opening.ids()[1]).game_state is GameState.NONE
+    assert not from_ids(*new_game(MatchState(match_length=1)).ids()).match.post_crawford
+
+
+def _ids(board=START, **fields) -> tuple[str, str]:
+    return Position(board).id, encode_match_id(MatchId(**{"jacoby": False, **fields}))
+
+
+@pytest.mark.parametrize(
+    "ids, words",
+    [
+        (_ids(match_length=3, score=(3, 1)), "the match is over"),
+        (_ids(match_length=5, score=(4, 4), crawford=True), "exactly one side"),
+        (_ids(_race({1: 1}, {12: 15}), game_state=GameState.NONE), "start"),
+        (_ids(game_state=GameState.NONE, dice=(3, 1)), "no dice"),
+        (_ids(dice=(3, 1), double_offered=True, turn=1), "dice belong"),
+        (_ids(cube_value=2, cube_owner=1, double_offered=True, turn=1), "no access to the cube"),
+        (_ids(match_length=5, score=(4, 0), crawford=True, double_offered=True, turn=1), "no access to the cube"),
+        (_ids(turn=1), "cannot decide now"),
+        (_ids(double_offered=True, turn=0), "cannot decide now"),
+        (_ids(_race({}, {12: 15})), "borne off all 15"),
+        (_ids(game_state=GameState.OVER), "all its checkers off"),
+        (_ids(game_state=GameState.RESIGNED), "the level"),
+        (_ids(game_state=GameState.DROPPED, player_on_roll=1, turn=0), "winner on roll"),
+        (_ids(match_length=5, score=(4, 0), crawford=True, cube_value=2, cube_owner=0), "Crawford"),
+    ],
+)
+def test_ids_of_an_impossible_state_are_refused(ids, words):
+    with pytest.raises(BackgammonError, match=words):
+        from_ids(*ids)

@@ -10,14 +10,15 @@ import pytest
 import torch
 
 from bot.doors.http_app import create_app
-from bot.doors.web_views import BOT, HUMAN, _Game, _read_game
+from bot.doors.web_views import BOT, HUMAN
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.facade import Bot
 from bot.network import NetworkConfig
 from training.network import ValueNetwork
 from engine.board import START
+from engine.game import Game, Phase
 from engine.match import MatchState
-from engine.match_id import GameState
+from engine.position import Position
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2")
@@ -48,10 +49,10 @@ def act(client: TestClient, path: str, **body) -> dict:
     return answer.json()
 
 
-def token(board=START, match=MatchState(), on_roll=HUMAN, turn=None, dice=None, state=GameState.PLAYING,
-          double_offered=False) -> str:
-    turn = on_roll if turn is None else turn
-    return _Game(np.asarray(board, dtype=np.int8), match, on_roll, turn, dice, state, double_offered).token()
+def token(board=START, match=MatchState(), on_roll=HUMAN, dice=None) -> str:
+    """The token of a game with ``on_roll`` to roll, or to play ``dice``."""
+    phase = Phase.BEFORE_ROLL if dice is None else Phase.ROLLED
+    return ":".join(Game(match, phase, on_roll, Position(board), dice).ids())
 
 
 def play_out(client: TestClient, view: dict, seed: int, take: bool = True) -> dict:
@@ -156,12 +157,15 @@ def test_post_crawford_the_trailer_may_double(favourite):
     assert view["post_crawford"] and not view["crawford"] and view["may_double"]
 
 
-def test_a_won_crawford_game_makes_the_next_games_post_crawford():
-    from bot.doors.web_views import _finish
-    game = _read_game(token(match=MatchState(match_length=5, score=(4, 2), crawford=True)))
-    after = _finish(game, BOT, 1, "single", GameState.OVER, [])
-    nxt = _read_game(after.result.next_game)
-    assert nxt.match.score == (4, 3) and nxt.match.post_crawford and not nxt.match.crawford
+def test_a_won_crawford_game_makes_the_next_games_post_crawford(client):
+    board = np.zeros(26, dtype=np.int8)
+    board[1] = 1
+    board[24] = -1  # the bot bears off its last checker; the human has borne off 14: a single game
+    crawford = MatchState(match_length=5, score=(4, 2), crawford=True)
+    won = act(client, "bot", game=token(board=board, match=crawford, on_roll=BOT, dice=(6, 5)))
+    assert won["result"]["winner"] == "bot" and won["result"]["how"] == "single"
+    nxt = act(client, "view", game=won["result"]["next_game"])
+    assert nxt["score"] == {"human": 4, "bot": 3} and nxt["post_crawford"] and not nxt["crawford"]
 
 
 def test_resigning_a_backgammon_is_accepted(client):

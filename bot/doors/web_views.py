@@ -4,17 +4,19 @@
 keeps no game: the page holds a *game token*, ``PositionID:MatchID`` as GNU Backgammon
 writes them (the Position ID in the view of the player on roll, the Match ID with the
 cube, score, Crawford flag, dice, who is on roll and who must decide now), and sends it
-back with every action. Each view reads the token with the engine's parsers, applies one
-action (the opening roll, a roll, a play, a double and its answer, a resignation, the
-bot's turn) with the rules of ``engine.match`` and the decisions of ``bot.facade.Bot``,
-and answers a ``GameView``: the new token and everything the page draws.
+back with every action. Each view reads the token into the engine's game state machine
+(``engine.game.from_ids``: a ``Game``, or the ``GameResult`` of a finished game), applies
+the action (the opening roll, a roll, a play, a double and its answer, a resignation, the
+bot's turn) with ``engine.game``'s actions and the decisions of ``bot.facade.Bot``, and
+answers a ``GameView`` of the next state: the new token (``ids()``) and everything the
+page draws. No rule of the game is here, only who the seats are and what the page shows.
 
 Seats: the human is player 0, the bot player 1 (GNU Backgammon's numbering in the Match
 ID). ``GameView.board`` is always in the human's view (its checkers positive, its bar at
 25, the bot's bar at 0); legal plays are in the human's numbering. Before a game's
-opening roll the Match ID's game state is "no game" (0). The Match ID cannot say whether
-the Crawford game has been played; a side at match length - 1 outside the Crawford game
-means it has (post-Crawford).
+opening roll the Match ID's game state is "no game" (0); a finished game's token has the
+winner on roll (``engine.game.from_ids`` says what the Match ID cannot hold, such as
+post-Crawford). The bot answers a resignation at once, so no token holds one offered.
 
 Bad input (an unreadable token, an action the state does not allow, an illegal move)
 raises an engine error (``engine.errors.BackgammonError``) naming it.
@@ -22,7 +24,6 @@ raises an engine error (``engine.errors.BackgammonError``) naming it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Literal, Optional
 
 import numpy as np
@@ -30,14 +31,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.cube import Owner, cube_state_for
 from bot.doors.positions import parse_position
-from bot.facade import Bot, check_game_on
-from engine.board import CHECKERS, START, borne_off, flip, pip_counts
+from bot.facade import Bot
+from engine.board import flip, pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
-from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double, opening_roll
-from engine.match_id import GameState, MatchId, decode_match_id, encode_match_id
+from engine.game import Game, from_ids, start_game
+from engine.game import GameResult as Finished
+from engine.game import Phase as Stage
+from engine.game import new_game as opening
+from engine.match import MatchState, Outcome, roll_dice
 from engine.notation import format_play, parse_move
-from engine.plays import legal_plays
-from engine.position_id import encode_position_id
+from engine.plays import Play, legal_plays
 
 HUMAN, BOT = 0, 1
 Side = Literal["human", "bot"]
@@ -168,131 +171,81 @@ class BoardView(BaseModel):
 
 # ---------------------------------------------------------------- the game token
 
-
-@dataclass(frozen=True)
-class _Game:
-    """A game token read: the board in the view of ``on_roll``; ``turn`` decides now."""
-
-    board: np.ndarray
-    match: MatchState
-    on_roll: int
-    turn: int
-    dice: Optional[tuple[int, int]]
-    state: GameState
-    double_offered: bool
-
-    @property
-    def phase(self) -> Phase:
-        if self.state is GameState.NONE:
-            return "opening"
-        if self.state is not GameState.PLAYING:
-            return "over"
-        if self.double_offered:
-            return "doubled"
-        return "move" if self.dice else "roll"
-
-    @property
-    def human_board(self) -> np.ndarray:
-        return self.board if self.on_roll == HUMAN else flip(self.board)
-
-    def token(self) -> str:
-        m = self.match
-        match_id = encode_match_id(
-            MatchId(
-                cube_value=m.cube_value,
-                cube_owner=m.cube_owner,
-                player_on_roll=self.on_roll,
-                crawford=m.crawford,
-                game_state=self.state,
-                turn=self.turn,
-                double_offered=self.double_offered,
-                dice=self.dice,
-                match_length=m.match_length,
-                score=m.score,
-                jacoby=m.jacoby,
-            )
-        )
-        return f"{encode_position_id(self.board)}:{match_id}"
+_PHASES: dict[Stage, Phase] = {Stage.OPENING: "opening", Stage.BEFORE_ROLL: "roll", Stage.ROLLED: "move",
+                               Stage.DOUBLED: "doubled"}
 
 
-def _post_crawford(match: MatchState) -> bool:
-    """After the Crawford game: a side at match length - 1 outside it (a 1-point match has none)."""
-    return match.match_length > 1 and not match.crawford and max(match.score) == match.match_length - 1
+def _read(token: str) -> Game | Finished:
+    """The game (or finished game) a token describes; raise an engine error naming it when it is unreadable or impossible."""
+    text = token.strip().replace(" ", "+")
+    if text.upper().startswith("XGID=") or ":" not in text:
+        raise InvalidMatchError(f"game {token!r}: expected PositionID:MatchID")
+    position_id, _, match_id = text.partition(":")
+    step = from_ids(position_id, match_id)
+    if isinstance(step, Game) and step.phase is Stage.RESIGNED:
+        raise InvalidMatchError(f"game {token!r}: a resignation offered is answered at once, no game token holds one")
+    return step
 
 
-def _read_game(token: str) -> _Game:
-    """The game a token describes; raise an engine error naming it when it is unreadable or inconsistent."""
-    text = token.strip().replace(" ", "+") if isinstance(token, str) else token
-    what = f"game {token!r}"
-    if not isinstance(text, str) or text.upper().startswith("XGID=") or ":" not in text:
-        raise InvalidMatchError(f"{what}: expected PositionID:MatchID")
-    setup = parse_position(text)
-    m = decode_match_id(text.partition(":")[2])
-    match = MatchState(
-        match_length=m.match_length,
-        score=m.score,
-        cube_value=m.cube_value,
-        cube_owner=m.cube_owner,
-        crawford=m.crawford,
-        jacoby=m.jacoby and not m.match_length,
-    )
-    match = replace(match, post_crawford=_post_crawford(match))
-    if match.is_over and m.game_state in (GameState.NONE, GameState.PLAYING):
-        raise InvalidMatchError(f"{what}: the match is over (score {match.score} in a {match.match_length}-point match)")
-    game = _Game(setup.board, match, m.player_on_roll, m.turn, m.dice, m.game_state, m.double_offered)
-    if game.state is GameState.PLAYING:
-        check_game_on(game.board)
-        if game.double_offered and (game.turn == game.on_roll or game.dice):
-            raise InvalidMatchError(f"{what}: a double is answered by the opponent of the doubler, before any roll")
-        if not game.double_offered and game.turn != game.on_roll:
-            raise InvalidMatchError(f"{what}: the player to decide is not the player on roll")
-        # The cube state must make sense for the side on roll (raises InvalidMatchError).
-        cube_state_for(match, game.on_roll)
-    return game
+def _token(step: Game | Finished) -> str:
+    return ":".join(step.ids())
 
 
-def _require(game: _Game, phase: Phase, turn: int, action: str) -> None:
-    if game.phase != phase or game.turn != turn:
-        who = _SIDES[game.turn]
-        raise IllegalMoveError(f"{action}: not possible now (phase {game.phase}, {who} to act)")
+def _on_roll(step: Game | Finished) -> int:
+    """The seat on roll: the human before the opening roll, the winner of a finished game."""
+    if isinstance(step, Finished):
+        return step.winner
+    return HUMAN if step.turn is None else step.turn
 
 
-def _rng(seed: Optional[int]) -> np.random.Generator:
-    return np.random.default_rng(seed)
+def _actor(step: Game | Finished) -> int:
+    """The seat that acts now: the human rolls the opening roll; the winner of a finished game."""
+    actor = step.actor if isinstance(step, Game) else None
+    return _on_roll(step) if actor is None else actor
 
 
-def _roll(rng: np.random.Generator) -> tuple[int, int]:
-    d1, d2 = (int(d) for d in rng.integers(1, 7, size=2))
-    return d1, d2
+def _phase(step: Game | Finished) -> Phase:
+    return "over" if isinstance(step, Finished) else _PHASES[step.phase]
 
 
-def _steps(play) -> list[StepView]:
+def _require(step: Game | Finished, seat: int, action: str, *stages: Stage) -> Game:
+    """The game, if ``seat`` is to act in one of ``stages``; else raise IllegalMoveError naming ``action``."""
+    if isinstance(step, Game) and step.phase in stages and _actor(step) == seat:
+        return step
+    raise IllegalMoveError(f"{action}: not possible now (phase {_phase(step)}, {_SIDES[_actor(step)]} to act)")
+
+
+def _steps(play: Play) -> list[StepView]:
     return [StepView.model_validate({"from": s.src, "to": s.dst, "hit": s.hit}) for s in play.steps]
 
 
 # ---------------------------------------------------------------- answering
 
 
-def _view(game: _Game, events: list[str], bot_move: Optional[BotMoveView] = None,
+def _view(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveView] = None,
           result: Optional[GameResult] = None) -> GameView:
-    m = game.match
-    token = game.token()
-    board = game.human_board
+    """What the page draws of ``step``: a game, or a finished game (phase over)."""
+    position_id, match_id = step.ids()
+    on_roll = _on_roll(step)
+    board = step.position.board if on_roll == HUMAN else flip(step.position.board)
     pips = pip_counts(board)
-    plays = []
-    if game.phase == "move" and game.on_roll == HUMAN:
-        plays = [LegalPlayView(move=format_play(p), steps=_steps(p)) for p in legal_plays(game.board, game.dice)]
-    may = game.phase == "roll" and may_double(m, game.turn)
+    plays: list[LegalPlayView] = []
+    dice = None
+    if isinstance(step, Game):
+        dice = step.dice
+        if step.phase is Stage.ROLLED and on_roll == HUMAN and step.dice is not None:
+            plays = [LegalPlayView(move=format_play(p), steps=_steps(p)) for p in legal_plays(step.board, step.dice)]
+    m = step.match
     return GameView(
-        game=token,
-        position_id=token.partition(":")[0],
-        match_id=token.partition(":")[2],
-        phase=game.phase,
-        turn=_SIDES[game.turn],
-        on_roll=_SIDES[game.on_roll],
+        game=f"{position_id}:{match_id}",
+        position_id=position_id,
+        match_id=match_id,
+        phase=_phase(step),
+        turn=_SIDES[_actor(step)],
+        on_roll=_SIDES[on_roll],
         board=[int(x) for x in board],
-        dice=game.dice,
-        may_double=may,
+        dice=dice,
+        may_double=isinstance(step, Game) and step.may_double,
         cube=m.cube_value,
         cube_owner=None if m.cube_owner is None else _SIDES[m.cube_owner],
         match_length=m.match_length,
@@ -307,33 +260,20 @@ def _view(game: _Game, events: list[str], bot_move: Optional[BotMoveView] = None
     )
 
 
-def _finish(game: _Game, winner: int, points: int, how: HowEnded, state: GameState, events: list[str],
-            bot_move: Optional[BotMoveView] = None) -> GameView:
-    """The game over: ``winner`` scores ``points``; the answer carries the next game's token."""
-    after = after_game(game.match, winner, points)
-    next_game = None
-    if not after.is_over:
-        next_game = replace(game, board=START.copy(), match=after, on_roll=HUMAN, turn=HUMAN, dice=None,
-                            state=GameState.NONE, double_offered=False).token()
-    name = "You win" if winner == HUMAN else "nardy wins"
-    events.append(f"{name} {points} point{'s' if points != 1 else ''}" + (" and the match" if after.is_over else ""))
-    result = GameResult(winner=_SIDES[winner], points=points, how=how,
-                        score=PairView(human=after.score[HUMAN], bot=after.score[BOT]),
-                        match_over=after.is_over, next_game=next_game)
-    final = replace(game, state=state, double_offered=False, turn=game.on_roll)
-    return _view(final, events, bot_move, result)
-
-
-def _after_play(game: _Game, play, events: list[str], bot_move: Optional[BotMoveView] = None) -> GameView:
-    """The game after the player on roll played ``play``: the other side on roll, or the game over."""
-    after = play.afterstate
-    if borne_off(after)[0] == CHECKERS:
-        outcome = game_outcome(after)
-        points = game_result_points(outcome, game.match.cube_value, game.match.jacoby)
-        over = replace(game, board=after, dice=None)
-        return _finish(over, game.on_roll, points, _OUTCOME_NAMES[outcome], GameState.OVER, events, bot_move)
-    other = 1 - game.on_roll
-    return _view(replace(game, board=flip(after), on_roll=other, turn=other, dice=None), events, bot_move)
+def _answer(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveView] = None) -> GameView:
+    """The view after an action: the next game, or the game over with the next game's token."""
+    if isinstance(step, Game):
+        return _view(step, events, bot_move)
+    after = step.next_match
+    name = "You win" if step.winner == HUMAN else "nardy wins"
+    plural = "s" if step.points != 1 else ""
+    events.append(f"{name} {step.points} point{plural}" + (" and the match" if after.is_over else ""))
+    how: HowEnded = ("resign" if step.resigned else "pass" if step.outcome is None
+                     else _OUTCOME_NAMES[step.outcome])
+    result = GameResult(winner=_SIDES[step.winner], points=step.points, how=how,
+                        score=PairView(human=after.score[HUMAN], bot=after.score[BOT]), match_over=after.is_over,
+                        next_game=None if after.is_over else _token(opening(after)))
+    return _view(step, events, bot_move, result)
 
 
 # ---------------------------------------------------------------- views
@@ -341,110 +281,98 @@ def _after_play(game: _Game, play, events: list[str], bot_move: Optional[BotMove
 
 def new_game(request: NewGameRequest) -> GameView:
     """A new match (or money game) before its opening roll: the starting position, the human to roll."""
-    game = _Game(START.copy(), MatchState(match_length=request.length), HUMAN, HUMAN, None, GameState.NONE, False)
     kind = f"a {request.length}-point match" if request.length else "a money game"
-    return _view(game, [f"New game: {kind} against nardy"])
+    return _view(opening(MatchState(match_length=request.length)), [f"New game: {kind} against nardy"])
 
 
 def show(request: GameRequest) -> GameView:
     """The game a token describes, as the page draws it (no action)."""
-    return _view(_read_game(request.game), [])
+    return _view(_read(request.game), [])
 
 
 def roll(request: GameRequest) -> GameView:
     """The human's roll: the opening roll of a game (each side one die; the higher starts), else two dice."""
-    game = _read_game(request.game)
-    rng = _rng(request.seed)
-    if game.phase == "opening":
-        first, dice = opening_roll(rng)
-        board = game.board if first == game.on_roll else flip(game.board)
+    step = _read(request.game)
+    rng = np.random.default_rng(request.seed)
+    if isinstance(step, Game) and step.phase is Stage.OPENING:
+        started = start_game(step.match, rng)
+        first, dice = _on_roll(started), started.dice
+        assert dice is not None
         mine, theirs = (dice[0], dice[1]) if first == HUMAN else (dice[1], dice[0])
         who = "you play first" if first == HUMAN else "nardy plays first"
-        started = replace(game, board=board, on_roll=first, turn=first, dice=dice, state=GameState.PLAYING)
         return _view(started, [f"Opening roll: you {mine}, nardy {theirs}; {who}"])
-    _require(game, "roll", HUMAN, "roll")
-    dice = _roll(rng)
-    return _view(replace(game, dice=dice), [f"You roll {dice[0]}{dice[1]}"])
+    rolled = _require(step, HUMAN, "roll", Stage.BEFORE_ROLL).roll(roll_dice(rng))
+    assert rolled.dice is not None
+    return _view(rolled, [f"You roll {rolled.dice[0]}{rolled.dice[1]}"])
 
 
 def play(request: PlayRequest) -> GameView:
     """The human's play of its dice (checked by ``engine.notation.parse_move``)."""
-    game = _read_game(request.game)
-    _require(game, "move", HUMAN, f"move {request.move!r}")
+    game = _require(_read(request.game), HUMAN, f"move {request.move!r}", Stage.ROLLED)
+    assert game.dice is not None
     chosen = parse_move(request.move, game.board, game.dice)
-    text = format_play(chosen) or "no move"
-    return _after_play(game, chosen, [f"You play {text}"])
+    return _answer(game.move(chosen), [f"You play {format_play(chosen) or 'no move'}"])
 
 
 def bot_turn(bot: Bot, request: GameRequest) -> GameView:
     """The bot's turn: double (then the human answers), or roll (unless it has dice) and play."""
-    game = _read_game(request.game)
-    if game.turn != BOT or game.phase not in ("roll", "move"):
-        raise IllegalMoveError(f"the bot's turn: not now (phase {game.phase}, {_SIDES[game.turn]} to act)")
+    game = _require(_read(request.game), BOT, "the bot's turn", Stage.BEFORE_ROLL, Stage.ROLLED)
     state = cube_state_for(game.match, BOT)
     events: list[str] = []
-    dice = game.dice
-    if dice is None:
-        if may_double(game.match, BOT) and state.can_double and bot.should_double(game.board, state, request.plies):
+    if game.phase is Stage.BEFORE_ROLL:
+        if game.may_double and state.can_double and bot.should_double(game.board, state, request.plies):
             events.append(f"nardy doubles to {2 * game.match.cube_value}")
-            return _view(replace(game, turn=HUMAN, double_offered=True), events)
-        dice = _roll(_rng(request.seed))
+            return _view(game.double(), events)
+        game = game.roll(roll_dice(np.random.default_rng(request.seed)))
+    dice = game.dice
+    assert dice is not None
     best = bot.best_play(game.board, dice, plies=request.plies, state=state)
     events.append(f"nardy rolls {dice[0]}{dice[1]} and plays {best.notation}" if best.notation
                   else f"nardy rolls {dice[0]}{dice[1]} and cannot move")
     move = BotMoveView(dice=dice, move=best.notation, steps=_steps(best.play))
-    return _after_play(replace(game, dice=dice), best.play, events, move)
+    return _answer(game.move(best.play), events, move)
 
 
 def double(bot: Bot, request: GameRequest) -> GameView:
     """The human doubles before rolling; the bot takes (the cube turns, the human rolls) or passes."""
-    game = _read_game(request.game)
-    _require(game, "roll", HUMAN, "double")
-    if not may_double(game.match, HUMAN):
+    game = _require(_read(request.game), HUMAN, "double", Stage.BEFORE_ROLL)
+    if not game.may_double:
         why = "the Crawford game is played without the cube" if game.match.crawford else "nardy owns the cube"
         raise IllegalMoveError(f"double: not allowed now ({why})")
+    offered = game.double()
     cube = game.match.cube_value
     events = [f"You double to {2 * cube}"]
     if bot.should_take(game.board, cube_state_for(game.match, HUMAN), request.plies):
         events.append(f"nardy takes; the cube is on {2 * cube}")
-        match = replace(game.match, cube_value=2 * cube, cube_owner=BOT)
-        return _view(replace(game, match=match), events)
+        return _view(offered.take(), events)
     events.append("nardy passes")
-    return _finish(game, HUMAN, cube, "pass", GameState.DROPPED, events)
+    return _answer(offered.drop(), events)
 
 
 def take(request: GameRequest) -> GameView:
     """The human takes the bot's double: the cube turns to the human, the bot rolls."""
-    game = _read_game(request.game)
-    _require(game, "doubled", HUMAN, "take")
-    match = replace(game.match, cube_value=2 * game.match.cube_value, cube_owner=HUMAN)
-    return _view(replace(game, match=match, turn=BOT, double_offered=False),
-                 [f"You take; the cube is on {match.cube_value}"])
+    taken = _require(_read(request.game), HUMAN, "take", Stage.DOUBLED).take()
+    return _view(taken, [f"You take; the cube is on {taken.match.cube_value}"])
 
 
 def pass_double(request: GameRequest) -> GameView:
     """The human passes the bot's double: the bot wins the cube's value before the double."""
-    game = _read_game(request.game)
-    _require(game, "doubled", HUMAN, "pass")
-    return _finish(game, BOT, game.match.cube_value, "pass", GameState.DROPPED, ["You pass"])
+    return _answer(_require(_read(request.game), HUMAN, "pass", Stage.DOUBLED).drop(), ["You pass"])
 
 
 def resign(bot: Bot, request: ResignRequest) -> GameView:
     """The human resigns a single game, a gammon or a backgammon; the bot accepts or plays on."""
-    game = _read_game(request.game)
-    if game.turn != HUMAN or game.phase not in ("roll", "move", "doubled"):
-        raise IllegalMoveError(f"resign: not possible now (phase {game.phase}, {_SIDES[game.turn]} to act)")
-    level = Outcome(request.level)
-    state = cube_state_for(game.match, game.on_roll)
-    answers = bot.resign_decision(game.board, state, int(level), request.plies)
-    answer = answers.opponent_accepts if game.on_roll == HUMAN else answers.side_on_roll_accepts
-    events = [f"You resign a {_OUTCOME_NAMES[level]} game"]
+    game = _require(_read(request.game), HUMAN, "resign", Stage.BEFORE_ROLL, Stage.ROLLED, Stage.DOUBLED)
+    offer = game.resign(HUMAN, request.level)
+    on_roll = _on_roll(game)
+    answers = bot.resign_decision(game.board, cube_state_for(game.match, on_roll), request.level, request.plies)
+    answer = answers.opponent_accepts if on_roll == HUMAN else answers.side_on_roll_accepts
+    events = [f"You resign a {_OUTCOME_NAMES[Outcome(request.level)]} game"]
     if not answer.accept:
         events.append("nardy declines and plays on")
-        return _view(game, events)
+        return _view(offer.reject(), events)
     events.append("nardy accepts")
-    points = game_result_points(level, game.match.cube_value, game.match.jacoby)
-    return _finish(game, BOT, points, "resign", GameState.RESIGNED, events)
+    return _answer(offer.accept(), events)
 
 
 def board(query: BoardQuery) -> BoardView:
