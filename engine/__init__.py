@@ -12,8 +12,8 @@ from engine.errors import (
 from engine.movegen import afterstates
 from engine.position_id import decode_position_id, encode_position_id
 from engine.fibs import FibsBoard, format_fibs_board, parse_fibs_board
-from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double, opening_roll
-from engine.game import Game, GameResult, IllegalActionError, Phase, new_game, start_game
+from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double
+from engine.game import Game, GameResult, IllegalActionError, Phase, from_ids, new_game, start_game
 from engine.match_id import GameState, MatchId, decode_match_id, encode_match_id
 from engine.notation import format_play, parse_move
 from engine.plays import Play, Step, legal_plays

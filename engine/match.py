@@ -182,15 +182,3 @@ def opening_order(die0: int, die1: int) -> tuple[int, tuple[int, int]] | None:
     if die0 == die1:
         return None
     return (0, (die0, die1)) if die0 > die1 else (1, (die1, die0))
-
-
-def opening_roll(rng: np.random.Generator) -> tuple[int, tuple[int, int]]:
-    """The first roll of a game: each player rolls one die, ties roll again.
-
-    Returns (the player who moves first: the higher die, (that die, the other die));
-    the first player plays both numbers.
-    """
-    while True:
-        order = opening_order(*roll_dice(rng))
-        if order is not None:
-            return order

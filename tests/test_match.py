@@ -7,7 +7,8 @@ import pytest
 
 from engine.board import START, flip
 from engine.errors import InvalidMatchError, InvalidPositionError
-from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double, opening_roll
+from engine.game import start_game
+from engine.match import MatchState, Outcome, after_game, game_outcome, game_result_points, may_double
 
 
 def final(loser: dict[int, int]) -> np.ndarray:
@@ -94,12 +95,13 @@ def test_invalid_states():
         after_game(MatchState(match_length=5), winner=0, points=0)
 
 
-def test_opening_roll():
+def test_the_opening_roll_starts_either_player_with_the_higher_die_first():
     rng = np.random.default_rng(1)
     starters = []
     for _ in range(2000):
-        first, (high, low) = opening_roll(rng)
+        game = start_game(MatchState(), rng)
+        high, low = game.dice
         assert high > low and 1 <= low and high <= 6
-        starters.append(first)
+        starters.append(game.turn)
     assert 0.45 < np.mean(starters) < 0.55
-    assert opening_roll(np.random.default_rng(7)) == opening_roll(np.random.default_rng(7))
+    assert start_game(MatchState(), np.random.default_rng(7)) == start_game(MatchState(), np.random.default_rng(7))
