@@ -24,6 +24,8 @@ from threadpoolctl import threadpool_limits
 
 from bot.facade import PLIES, Bot
 from bot.doors.match_command import add_match
+from bot.doors.rollout_command import add_rollout
+from bot.doors.analyze_command import add_analyze
 from bot.doors.positions import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
@@ -178,7 +180,7 @@ def add_serve(subparsers) -> None:
 
 
 # Every subcommand, in the order `--help` lists them; a new one adds its `add(subparsers)` here.
-SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_eval, add_external, add_serve]
+SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_eval, add_external, add_serve, add_rollout, add_analyze]
 
 
 def build_parser() -> argparse.ArgumentParser:
