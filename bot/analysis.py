@@ -46,8 +46,9 @@ from engine.plays import legal_plays
 from engine.position import START_POSITION
 from engine.position_id import encode_position_id
 
-# GNU Backgammon's default skill thresholds (analysis.c arSkillLevel), in EMG.
-DOUBTFUL, BAD, VERY_BAD = 0.04, 0.08, 0.16
+# GNU Backgammon 1.07's default skill thresholds, in EMG (`show analysis`: -0.030 doubtful,
+# -0.060 bad, -0.120 very bad).
+DOUBTFUL, BAD, VERY_BAD = 0.03, 0.06, 0.12
 MARKS = (("very bad", VERY_BAD), ("bad", BAD), ("doubtful", DOUBTFUL))
 # A cube decision is close when doubling is worth less than this beyond not doubling, or the
 # other way round (GNU Backgammon's isCloseCubedecision); actual doubles, takes and passes count too.
@@ -395,7 +396,7 @@ def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], pl
     luck = _luck(evaluator, points)
     for k, p in enumerate(points):
         d = p.decision
-        d.forced = counts[k] == 1
+        d.forced = bool(counts[k] == 1)
         d.error = max(0.0, float(values[best[k]] - values[played[k]]))
         d.luck = float(luck[k])
         if best[k] == played[k]:
@@ -441,7 +442,7 @@ def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], pli
             d.best = "double" if c.should_double else "no double"
             chosen = doubling if d.played == "double" else c.no_double
             d.error = max(0.0, max(c.no_double, doubling) - chosen) if d.best != d.played else 0.0
-            d.close = d.played == "double" or abs(c.no_double - doubling) < CLOSE_CUBE
+            d.close = bool(d.played == "double" or abs(c.no_double - doubling) < CLOSE_CUBE)
         else:  # the taker's view: a take leaves it -double_take, a pass -double_pass
             d.best = "take" if c.should_take else "pass"
             d.error = abs(c.double_take - c.double_pass) if d.best != d.played else 0.0
