@@ -353,10 +353,17 @@ def _values(children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> 
     In a match the MWC is mapped to EMG at the mover's score and cube.
     """
     out = np.empty(len(children))
+    finished = is_finished(children)
     for i, (child, p, state) in enumerate(zip(children, five, states)):
+        if finished[i]:  # the mover has won: 1, 2 or 3 times the cube
+            points = int(round(float(equity(finished_probabilities(child[None]))[0])))
+            if state.is_money:
+                out[i] = points
+            else:
+                score = MatchScore.of(state)
+                out[i] = score.normalise(score.after(points * state.cube), state.cube)
+            continue
         p = np.clip(p.astype(np.float64), 0.0, 1.0)
-        if is_finished(child[None])[0]:
-            p = finished_probabilities(child[None])[0].astype(np.float64)
         theirs = cube_decision(flip(child), invert(p), swap_state(state))
         if state.is_money:
             out[i] = -theirs.equity

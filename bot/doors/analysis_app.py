@@ -3,7 +3,7 @@
 ``add_analysis_routes(app, bot)`` adds them to ``bot.doors.http_app.create_app``'s
 application; the views are ``bot.doors.analysis_views``. ``/v1/analyze`` takes the
 .mat file as the raw request body (``curl --data-binary @match.mat``), at most
-256 KB; ``/v1/rollout`` bounds the trials (1,296) and the truncation (20 plies).
+32 KB (8 KB at 1-ply); ``/v1/rollout`` bounds the trials (1,296) and the truncation (20 plies).
 Errors are the application's: engine errors become 400 ``{"message": ...}``.
 """
 

@@ -24,8 +24,10 @@ from engine.board import validate_dice
 from engine.errors import InvalidDiceError
 from engine.matfile import parse_mat
 
-# Bounds that keep one request short (measured in docs/analysis.md).
-MAX_MAT_BYTES = 256 * 1024
+# Bounds that keep one request short (measured in docs/analysis.md): a 7-point match is about
+# 4 KB and takes ~1.5 s at 0-ply, ~5 s at 1-ply; so at most ~10 s at 0-ply, ~12 s at 1-ply.
+MAX_MAT_BYTES = 32 * 1024
+MAX_ONE_PLY_BYTES = 8 * 1024
 MAX_TRIALS = 1296
 MAX_TRUNCATE = 20
 DEFAULT_HTTP_TRUNCATE = 10
@@ -63,11 +65,14 @@ def rollout(bot: Bot, query: RolloutQuery) -> dict:
 
 
 def analyze(bot: Bot, body: bytes, plies: int = 0) -> dict:
-    """The analysis JSON of ``nardy analyze --json`` for a .mat file's bytes (UTF-8, at most ``MAX_MAT_BYTES``)."""
+    """The analysis JSON of ``nardy analyze --json`` for a .mat file's bytes (UTF-8, at most ``MAX_MAT_BYTES``;
+    ``MAX_ONE_PLY_BYTES`` at 1-ply)."""
     if len(body) > MAX_MAT_BYTES:
         raise AnalysisError(f".mat file of {len(body)} bytes: at most {MAX_MAT_BYTES} are analysed")
     if plies not in ANALYSIS_PLIES:
         raise AnalysisError(f"plies {plies}: expected one of {ANALYSIS_PLIES}")
+    if plies and len(body) > MAX_ONE_PLY_BYTES:
+        raise AnalysisError(f".mat file of {len(body)} bytes: at 1-ply at most {MAX_ONE_PLY_BYTES} are analysed")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
