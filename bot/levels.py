@@ -4,11 +4,15 @@
 settings (0-ply with Gaussian noise of standard deviation 0.060, 0.050, 0.040, 0.015,
 0 on each equity; world class 2-ply without noise). ``LevelPlayer`` plays at a level:
 
-- checker play: every legal play ranked (``Bot.rank_plays``), noise added to each
-  play's value (the mover's equity; in a match its MWC, the noise scaled from equity
+- GNU Backgammon adds noise of standard deviation ``noise`` to each of the five output
+  probabilities; the cubeless equity 2 P(win) - 1 + P(wg) + P(wbg) - P(lg) - P(lbg) then
+  moves by noise of deviation sqrt(8) x ``noise`` (``EQUITY_NOISE``), which is what
+  decides the play;
+- checker play: every legal play ranked (``Bot.rank_plays``), that equity noise added to
+  each play's value (the mover's equity; in a match its MWC, the noise scaled from equity
   to MWC at the score), the best noisy value played;
-- cube: the noise moves the side on roll's P(win) (by half the noise: equity is about
-  2 P(win) - 1) before ``bot.cube`` decides double, take or pass.
+- cube: P(win) of the side on roll moves by noise of deviation ``noise`` before
+  ``bot.cube`` decides double, take or pass.
 
 A deterministic level (all of GNU Backgammon's are) draws its noise from the position
 itself (a hash of the board, with a salt), so the same position always gets the same
@@ -19,6 +23,7 @@ of the side on roll (for a take: the doubler's), as everywhere in ``bot``.
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -29,6 +34,10 @@ from bot.facade import Bot
 from engine.board import Dice
 from engine.errors import BackgammonError
 from engine.plays import Play
+
+
+# Equity noise per unit of noise on each output (coefficients 2, 1, 1, -1, -1 of the equity).
+EQUITY_NOISE = math.sqrt(8.0)
 
 
 class InvalidLevelError(BackgammonError):
@@ -107,17 +116,17 @@ class LevelPlayer:
             scale = (score.after(state.cube) - score.after(-state.cube)) / 2.0  # equity -> MWC at this cube
         values = np.array([r.mwc if r.mwc is not None else r.equity for r in ranked], dtype=np.float64)
         deepest = np.array([r.plies for r in ranked]) == ranked[0].plies
-        noisy = np.where(deepest, values + scale * self._noise(np.stack([r.afterstate for r in ranked]), "play"),
-                         -np.inf)
+        noise = EQUITY_NOISE * scale * self._noise(np.stack([r.afterstate for r in ranked]), "play")
+        noisy = np.where(deepest, values + noise, -np.inf)
         return ranked[int(np.argmax(noisy))].play
 
     def cube_decision(self, board: np.ndarray, state: CubeState, salt: str = "double") -> CubeDecision:
-        """The side on roll's cube decision from noisy probabilities (P(win) moved by half the noise).
+        """The side on roll's cube decision from noisy probabilities (P(win) moved by the level's noise).
 
         ``salt`` tells the doubler's noise (``"double"``) from the taker's (``"take"``).
         """
         five = self.bot.probabilities(board, self.level.plies).astype(np.float64)
-        shift = float(self._noise(board, salt)[0]) / 2.0
+        shift = float(self._noise(board, salt)[0])
         if shift:
             five[0] = np.clip(five[0] + shift, five[1], 1.0 - five[3])
         return cube_decision(board, five, state)
