@@ -55,3 +55,13 @@ def test_rollout_json_and_bounds(client):
 def test_the_endpoints_are_in_the_openapi_page(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert "post" in paths["/v1/analyze"] and "get" in paths["/v1/rollout"]
+
+
+def test_one_ply_analysis_has_a_smaller_bound(client):
+    from bot.doors.analysis_views import MAX_ONE_PLY_BYTES
+
+    text = format_mat(session())
+    padded = text + "\n" * (MAX_ONE_PLY_BYTES + 1 - len(text))
+    answer = client.post("/v1/analyze", params={"plies": 1}, content=padded.encode())
+    assert answer.status_code == 400 and "1-ply" in answer.json()["message"]
+    assert client.post("/v1/analyze", params={"plies": 1}, content=text.encode()).status_code == 200
