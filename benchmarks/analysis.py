@@ -58,6 +58,8 @@ def gnubg_statistics(text: str) -> dict:
         "unforced": _row(text, "Chequerplay statistics", "Unforced moves"),
         "checker_rate": _row(text, "Chequerplay statistics", "Error rate mEMG"),
         "overall_rate": _row(text, "Overall statistics", "Error rate mEMG"),
+        "cube_decisions": _row(text, "Cube statistics", "Total cube decisions"),
+        "close_cube": _row(text, "Cube statistics", "Close or actual cube decisions"),
     }
 
 
@@ -74,7 +76,8 @@ def main() -> int:
     args = parser.parse_args()
     bot = Bot.load()
     rng = np.random.default_rng(args.seed)
-    rows = []  # (noise, gnubg unforced, nardy unforced, gnubg rate, nardy rate, gnubg overall, nardy overall)
+    rows = []  # (noise, gnubg unforced, nardy unforced, gnubg rate, nardy rate, gnubg overall, nardy overall,
+    #           gnubg cube decisions, nardy's, gnubg close cube decisions, nardy's)
     seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.matches):
@@ -89,7 +92,8 @@ def main() -> int:
             for p in (0, 1):
                 s = analysis.stats(p)
                 rows.append((noise[p], theirs["unforced"][p], s.unforced, theirs["checker_rate"][p], s.checker_rate,
-                             theirs["overall_rate"][p], s.overall_rate))
+                             theirs["overall_rate"][p], s.overall_rate, theirs["cube_decisions"][p],
+                             s.cube_decisions, theirs["close_cube"][p], s.close_cube))
                 print(f"match {k} player {p} noise {noise[p]:.3f}: unforced gnubg {theirs['unforced'][p]:.0f} "
                       f"nardy {s.unforced}; checker mEMG gnubg {theirs['checker_rate'][p]:6.1f} "
                       f"nardy {s.checker_rate:6.1f}; overall gnubg {theirs['overall_rate'][p]:6.1f} "
@@ -99,6 +103,9 @@ def main() -> int:
     print(f"\n{len(rows)} player-matches, {decisions:.0f} unforced moves by nardy, analysed in {seconds:.1f} s")
     print(f"unforced moves: identical in {int((a[:, 1] == a[:, 2]).sum())}/{len(rows)}, "
           f"mean difference {np.mean(a[:, 2] - a[:, 1]):+.2f}")
+    for name, g, n in (("cube decisions", 7, 8), ("close or actual cube decisions", 9, 10)):
+        print(f"{name}: gnubg {a[:, g].sum():.0f}, nardy {a[:, n].sum():.0f}, "
+              f"identical in {int((a[:, g] == a[:, n]).sum())}/{len(rows)}")
     for name, g, n in (("checker error rate", 3, 4), ("overall error rate", 5, 6)):
         print(f"{name}: Spearman {spearman(a[:, g], a[:, n]):.2f}, mean difference (nardy - gnubg) "
               f"{np.mean(a[:, n] - a[:, g]):+.1f} mEMG, mean |difference| {np.mean(np.abs(a[:, n] - a[:, g])):.1f}")
