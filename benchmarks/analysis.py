@@ -84,7 +84,7 @@ def main() -> int:
             noise = tuple(float(x) for x in rng.choice(NOISES, size=2, replace=False))
             mat = Path(tmp) / f"m{k}.mat"
             out = subprocess.run([GNUBG, "-t", "-q"], input=gnubg_script(mat, args.length, 100 + k, noise),
-                                 capture_output=True, text=True, timeout=300).stdout
+                                 capture_output=True, text=True, timeout=300, check=True).stdout
             theirs = gnubg_statistics(out)
             start = time.perf_counter()
             analysis = analyze_match(bot, read_mat(mat), plies=0)

@@ -189,7 +189,7 @@ class PlayerStats:
         return self._rate(self.luck, self.moves)
 
     def to_json(self) -> dict:
-        r = lambda x: round(x, 4)  # noqa: E731
+        r = lambda x: round(x, 4)
         return {
             "name": self.name,
             "checker": {"unforced": self.unforced, "error_total_emg": r(self.checker_error),
@@ -225,7 +225,7 @@ class MatchAnalysis:
         for d in unforced:
             if d.mark:
                 marked[d.mark.replace(" ", "_")] += 1
-        wrong = lambda kind, played: sum(  # noqa: E731
+        wrong = lambda kind, played: sum(
             d.kind == kind and d.played == played and d.error > EPSILON for d in cube)
         return PlayerStats(
             name=self.names[player],

@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-import numpy as np
 
 from bot.analysis import MatchAnalysis, analyze_match
 from bot.facade import Bot

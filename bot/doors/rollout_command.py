@@ -23,7 +23,7 @@ import numpy as np
 
 from bot.doors.positions import Situation, parse_position
 from bot.facade import Bot, check_game_on
-from bot.rollout import Progress, RolloutResult, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
+from bot.rollout import Progress, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
 from bot.search import InvalidSearchError
 from engine.board import validate_dice
 
