@@ -25,6 +25,7 @@ import numpy as np
 
 from bot.cube import CubeState, cube_decision, cube_state_for
 from bot.facade import Bot
+from bot.levels import Level, LevelPlayer
 from bot.pubeval import Pubeval
 from engine.board import pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
@@ -56,19 +57,28 @@ class Player(Protocol):
 
 
 class BotPlayer:
-    """The network bot as a player, searching ``plies`` deep."""
+    """The network bot as a player, searching ``plies`` deep, or at a playing ``level`` (``bot.levels``:
+    its depth and noise; ``plies`` is then ignored)."""
 
-    def __init__(self, bot: Bot, plies: int = 0, name: Optional[str] = None) -> None:
-        self.bot, self.plies = bot, plies
+    def __init__(self, bot: Bot, plies: int = 0, name: Optional[str] = None, level: Optional[Level] = None,
+                 rng: Optional[np.random.Generator] = None) -> None:
+        self.bot, self.plies, self.level = bot, plies, level
         self.name = name or bot.name
+        self._leveled = LevelPlayer(bot, level, rng) if level is not None else None
 
     def choose_play(self, board: np.ndarray, dice: tuple[int, int], state: CubeState) -> Play:
+        if self._leveled is not None:
+            return self._leveled.choose_play(board, dice, state)
         return self.bot.best_play(board, dice, plies=self.plies, state=state).play
 
     def should_double(self, board: np.ndarray, state: CubeState) -> bool:
+        if self._leveled is not None:
+            return self._leveled.should_double(board, state)
         return self.bot.should_double(board, state, self.plies)
 
     def should_take(self, board: np.ndarray, state: CubeState) -> bool:
+        if self._leveled is not None:
+            return self._leveled.should_take(board, state)
         return self.bot.should_take(board, state, self.plies)
 
 

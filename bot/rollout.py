@@ -26,6 +26,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from bot.cube import CubeDecision, CubeState, cube_decision
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
@@ -266,3 +267,54 @@ def rollout_afterstates(
     if len(live):
         samples[live] = invert(rollout_boards(evaluator, flip(positions[live]), rng, settings, progress))
     return [_summary(encode_position_id(flip(p)), s) for p, s in zip(positions, samples)]
+
+
+# ---------------------------------------------------------------- the cube from a rollout
+
+# Trials are cut in this many batches to give the cube equities standard errors (batch means).
+CUBE_BATCHES = 36
+
+
+@dataclass(frozen=True)
+class RolloutCube:
+    """A cube decision from rolled-out probabilities, for the side on roll, with standard errors.
+
+    An approximation, GNU Backgammon's "cubeful from a cubeless rollout": the trials
+    are played without a cube; the rolled-out probabilities go through ``bot.cube``'s
+    Janowski model (money, or match from the MET). Equities are normalised (a pass = +1);
+    the standard errors are those of the same model over ``CUBE_BATCHES`` batch means.
+    """
+
+    decision: CubeDecision
+    std_errors: tuple[float, float, float]  # no double, double take, double pass
+
+    def to_json(self) -> dict:
+        """``{"no_double", "double_take", "double_pass", "std_errors": [3], "verdict", "should_double",
+        "should_take", "method"}``, with MWCs in a match."""
+        d = self.decision
+        data = {
+            "no_double": round(d.no_double, 6),
+            "double_take": round(d.double_take, 6),
+            "double_pass": round(d.double_pass, 6),
+            "std_errors": [round(s, 6) for s in self.std_errors],
+            "verdict": d.verdict.value,
+            "should_double": d.should_double,
+            "should_take": d.should_take,
+            "method": "cubeless rollout, cube decision by the Janowski model on the rolled-out probabilities",
+        }
+        if d.mwc_no_double is not None:
+            data["mwc"] = [round(d.mwc_no_double, 6), round(d.mwc_double_take, 6), round(d.mwc_double_pass, 6)]
+        return data
+
+
+def rollout_cube(board: np.ndarray, result: RolloutResult, state: CubeState) -> RolloutCube:
+    """The cube decision of the side on roll of ``board`` from its rollout ``result`` (``state`` its view)."""
+    mean = np.clip(result.probabilities, 0.0, 1.0)
+    decision = cube_decision(board, mean, state)
+    batches = np.array_split(result.samples, min(CUBE_BATCHES, len(result.samples)))
+    values = []
+    for batch in batches:
+        d = cube_decision(board, np.clip(batch.mean(axis=0), 0.0, 1.0), state)
+        values.append((d.no_double, d.double_take, d.double_pass))
+    spread = np.asarray(values).std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.zeros(3)
+    return RolloutCube(decision, tuple(float(s) for s in spread))

@@ -29,6 +29,9 @@ from threadpoolctl import threadpool_limits
 from bot.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
 from bot.doors.match_command import add_match
+from bot.doors.rollout_command import add_rollout
+from bot.levels import LEVEL_NAMES, level_named
+from bot.doors.analyze_command import add_analyze
 from bot.doors.positions import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
@@ -119,7 +122,7 @@ def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.terminal import TerminalSession
 
     rng = np.random.default_rng(args.seed)
-    return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies).run()
+    return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies, level=args.level).run()
 
 
 def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -144,6 +147,7 @@ def add_play(subparsers) -> None:
     p = subparsers.add_parser("play", help="play a game or match against the bot in the terminal")
     p.add_argument("--length", type=int, default=0, help="match length in points (default 0: one money game)")
     p.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    p.add_argument("--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES), help="the bot's playing level")
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_play)
@@ -185,7 +189,7 @@ def add_serve(subparsers) -> None:
 
 
 # Every subcommand, in the order `--help` lists them; a new one adds its `add(subparsers)` here.
-SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_eval, add_external, add_serve]
+SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_eval, add_external, add_serve, add_rollout, add_analyze]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -198,6 +198,9 @@ def create_app(bot: Bot) -> FastAPI:
     from bot.doors.web_app import add_web_routes  # the web board at /, /v1/game/..., /docs offline
 
     add_web_routes(app, bot)
+    from bot.doors.analysis_app import add_analysis_routes  # POST /v1/analyze, GET /v1/rollout
+
+    add_analysis_routes(app, bot)
     return app
 
 

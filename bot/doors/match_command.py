@@ -13,6 +13,7 @@ from typing import Optional, TextIO
 import numpy as np
 
 from bot.facade import PLIES, Bot
+from bot.levels import LEVEL_NAMES, Level, level_named
 from bot.match_play import BotPlayer, PlayedMatch, Player, PubevalPlayer, Summary, play_match, summarize
 from engine.errors import InvalidOptionError
 from engine.matfile import write_mat
@@ -65,20 +66,22 @@ def _numbered(path: Path, index: int, count: int) -> Path:
     return path if count == 1 else path.with_name(f"{path.stem}-{index}{path.suffix}")
 
 
-def _bot_player(checkpoint: Optional[str], plies: int) -> BotPlayer:
-    """The bot of ``checkpoint`` (default: the shipped one), named after the file when one is given."""
+def _bot_player(checkpoint: Optional[str], plies: int, level: Optional[Level] = None) -> BotPlayer:
+    """The bot of ``checkpoint`` (default: the shipped one), named after the file when one is given, at ``level``."""
     bot = Bot.load(checkpoint)
-    return BotPlayer(bot, plies, name=Path(checkpoint).stem if checkpoint else bot.name)
+    name = Path(checkpoint).stem if checkpoint else bot.name
+    return BotPlayer(bot, plies, name=f"{name}-{level.name}" if level else name, level=level)
 
 
 def _players(args: argparse.Namespace) -> tuple[Player, Player]:
-    first = _bot_player(args.checkpoint, args.plies)
+    level = level_named(args.level) if args.level else None
+    first = _bot_player(args.checkpoint, args.plies, level)
     if args.opponent == "self":
-        second: Player = BotPlayer(first.bot, args.plies, name=first.name)
+        second: Player = BotPlayer(first.bot, args.plies, name=first.name, level=level)
     elif args.opponent == "pubeval":
         second = PubevalPlayer()
     else:
-        second = _bot_player(args.opponent, args.plies)
+        second = _bot_player(args.opponent, args.plies, level)
     first.name = _mat_name(first.name)
     second.name = _mat_name(second.name)
     if second.name == first.name:
@@ -126,5 +129,7 @@ def add_match(subparsers) -> None:
     p.add_argument("--mat", metavar="FILE", help="write each match as a .mat file (FILE-1.mat, ... for several)")
     p.add_argument("--jacoby", action="store_true", help="money sessions: the Jacoby rule")
     p.add_argument("--plies", type=int, choices=PLIES, default=0, help="the bot's search depth (default 0)")
+    p.add_argument("--level", choices=LEVEL_NAMES, default=None,
+                   help="the bot's playing level (depth plus noise, like gnubg's; overrides --plies)")
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
     p.set_defaults(run=_run_match)

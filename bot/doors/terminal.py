@@ -20,11 +20,13 @@ import numpy as np
 
 from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
+from bot.levels import Level, LevelPlayer
+from bot.match_play import BotPlayer
 from bot.cube import cube_state_for
 from engine.errors import BackgammonError, InvalidOptionError
 from engine.game import Game, GameResult, Phase, start_game
 from engine.match import MatchState, may_double, roll_dice
-from engine.notation import parse_move
+from engine.notation import format_play, parse_move
 from engine.plays import legal_plays
 from engine.render import render_board
 
@@ -60,11 +62,14 @@ class TerminalSession:
         stdout: TextIO,
         plies: int = 0,
         name: str = "you",
+        level: Optional[Level] = None,
     ) -> None:
         if length < 0:
             raise InvalidOptionError(f"--length {length}: expected 0 (a money game) or a match length")
         self.bot, self.rng, self.stdin, self.stdout, self.plies = bot, rng, stdin, stdout, plies
         self.names = (name, bot.name)
+        # At a playing level the bot's own decisions have its depth and noise; hints stay at ``plies``.
+        self.player = LevelPlayer(bot, level, rng) if level is not None else BotPlayer(bot, plies)
         self.match = MatchState(match_length=length)  # between games
 
     # ------------------------------------------------------------ input and output
@@ -168,7 +173,7 @@ class TerminalSession:
                 return answered
             game = answered
         cube = cube_state_for(game.match, BOT)
-        if may_double(game.match, BOT) and self.bot.evaluate(game.board, cube, self.plies).cube.should_double:
+        if may_double(game.match, BOT) and self.player.should_double(game.board, cube):
             self.say(f"{self.names[BOT]} doubles to {2 * game.match.cube_value}.")
             answered = self.person_answers_double(game.double())
             if not isinstance(answered, Game):
@@ -201,7 +206,7 @@ class TerminalSession:
 
     def bot_answers_double(self, game: Game) -> Step:
         doubler = cube_state_for(game.match, PERSON)
-        if self.bot.evaluate(game.board, doubler, self.plies).cube.should_take:
+        if self.player.should_take(game.board, doubler):
             return self.took(game.take())
         self.say(f"{self.names[BOT]} passes.")
         return game.drop()
@@ -252,12 +257,12 @@ class TerminalSession:
     def bot_moves(self, game: Game) -> Step:
         assert game.dice is not None
         dice = game.dice
-        best = self.bot.best_play(game.board, dice, plies=self.plies, state=cube_state_for(game.match, BOT))
-        if best.notation:
-            self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {best.notation}")
+        play = self.player.choose_play(game.board, dice, cube_state_for(game.match, BOT))
+        if play.steps:
+            self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {format_play(play)}")
         else:
             self.say(f"{self.names[BOT]} cannot move {dice[0]}{dice[1]}.")
-        return game.move(best.play)
+        return game.move(play)
 
     def person_moves(self, game: Game) -> Step:
         assert game.dice is not None

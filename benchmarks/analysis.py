@@ -1,0 +1,118 @@
+"""nardy analyze beside GNU Backgammon 1.07's own analysis of the same matches.
+
+gnubg plays short matches against itself, each player with its own chequer-play noise
+(``set player N chequerplay evaluation noise X``, 0-ply), exports each (``export match
+mat``), analyses it (``analyse match``, 0-ply) and prints ``show statistics match``.
+``nardy analyze`` (``bot.analysis.analyze_match``) reads the same .mat files. Per
+player and match: unforced moves and the chequer-play error rate (mEMG per unforced
+move), and the overall error rate; then the rank correlation (Spearman) and the mean
+difference between the two analyses.
+
+    PYTHONPATH=. python benchmarks/analysis.py --matches 6 --length 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bot.analysis import analyze_match
+from bot.facade import Bot
+from engine.matfile import read_mat
+
+GNUBG = "/usr/games/gnubg"
+NOISES = (0.0, 0.01, 0.02, 0.04, 0.06, 0.08)
+
+
+def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float]) -> str:
+    lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+    for player in (0, 1):
+        lines += [f"set player {player} gnubg",
+                  f"set player {player} chequerplay evaluation plies 0",
+                  f"set player {player} cubedecision evaluation plies 0",
+                  f"set player {player} chequerplay evaluation noise {noise[player]}"]
+    lines += ["set analysis chequerplay evaluation plies 0", "set analysis cubedecision evaluation plies 0",
+              f"new match {length}", f"export match mat {mat}", "analyse match", "show statistics match"]
+    return "\n".join(lines) + "\n"
+
+
+def _row(text: str, section: str, label: str) -> tuple[float, float]:
+    """The two players' numbers on the line starting ``label`` after the header ``section``."""
+    part = text[text.index(section):]
+    line = next(l for l in part.splitlines() if l.startswith(label))
+    numbers = re.findall(r"[-+]?\d+(?:\.\d+)?", line[len(label):])
+    if "(" in line:  # "value (percent)" pairs: keep the values
+        numbers = numbers[0::2]
+    return abs(float(numbers[0])), abs(float(numbers[1]))
+
+
+def gnubg_statistics(text: str) -> dict:
+    return {
+        "unforced": _row(text, "Chequerplay statistics", "Unforced moves"),
+        "checker_rate": _row(text, "Chequerplay statistics", "Error rate mEMG"),
+        "overall_rate": _row(text, "Overall statistics", "Error rate mEMG"),
+        "cube_decisions": _row(text, "Cube statistics", "Total cube decisions"),
+        "close_cube": _row(text, "Cube statistics", "Close or actual cube decisions"),
+    }
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=6)
+    parser.add_argument("--length", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    bot = Bot.load()
+    rng = np.random.default_rng(args.seed)
+    rows = []  # (noise, gnubg unforced, nardy unforced, gnubg rate, nardy rate, gnubg overall, nardy overall,
+    #           gnubg cube decisions, nardy's, gnubg close cube decisions, nardy's)
+    seconds = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(args.matches):
+            noise = tuple(float(x) for x in rng.choice(NOISES, size=2, replace=False))
+            mat = Path(tmp) / f"m{k}.mat"
+            out = subprocess.run([GNUBG, "-t", "-q"], input=gnubg_script(mat, args.length, 100 + k, noise),
+                                 capture_output=True, text=True, timeout=300, check=True).stdout
+            theirs = gnubg_statistics(out)
+            start = time.perf_counter()
+            analysis = analyze_match(bot, read_mat(mat), plies=0)
+            seconds += time.perf_counter() - start
+            for p in (0, 1):
+                s = analysis.stats(p)
+                rows.append((noise[p], theirs["unforced"][p], s.unforced, theirs["checker_rate"][p], s.checker_rate,
+                             theirs["overall_rate"][p], s.overall_rate, theirs["cube_decisions"][p],
+                             s.cube_decisions, theirs["close_cube"][p], s.close_cube))
+                print(f"match {k} player {p} noise {noise[p]:.3f}: unforced gnubg {theirs['unforced'][p]:.0f} "
+                      f"nardy {s.unforced}; checker mEMG gnubg {theirs['checker_rate'][p]:6.1f} "
+                      f"nardy {s.checker_rate:6.1f}; overall gnubg {theirs['overall_rate'][p]:6.1f} "
+                      f"nardy {s.overall_rate:6.1f}")
+    a = np.array(rows)
+    decisions = a[:, 2].sum()
+    print(f"\n{len(rows)} player-matches, {decisions:.0f} unforced moves by nardy, analysed in {seconds:.1f} s")
+    print(f"unforced moves: identical in {int((a[:, 1] == a[:, 2]).sum())}/{len(rows)}, "
+          f"mean difference {np.mean(a[:, 2] - a[:, 1]):+.2f}")
+    for name, g, n in (("cube decisions", 7, 8), ("close or actual cube decisions", 9, 10)):
+        print(f"{name}: gnubg {a[:, g].sum():.0f}, nardy {a[:, n].sum():.0f}, "
+              f"identical in {int((a[:, g] == a[:, n]).sum())}/{len(rows)}")
+    for name, g, n in (("checker error rate", 3, 4), ("overall error rate", 5, 6)):
+        print(f"{name}: Spearman {spearman(a[:, g], a[:, n]):.2f}, mean difference (nardy - gnubg) "
+              f"{np.mean(a[:, n] - a[:, g]):+.1f} mEMG, mean |difference| {np.mean(np.abs(a[:, n] - a[:, g])):.1f}")
+    print(f"rank correlation of nardy's checker rate with the noise: {spearman(a[:, 0], a[:, 4]):.2f}, "
+          f"gnubg's: {spearman(a[:, 0], a[:, 3]):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

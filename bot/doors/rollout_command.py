@@ -1,0 +1,163 @@
+"""The ``rollout`` subcommand: Monte-Carlo rollouts of a position or of the plays of a roll (``bot.rollout``).
+
+``nardy rollout POSITION [DICE] [--trials N] [--plies P] [--truncate T] [--cubeful]
+[--no-vr] [--seed S] [--json]``. Without DICE the position is rolled out before the
+roll, for the side on roll; with DICE the best ``--candidates`` plays by 0-ply are
+rolled out together (same dice for all), for the mover, and ranked.
+
+``--cubeful`` gives the cube decision from the rolled-out probabilities through
+``bot.cube`` (the trials themselves are played without a cube): see
+``bot.rollout.rollout_cube``, and the output says so.
+
+``rollout_json`` is shared with the HTTP API (``GET /v1/rollout``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Optional, TextIO
+
+import numpy as np
+
+from bot.doors.positions import Situation, parse_position
+from bot.facade import Bot, check_game_on
+from bot.rollout import Progress, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
+from bot.search import InvalidSearchError
+from engine.board import validate_dice
+
+DEFAULT_TRIALS = 1296
+DEFAULT_CANDIDATES = 5
+ROLLOUT_PLIES = (0, 1, 2)
+
+
+def rollout_json(
+    bot: Bot,
+    situation: Situation,
+    dice: Optional[tuple[int, int]],
+    settings: RolloutSettings,
+    seed: Optional[int] = None,
+    cubeful: bool = False,
+    candidates: int = DEFAULT_CANDIDATES,
+    progress: Optional[Progress] = None,
+) -> dict:
+    """The rollout answer as JSON data (the side on roll's view; plays: the mover's after each play).
+
+    No dice: ``{"position_id", "trials", "probabilities", "std_errors", "equity", "equity_std_error"}``
+    (+ ``"cube"`` when ``cubeful``). Dice: ``{"position_id", "dice", "trials", "plays": [{"move", ...}]}``,
+    best first by rolled-out equity.
+    """
+    board = check_game_on(situation.board)
+    if candidates < 1:
+        raise InvalidSearchError(f"candidates {candidates!r}: expected at least 1")
+    rng = np.random.default_rng(seed)
+    if dice is None:
+        result = rollout_position(bot.evaluator, board, rng, settings, progress)
+        data = result.to_json()
+        if cubeful:
+            data["cube"] = rollout_cube(board, result, situation.state).to_json()
+        return data
+    ranked = bot.rank_plays(board, validate_dice(dice), plies=0, top=candidates)
+    results = rollout_afterstates(bot.evaluator, np.stack([r.afterstate for r in ranked]), rng, settings, progress)
+    order = sorted(range(len(ranked)), key=lambda i: -results[i].equity)
+    plays = [{"move": ranked[i].notation, **results[i].to_json()} for i in order]
+    return {"position_id": situation.position_id, "dice": list(dice), "trials": settings.trials, "plays": plays}
+
+
+def _settings(args: argparse.Namespace) -> RolloutSettings:
+    if args.plies not in ROLLOUT_PLIES:
+        raise InvalidSearchError(f"--plies {args.plies}: expected one of 0, 1, 2")
+    return RolloutSettings(trials=args.trials, truncate=args.truncate, variance_reduction=not args.no_vr,
+                           plies=args.plies)
+
+
+def _figures(data: dict) -> str:
+    five = " ".join(f"{p:6.3f}" for p in data["probabilities"])
+    errors = " ".join(f"{s:6.3f}" for s in data["std_errors"])
+    return f"equity {data['equity']:+.3f} +- {data['equity_std_error']:.3f}  probabilities {five}  (se {errors})"
+
+
+def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
+    """The text report of ``rollout_json``'s answer."""
+    how = (f"{data['trials']} trials, {settings.plies}-ply checker play, "
+           f"{'truncated after ' + str(settings.truncate) + ' plies' if settings.truncate is not None else 'played to the end'}, "
+           f"variance reduction {'on' if settings.variance_reduction else 'off'}")
+    lines = [f"Rollout of {data['position_id']}: {how}"]
+    if "plays" not in data:
+        lines.append("Side on roll, cubeless (win, win g, win bg, lose g, lose bg):")
+        lines.append("  " + _figures(data))
+        cube = data.get("cube")
+        if cube:
+            lines.append("Cube decision (approximation: the cubeless rollout's probabilities through the "
+                         "Janowski cube model):")
+            names = ("No double", "Double, take", "Double, pass")
+            for name, key, se in zip(names, ("no_double", "double_take", "double_pass"), cube["std_errors"]):
+                lines.append(f"  {name:<13} {cube[key]:+.3f} +- {se:.3f}")
+            lines.append(f"Proper cube action: {cube['verdict']}")
+        return lines
+    d1, d2 = data["dice"]
+    lines.append(f"Dice {d1}{d2}: the best {len(data['plays'])} plays by 0-ply, rolled out (mover's view after the play):")
+    width = max(12, *(len(p["move"]) for p in data["plays"]))
+    best = data["plays"][0]["equity"]
+    for i, play in enumerate(data["plays"], 1):
+        lines.append(f"{i:>3}. {play['move'] or '(no move)':<{width}}  {_figures(play)}  diff {play['equity'] - best:+.3f}")
+    return lines
+
+
+class _Bar:
+    """A tqdm bar over finished trials, or nothing when stderr is not a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.bar = None
+        if stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=0, unit="trial", file=stream, leave=False)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.total = total
+            self.bar.n = done
+            self.bar.refresh()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _run_rollout(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    situation = parse_position(args.position)
+    dice = validate_dice(args.dice) if args.dice else situation.dice
+    settings = _settings(args)
+    bot = Bot.load(args.checkpoint)
+    bar = _Bar(sys.stderr)
+    try:
+        data = rollout_json(bot, situation, dice, settings, args.seed, args.cubeful, args.candidates, bar)
+    finally:
+        bar.close()
+    if args.json:
+        stdout.write(json.dumps(data) + "\n")
+    else:
+        stdout.write("\n".join(format_rollout(data, settings)) + "\n")
+    return 0
+
+
+def add_rollout(subparsers) -> None:
+    """The ``rollout`` subcommand."""
+    p = subparsers.add_parser("rollout", help="Monte-Carlo rollout of a position, or of the plays of a roll")
+    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+    p.add_argument("dice", metavar="DICE", nargs="?", help="a roll (e.g. 31): roll out its best plays")
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help=f"games per position (default {DEFAULT_TRIALS})")
+    p.add_argument("--plies", type=int, default=0, help="checker play inside the trials: 0, 1 or 2 plies (default 0)")
+    p.add_argument("--truncate", type=int, default=None, metavar="T",
+                   help="stop each trial after T plies and evaluate (default: play to the end)")
+    p.add_argument("--cubeful", action="store_true",
+                   help="also the cube decision (from the rolled-out probabilities through the cube model)")
+    p.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
+    p.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
+                   help=f"with DICE: how many plays (the best by 0-ply) to roll out (default {DEFAULT_CANDIDATES})")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
+    p.set_defaults(run=_run_rollout)
