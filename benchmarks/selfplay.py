@@ -141,7 +141,6 @@ def main() -> None:
 
 def compare_ray(config, seconds: float, most: int, fresh) -> None:
     """Ray actors against worker processes, 1..``most`` of each, on a local Ray instance of ``most`` CPUs."""
-    from training.config import SelfPlayConfig
     from training.ray_actors import RayActors, import_ray, runtime_env
 
     ray = import_ray()

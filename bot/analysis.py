@@ -38,7 +38,6 @@ from engine.board import flip
 from engine.errors import BackgammonError
 from engine.game import Game, GameResult, Phase
 from engine.match import MatchState, after_game, may_double
-from engine.match_id import MatchId, encode_match_id
 from engine.matfile import ActionKind, MatAction, MatMatch
 from engine.movegen import afterstates
 from engine.notation import format_play, parse_move
@@ -276,17 +275,14 @@ class _CubePoint:
     state: CubeState  # the side on roll's, the cube before the double
 
 
-def _match_id(game: Game, turn: int, dice, doubled: bool = False) -> str:
-    m = game.match
-    return encode_match_id(MatchId(
-        cube_value=m.cube_value, cube_owner=m.cube_owner, player_on_roll=turn, crawford=m.crawford,
-        turn=1 - turn if doubled else turn, double_offered=doubled, dice=dice, match_length=m.match_length,
-        score=m.score if m.match_length else (0, 0), jacoby=m.jacoby))
+def _match_id(game: Game) -> str:
+    """The Match ID of the game as it stands (GNU Backgammon's, through ``engine.game``)."""
+    return game.ids()[1]
 
 
 def _describe(number: int, index: int, action: MatAction, names: tuple[str, str]) -> str:
-    what = f"{action.dice[0]}{action.dice[1]}: {action.move or '(no move)'}" if action.kind is ActionKind.MOVE \
-        else action.kind.value
+    dice = "".join(str(d) for d in action.dice or ())
+    what = f"{dice}: {action.move or '(no move)'}" if action.kind is ActionKind.MOVE else action.kind.value
     return f"game {number}, action {index} ({names[action.player]}: {what})"
 
 
@@ -308,32 +304,35 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
             board = np.array(game.board, dtype=np.int8)
             cube = cube_state_for(game.match, turn)
             if action.kind is ActionKind.MOVE:
+                dice = action.dice
+                if dice is None:  # engine.matfile records dice with every move
+                    raise BackgammonError("a move without dice")
                 if game.phase is Phase.BEFORE_ROLL:
                     if index > 1 and may_double(game.match, turn) and cube.can_double:
-                        d = Decision(number, turn, "double", encode_position_id(board), _match_id(game, turn, None),
+                        d = Decision(number, turn, "double", encode_position_id(board), _match_id(game),
                                      None, "no double", "")
                         cubes.append(_CubePoint(d, board, cube))
                         result.decisions.append(d)
-                    game = game.roll(action.dice)
-                play = parse_move(action.move, game.board, action.dice)
-                d = Decision(number, turn, "move", encode_position_id(board), _match_id(game, turn, action.dice),
-                             action.dice, format_play(play), "")
-                moves.append(_MovePoint(d, board, action.dice, np.array(play.afterstate, dtype=np.int8), cube,
+                    game = game.roll(dice)
+                play = parse_move(action.move, game.board, dice)
+                d = Decision(number, turn, "move", encode_position_id(board), _match_id(game),
+                             dice, format_play(play), "")
+                moves.append(_MovePoint(d, board, dice, np.array(play.afterstate, dtype=np.int8), cube,
                                         index == 1))
                 result.decisions.append(d)
                 game = game.move(play)
             elif action.kind is ActionKind.DOUBLE:
                 if action.cube != 2 * game.match.cube_value:
                     raise BackgammonError(f"a double to {action.cube} with the cube on {game.match.cube_value}")
-                game = game.double()
-                d = Decision(number, turn, "double", encode_position_id(board), _match_id(game, turn, None),
+                d = Decision(number, turn, "double", encode_position_id(board), _match_id(game),
                              None, "double", "")
+                game = game.double()
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
             else:
                 taken = action.kind is ActionKind.TAKE
                 d = Decision(number, 1 - turn, "take", encode_position_id(board),
-                             _match_id(game, turn, None, doubled=True), None, "take" if taken else "pass", "")
+                             _match_id(game), None, "take" if taken else "pass", "")
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
                 game = game.take() if taken else game.drop()
@@ -368,6 +367,7 @@ def _values(children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> 
         if state.is_money:
             out[i] = -theirs.equity
         else:
+            assert theirs.mwc is not None  # a match's cube decision has its match-winning chances
             out[i] = MatchScore.of(state).normalise(1.0 - theirs.mwc, state.cube)
     return out
 

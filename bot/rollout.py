@@ -302,8 +302,9 @@ class RolloutCube:
             "should_take": d.should_take,
             "method": "cubeless rollout, cube decision by the Janowski model on the rolled-out probabilities",
         }
-        if d.mwc_no_double is not None:
-            data["mwc"] = [round(d.mwc_no_double, 6), round(d.mwc_double_take, 6), round(d.mwc_double_pass, 6)]
+        mwc = (d.mwc_no_double, d.mwc_double_take, d.mwc_double_pass)
+        if all(value is not None for value in mwc):
+            data["mwc"] = [round(float(value), 6) for value in mwc if value is not None]
         return data
 
 
@@ -317,4 +318,5 @@ def rollout_cube(board: np.ndarray, result: RolloutResult, state: CubeState) -> 
         d = cube_decision(board, np.clip(batch.mean(axis=0), 0.0, 1.0), state)
         values.append((d.no_double, d.double_take, d.double_pass))
     spread = np.asarray(values).std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.zeros(3)
-    return RolloutCube(decision, tuple(float(s) for s in spread))
+    no_double, double_take, double_pass = (float(s) for s in spread)
+    return RolloutCube(decision, (no_double, double_take, double_pass))

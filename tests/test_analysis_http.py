@@ -35,7 +35,7 @@ def test_analyze_refuses_damaged_and_oversized_files(client):
     answer = client.post("/v1/analyze", content=b" 3 point match\n\n Game 1\n nonsense\n")
     assert answer.status_code == 400 and "line 4" in answer.json()["message"]
     answer = client.post("/v1/analyze", content=b" " * (MAX_MAT_BYTES + 1))
-    assert answer.status_code == 400 and "at most" in answer.json()["message"]
+    assert answer.status_code == 413 and str(MAX_MAT_BYTES) in answer.json()["message"]
 
 
 def test_rollout_json_and_bounds(client):

@@ -9,7 +9,8 @@ Errors are the application's: engine errors become 400 ``{"message": ...}``.
 
 from __future__ import annotations
 
-from typing import Annotated
+from enum import Enum
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from starlette.concurrency import run_in_threadpool
@@ -20,8 +21,8 @@ from bot.doors.analysis_views import MAX_MAT_BYTES, RolloutQuery
 from bot.doors.http_views import ErrorMessage
 from bot.facade import Bot
 
-_ERRORS = {400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"}}
-_TAGS = ["analysis"]
+_ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"}}
+_TAGS: list[str | Enum] = ["analysis"]
 _MAT_BODY = {"requestBody": {"required": True, "content": {"text/plain": {"schema": {
     "type": "string", "description": f"a Jellyfish .mat match or money session, UTF-8, at most {MAX_MAT_BYTES} bytes"}}}}}
 
@@ -42,6 +43,7 @@ async def _bounded_body(request: Request) -> bytes:
 
 def add_analysis_routes(app: FastAPI, bot: Bot) -> None:
     """Serve ``POST /v1/analyze`` and ``GET /v1/rollout`` for ``bot``."""
+    app.state.body_limits["/v1/analyze"] = MAX_MAT_BYTES  # a .mat file, not a small JSON body
 
     @app.post("/v1/analyze", responses=_ERRORS, tags=_TAGS, openapi_extra=_MAT_BODY)
     async def analyze(request: Request, plies: Annotated[int, Query(ge=0, le=1)] = 0) -> dict:

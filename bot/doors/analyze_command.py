@@ -112,10 +112,10 @@ def board_svg(position_id: str) -> str:
             parts.append(f'<text x="{x + pw / 2}" y="{cy + 4}" font-size="11" text-anchor="middle" '
                          f'fill="#d00">{abs(n)}</text>')
     bar_x = 6 * pw + 25
-    for n, cy, fill in ((int(board[25]), h / 2 + 30, "#f4f4f4"), (-int(board[0]), h / 2 - 30, "#222")):
+    for n, bar_y, fill in ((int(board[25]), h / 2 + 30, "#f4f4f4"), (-int(board[0]), h / 2 - 30, "#222")):
         if n:
-            parts.append(f'<circle cx="{bar_x}" cy="{cy}" r="9" fill="{fill}" stroke="#888"/>'
-                         f'<text x="{bar_x}" y="{cy + 4}" font-size="10" text-anchor="middle" fill="#d00">{n}</text>')
+            parts.append(f'<circle cx="{bar_x}" cy="{bar_y}" r="9" fill="{fill}" stroke="#888"/>'
+                         f'<text x="{bar_x}" y="{bar_y + 4}" font-size="10" text-anchor="middle" fill="#d00">{n}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

@@ -112,13 +112,17 @@ def _install_error_handlers(app: FastAPI) -> None:
 
 
 def _install_size_limit(app: FastAPI) -> None:
+    """Refuse long query strings and big bodies before any work; ``app.state.body_limits`` raises the limit by path."""
+    app.state.body_limits = {}
+
     @app.middleware("http")
     async def size_limit(request: Request, call_next):
         if len(request.scope.get("query_string", b"")) > MAX_QUERY_BYTES:
             return _message(400, f"query string longer than {MAX_QUERY_BYTES} bytes")
+        limit = app.state.body_limits.get(request.url.path, MAX_REQUEST_BYTES)
         length = request.headers.get("content-length", "0")
-        if not length.isascii() or not length.isdigit() or len(length) > 12 or int(length) > MAX_REQUEST_BYTES:
-            return _message(413, f"request body larger than {MAX_REQUEST_BYTES} bytes")
+        if not length.isascii() or not length.isdigit() or len(length) > 12 or int(length) > limit:
+            return _message(413, f"request body larger than {limit} bytes")
         if request.headers.get("transfer-encoding"):
             return _message(413, "chunked request bodies are not accepted")
         return await call_next(request)
