@@ -1,9 +1,11 @@
 """The command line: ``python -m bot SUBCOMMAND`` (or ``nardy SUBCOMMAND``).
 
 Subcommands: ``play`` (a game or match against the bot in the terminal), ``match``
-(computer players' matches, ``bot.match_play``), ``hint``
-(ranked plays, or the cube decision), ``eval`` (probabilities and equities),
-``external`` (GNU Backgammon's external-player server), ``serve`` (HTTP API).
+(computer players' matches, ``bot.match_play``), ``hint`` (ranked plays, or the cube
+decision), ``eval`` (probabilities and equities), ``rollout`` (Monte-Carlo rollouts,
+``bot.rollout``), ``analyze`` (a whole .mat match analysed, ``bot.analysis``),
+``external`` (GNU Backgammon's external-player server), ``serve`` (the web board and
+the HTTP API).
 Each only parses its arguments, calls ``bot.facade.Bot`` and prints. Bad input
 (a ``BackgammonError``), a bad checkpoint or an operating-system error (a busy
 port, a missing file) gives one ``error: ...`` line on stderr and exit status 2;
