@@ -130,7 +130,11 @@ def test_command_line_runs_a_round(tmp_path, capsys):
             "--chunk", "3", "--epochs", "1"]
     assert main(args) == 0
     assert (run / "distilled.pt").is_file() and (run / "distilled.npz").is_file()
-    assert main(args + ["--stage", "fit", "--learning-rate", "0.001"]) == 0  # a refit reuses the targets
+    stamp = (run / "targets-00000.npz").stat().st_mtime_ns
+    # A refit reuses the targets and need not repeat the sampling settings.
+    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--stage", "fit", "--epochs", "2"]) == 0
+    assert (run / "targets-00000.npz").stat().st_mtime_ns == stamp
+    assert json.loads((run / "fit.json").read_text())["settings"]["epochs"] == 2
     assert "run directory" in capsys.readouterr().out
 
 

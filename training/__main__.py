@@ -74,13 +74,13 @@ def _ship(args: argparse.Namespace) -> None:
 def _distill(args: argparse.Namespace) -> None:
     from dataclasses import fields
 
-    from training.distill import DistillConfig, distill
+    from training.distill import DistillConfig, distill, run_config
 
     settings = {f.name: getattr(args, f.name) for f in fields(DistillConfig)
                 if f.name != "checkpoint" and getattr(args, f.name, None) is not None}
     stages = {"all": ("positions", "targets", "fit"), "positions": ("positions",),
               "targets": ("positions", "targets"), "fit": ("positions", "targets", "fit")}[args.stage]
-    distill(DistillConfig(checkpoint=str(args.checkpoint), **settings), args.out, stages)
+    distill(run_config(args.out, str(args.checkpoint), settings), args.out, stages)
     print(f"run directory: {args.out}")
 
 
@@ -127,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     distill_parser.add_argument("--plies", type=int, help="search depth of the targets (default 1)")
     distill_parser.add_argument("--chunk", type=int, help="positions per target file (default 4096)")
     distill_parser.add_argument("--seed", type=int, help="seed of the games and the fit (default 1)")
-    distill_parser.add_argument("--epochs", type=int, help="passes over the targets (default 4)")
-    distill_parser.add_argument("--learning-rate", type=float, help="Adam's learning rate (default 1e-4)")
+    distill_parser.add_argument("--epochs", type=int, help="passes over the targets (default 10)")
+    distill_parser.add_argument("--learning-rate", type=float, help="Adam's learning rate (default 1e-3)")
     distill_parser.add_argument("--batch-size", type=int, help="minibatch size (default 256)")
     distill_parser.add_argument("--holdout", type=float, help="share of positions held out (default 0.05)")
     distill_parser.set_defaults(run=_distill)

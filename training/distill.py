@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +67,8 @@ class DistillConfig:
     chunk: int = 4096  # positions per target file
     seed: int = 1
     # fitting
-    epochs: int = 4
-    learning_rate: float = 1e-4
+    epochs: int = 10
+    learning_rate: float = 1e-3
     batch_size: int = 256
     holdout: float = 0.05  # share of positions held out to watch over-fitting
 
@@ -96,6 +96,19 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
     with atomic_write(path, "w") as f:
         json.dump(asdict(config), f, indent=2)
     return config
+
+
+def run_config(run_dir: Path, checkpoint: str, settings: dict[str, Any]) -> DistillConfig:
+    """The settings of a round: those ``run_dir`` recorded (when it has a record), updated by ``settings``.
+
+    So a resume or a refit (``--stage fit --epochs 10``) need not repeat the sampling
+    settings; ``prepare`` still refuses a change to them.
+    """
+    path = Path(run_dir) / SETTINGS
+    stored = json.loads(path.read_text()) if path.exists() else {}
+    known = {f.name for f in fields(DistillConfig)}
+    merged = {k: v for k, v in stored.items() if k in known} | settings | {"checkpoint": checkpoint}
+    return DistillConfig(**merged)
 
 
 def sample_positions(
