@@ -4,6 +4,7 @@
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
     python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--to ...]
+    python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 [--games N] [--stage all|positions|targets|fit]
 """
 
 from __future__ import annotations
@@ -81,6 +82,19 @@ def _ship(args: argparse.Namespace) -> None:
     print(f"shipped {args.checkpoint} ({metadata['self_play_games']} games) to {args.to} and {args.to.with_suffix('.json')}")
 
 
+def _distill(args: argparse.Namespace) -> None:
+    from dataclasses import fields
+
+    from training.distill import DistillConfig, distill, run_config
+
+    settings = {f.name: getattr(args, f.name) for f in fields(DistillConfig)
+                if f.name != "checkpoint" and getattr(args, f.name, None) is not None}
+    stages = {"all": ("positions", "targets", "fit"), "positions": ("positions",),
+              "targets": ("positions", "targets"), "fit": ("positions", "targets", "fit")}[args.stage]
+    distill(run_config(args.out, str(args.checkpoint), settings), args.out, stages)
+    print(f"run directory: {args.out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -113,6 +127,24 @@ def main(argv: list[str] | None = None) -> int:
     ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
     ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
     ship_parser.set_defaults(run=_ship)
+
+    distill_parser = commands.add_parser(
+        "distill", help="fit a network to its own search values on its self-play positions (resumable)")
+    distill_parser.add_argument("--checkpoint", type=Path, required=True, help="network that plays, scores and is fitted")
+    distill_parser.add_argument("--out", type=Path, required=True, help="run directory (rerun the same command to resume)")
+    distill_parser.add_argument("--stage", choices=("all", "positions", "targets", "fit"), default="all",
+                                help="stop after this stage (each stage reuses what earlier calls wrote)")
+    distill_parser.add_argument("--games", type=int, help="self-play games that give the positions (default 6000)")
+    distill_parser.add_argument("--max-positions", type=int, help="keep at most this many positions (0: all)")
+    distill_parser.add_argument("--epsilon", type=float, help="exploration of the self-play games (default 0.05)")
+    distill_parser.add_argument("--plies", type=int, help="search depth of the targets (default 1)")
+    distill_parser.add_argument("--chunk", type=int, help="positions per target file (default 4096)")
+    distill_parser.add_argument("--seed", type=int, help="seed of the games and the fit (default 1)")
+    distill_parser.add_argument("--epochs", type=int, help="passes over the targets (default 10)")
+    distill_parser.add_argument("--learning-rate", type=float, help="Adam's learning rate (default 1e-3)")
+    distill_parser.add_argument("--batch-size", type=int, help="minibatch size (default 256)")
+    distill_parser.add_argument("--holdout", type=float, help="share of positions held out (default 0.05)")
+    distill_parser.set_defaults(run=_distill)
 
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,145 @@
+"""Distillation (training/distill.py): self-play positions, search targets, the fit, resuming."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from bot.checkpoint import load_checkpoint, load_network, save_checkpoint
+from bot.evaluator import NetworkEvaluator
+from bot.network import NetworkConfig
+from bot.outcomes import invert, is_finished
+from bot.search import probabilities_at
+from engine import START, flip
+from training.__main__ import main
+from training.distill import (
+    POSITIONS,
+    DistillConfig,
+    chunk_path,
+    distill,
+    fit,
+    sample_positions,
+    search_targets,
+    six_targets,
+)
+from training.network import ValueNetwork
+from training.td import target_loss
+
+CONFIG = NetworkConfig(hidden=(8,))
+
+
+def tiny_checkpoint(tmp_path, seed: int = 0):
+    torch.manual_seed(seed)
+    path = tmp_path / "tiny.pt"
+    save_checkpoint(path, ValueNetwork(CONFIG), training={"games": 5})
+    return path
+
+
+def some_positions(evaluator, count: int = 12) -> np.ndarray:
+    boards = sample_positions(evaluator, games=2, epsilon=0.1, parallel_games=2, rng=np.random.default_rng(3))
+    return boards[:count]
+
+
+def test_positions_are_distinct_live_and_from_self_play(tmp_path):
+    evaluator = NetworkEvaluator(load_network(tiny_checkpoint(tmp_path)))
+    boards = sample_positions(evaluator, games=3, epsilon=0.1, parallel_games=3, rng=np.random.default_rng(1))
+    assert boards.dtype == np.int8 and boards.shape[1] == 26
+    assert len(np.unique(boards, axis=0)) == len(boards)
+    assert not is_finished(boards).any()
+    assert any((b == START).all() for b in boards)
+    assert (np.abs(boards).sum(axis=1) > 0).all()
+
+
+def test_one_ply_targets_are_what_bot_search_gives(tmp_path):
+    evaluator = NetworkEvaluator(load_network(tiny_checkpoint(tmp_path)))
+    boards = some_positions(evaluator, 6)
+    targets = search_targets(evaluator, boards, plies=1)
+    for board, target in zip(boards, targets):
+        expected = invert(probabilities_at(evaluator, flip(board)[None], 1)[0])
+        np.testing.assert_allclose(target, expected, atol=1e-6)
+    assert targets.shape == (len(boards), 5) and ((targets >= 0) & (targets <= 1)).all()
+
+
+def test_six_targets_are_distributions():
+    five = np.array([[1.0, 1.0, 0.0, 0.0, 0.0], [0.5, 0.1, 0.01, 0.2, 0.02], [1.0000001, 0.0, 0.0, 0.0, 0.0]])
+    six = six_targets(five)
+    assert (six >= 0).all()
+    np.testing.assert_allclose(six.sum(axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(six[1], [0.4, 0.09, 0.01, 0.3, 0.18, 0.02], atol=1e-6)
+
+
+def test_fitting_lowers_the_loss(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    evaluator = NetworkEvaluator(load_network(path))
+    boards = some_positions(evaluator, 32)
+    # Targets the tiny network is far from: a sure single win for the side on roll.
+    five = np.tile(np.array([1.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float32), (len(boards), 1))
+    config = DistillConfig(checkpoint=str(path), epochs=1, learning_rate=1e-2, batch_size=64, holdout=0.0)
+    payload = load_checkpoint(path)
+
+    def loss(network):
+        with torch.no_grad():
+            logits = network(*network.inputs(boards))
+            return target_loss(network, logits, torch.from_numpy(six_targets(five)), "cross_entropy").item()
+
+    from training.network import network_from_payload
+
+    before = loss(network_from_payload(payload))
+    network, report = fit(payload, boards, five, config, log=False)
+    assert loss(network) < before
+    assert report["best_epoch"] == 1
+
+
+def test_a_round_writes_resumable_chunks_and_a_checkpoint(tmp_path, capsys):
+    path = tiny_checkpoint(tmp_path)
+    run = tmp_path / "run"
+    config = DistillConfig(checkpoint=str(path), games=2, parallel_games=2, max_positions=10, chunk=4, epochs=1)
+    distill(config, run, stages=("positions", "targets"))
+    boards = np.load(run / POSITIONS)["boards"]
+    assert len(boards) == 10
+    chunks = sorted(run.glob("targets-*.npz"))
+    assert [c.name for c in chunks] == ["targets-00000.npz", "targets-00001.npz", "targets-00002.npz"]
+    first = np.load(chunks[0])["targets"]
+
+    # A killed run: one chunk gone, one damaged. The rerun recomputes just those and fits.
+    chunk_path(run, 1).unlink()
+    chunk_path(run, 2).write_bytes(b"not a chunk")
+    stamp = chunks[0].stat().st_mtime_ns
+    report = distill(config, run)
+    assert chunk_path(run, 0).stat().st_mtime_ns == stamp  # reused, not recomputed
+    assert np.load(chunk_path(run, 2))["targets"].shape == (2, 5)
+    np.testing.assert_array_equal(np.load(chunks[0])["targets"], first)
+    assert report["positions"] == 10 and not list(run.glob(".*.tmp"))
+    distilled = load_network(run / "distilled.npz")
+    assert distilled.config == CONFIG
+    assert load_checkpoint(run / "distilled.pt")["training"]["distill"]["positions"] == 10
+    assert json.loads((run / "fit.json").read_text())["held_out_positions"] == 1
+
+    # The same run directory with other sampling settings is refused with one error line.
+    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--games", "3"]) == 2
+    assert "other settings" in capsys.readouterr().err
+
+
+def test_command_line_runs_a_round(tmp_path, capsys):
+    path = tiny_checkpoint(tmp_path)
+    run = tmp_path / "cli"
+    args = ["distill", "--checkpoint", str(path), "--out", str(run), "--games", "2", "--max-positions", "6",
+            "--chunk", "3", "--epochs", "1"]
+    assert main(args) == 0
+    assert (run / "distilled.pt").is_file() and (run / "distilled.npz").is_file()
+    stamp = (run / "targets-00000.npz").stat().st_mtime_ns
+    # A refit reuses the targets and need not repeat the sampling settings.
+    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--stage", "fit", "--epochs", "2"]) == 0
+    assert (run / "targets-00000.npz").stat().st_mtime_ns == stamp
+    assert json.loads((run / "fit.json").read_text())["settings"]["epochs"] == 2
+    assert "run directory" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("plies", [0])
+def test_zero_ply_targets_are_the_network(tmp_path, plies):
+    evaluator = NetworkEvaluator(load_network(tiny_checkpoint(tmp_path)))
+    boards = some_positions(evaluator, 5)
+    np.testing.assert_allclose(search_targets(evaluator, boards, plies), evaluator.probabilities(boards), atol=1e-6)

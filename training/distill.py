@@ -1,0 +1,304 @@
+"""Search-backed targets from self-play: fit the network to its own 1-ply values (issue 9, part 4).
+
+Three stages, each resumable, all in one run directory:
+
+1. **positions** (``positions.npz``): the bot plays ``games`` self-play games at
+   0-ply with a little epsilon exploration; every position it meets with the side
+   on roll is kept (finished ones skipped), de-duplicated and shuffled.
+2. **targets** (``targets-NNNNN.npz``, one per chunk of ``chunk`` positions): each
+   position ``b`` is re-scored by the bot's own search, ``invert(probabilities_at(
+   evaluator, flip(b)[None], plies)[0])``: the side on roll's probabilities,
+   averaged over its 21 rolls after its best play by 0-ply equity (1-ply), batched
+   over the whole chunk, with the numpy network and one BLAS thread. Each chunk is
+   written atomically; a rerun skips chunks that are there and intact, so a killed
+   run continues where it stopped.
+3. **fit** (``distilled.pt``, ``distilled.npz``, ``fit.json``): the torch network,
+   from the checkpoint's weights, is fitted to those targets with the six-outcome
+   cross-entropy of ``training.td`` (targets through ``bot.outcomes.to_six``,
+   clipped and renormalized), Adam at a small learning rate, a held-out share of the
+   positions scored after every epoch; the epoch with the lowest held-out loss is kept.
+
+Only the bot's own network makes positions and targets: no other program's
+evaluation enters the data (fixtures are for measurement only).
+
+    python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 --games 6000
+    python -m training distill --checkpoint runs/distill/r1/distilled.pt --out runs/distill/r2   # iterate
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bot.checkpoint import (
+    atomic_write,
+    export_numpy,
+    load_checkpoint,
+    load_network,
+    save_checkpoint,
+)
+from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
+from bot.outcomes import invert, is_finished, to_six
+from bot.search import probabilities_at
+from engine import flip
+from training.selfplay import SelfPlay
+
+POSITIONS = "positions.npz"
+SETTINGS = "distill.json"
+DISTILLED = "distilled.pt"
+
+
+@dataclass(frozen=True)
+class DistillConfig:
+    """The settings of one distillation round (stored in the run directory as ``distill.json``)."""
+
+    checkpoint: str  # the network that plays, scores and is fitted
+    games: int = 6000  # self-play games that give the positions
+    max_positions: int = 0  # keep at most this many positions (0: all)
+    epsilon: float = 0.05  # exploration of the self-play games
+    parallel_games: int = 512
+    plies: int = 1  # search depth of the targets
+    chunk: int = 4096  # positions per target file
+    seed: int = 1
+    # fitting
+    epochs: int = 10
+    learning_rate: float = 1e-3
+    batch_size: int = 256
+    holdout: float = 0.05  # share of positions held out to watch over-fitting
+
+
+def _save_npz(path: Path, **arrays: Any) -> None:
+    """Write ``arrays`` to ``path`` as one .npz file, atomically."""
+    with atomic_write(path) as f:
+        np.savez(f, **arrays)
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
+    """Record ``config`` in ``run_dir`` or check it against the recorded one (sampling and target settings)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / SETTINGS
+    if path.exists():
+        stored = json.loads(path.read_text())
+        fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed")
+        differ = [f"{k}: run has {stored.get(k)!r}, asked {getattr(config, k)!r}" for k in fixed if stored.get(k) != getattr(config, k)]
+        if differ:
+            raise ValueError(f"{path}: the run was started with other settings ({'; '.join(differ)}); use another --out")
+    with atomic_write(path, "w") as f:
+        json.dump(asdict(config), f, indent=2)
+    return config
+
+
+def run_config(run_dir: Path, checkpoint: str, settings: dict[str, Any]) -> DistillConfig:
+    """The settings of a round: those ``run_dir`` recorded (when it has a record), updated by ``settings``.
+
+    So a resume or a refit (``--stage fit --epochs 10``) need not repeat the sampling
+    settings; ``prepare`` still refuses a change to them.
+    """
+    path = Path(run_dir) / SETTINGS
+    stored = json.loads(path.read_text()) if path.exists() else {}
+    known = {f.name for f in fields(DistillConfig)}
+    merged = {k: v for k, v in stored.items() if k in known} | settings | {"checkpoint": checkpoint}
+    return DistillConfig(**merged)
+
+
+def sample_positions(
+    evaluator: ProbabilityEvaluator, games: int, epsilon: float, parallel_games: int, rng: np.random.Generator
+) -> np.ndarray:
+    """(P, 26) int8 distinct positions (side on roll, not finished) of ``games`` self-play games, shuffled.
+
+    The games run ``parallel_games`` at a time with ``SelfPlay``; every position
+    before a move is kept. Games still in flight when ``games`` have finished count
+    with the positions they reached.
+    """
+    play = SelfPlay(min(parallel_games, games), td_lambda=0.0, epsilon=epsilon, rng=rng)
+    seen: list[np.ndarray] = []
+    finished = 0
+    while finished < games:
+        seen.append(play.boards.copy())
+        done = play.ply(evaluator)
+        if done is not None:
+            finished += done.games
+    boards = np.concatenate(seen).astype(np.int8)
+    boards = boards[~is_finished(boards) & ~is_finished(flip(boards))]
+    boards = np.unique(boards, axis=0)
+    return boards[rng.permutation(len(boards))]
+
+
+def search_targets(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int = 1) -> np.ndarray:
+    """(B, 5) float32 probabilities of the side on roll of ``boards`` (B, 26), searched ``plies`` deep.
+
+    ``invert(probabilities_at(evaluator, flip(b)[None], plies)[0])`` for every board at
+    once: ``flip(b)`` is the afterstate the opponent just left, so ``plies`` = 1 averages
+    the side on roll's 21 rolls, each after its best play by 0-ply equity.
+    """
+    return invert(probabilities_at(evaluator, flip(np.asarray(boards, dtype=np.int8)), plies)).astype(np.float32)
+
+
+def six_targets(five: np.ndarray) -> np.ndarray:
+    """(B, 6) float32 outcome distributions from five probabilities: ``to_six``, clipped to [0, 1], summing to 1."""
+    six = np.clip(to_six(np.asarray(five, dtype=np.float64)), 0.0, 1.0)
+    return (six / six.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def chunk_path(run_dir: Path, index: int) -> Path:
+    return run_dir / f"targets-{index:05d}.npz"
+
+
+def _read_chunk(path: Path, boards: np.ndarray) -> np.ndarray | None:
+    """The targets stored at ``path`` if the file is intact and holds exactly ``boards``; else None."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            stored, targets = data["boards"], data["targets"]
+    except Exception:  # noqa: BLE001 -- missing, truncated or foreign file: recompute it
+        return None
+    if stored.shape != boards.shape or not np.array_equal(stored, boards) or targets.shape != (len(boards), 5):
+        return None
+    if not np.isfinite(targets).all():
+        return None
+    return targets
+
+
+def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator) -> np.ndarray:
+    """The run's positions: read from ``positions.npz``, or sampled and written there."""
+    path = run_dir / POSITIONS
+    if path.exists():
+        with np.load(path, allow_pickle=False) as data:
+            return data["boards"]
+    start = time.perf_counter()
+    rng = np.random.default_rng([config.seed, 0])
+    boards = sample_positions(evaluator, config.games, config.epsilon, config.parallel_games, rng)
+    if config.max_positions:
+        boards = boards[: config.max_positions]
+    _save_npz(path, boards=boards)
+    _log(f"positions: {len(boards)} distinct from {config.games} games ({time.perf_counter() - start:.0f} s)")
+    return boards
+
+
+def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator, boards: np.ndarray) -> np.ndarray:
+    """(P, 5) search targets of ``boards``, computed chunk by chunk; chunks already on disk are reused."""
+    from threadpoolctl import threadpool_limits
+
+    parts = []
+    count = (len(boards) + config.chunk - 1) // config.chunk
+    start, computed = time.perf_counter(), 0
+    with threadpool_limits(1):
+        for index in range(count):
+            chunk = boards[index * config.chunk : (index + 1) * config.chunk]
+            path = chunk_path(run_dir, index)
+            targets = _read_chunk(path, chunk)
+            if targets is None:
+                targets = search_targets(evaluator, chunk, config.plies)
+                _save_npz(path, boards=chunk, targets=targets)
+                computed += len(chunk)
+                elapsed = time.perf_counter() - start
+                left = len(boards) - (index + 1) * config.chunk
+                _log(f"targets: chunk {index + 1}/{count}, {computed / elapsed:.0f} positions/s, "
+                     f"about {max(left, 0) / (computed / elapsed) / 60:.1f} min left")
+            parts.append(targets)
+    return np.concatenate(parts) if parts else np.zeros((0, 5), dtype=np.float32)
+
+
+def fit(
+    payload: dict[str, Any], boards: np.ndarray, five: np.ndarray, config: DistillConfig, log: bool = True
+) -> tuple[Any, dict[str, Any]]:
+    """Fit the checkpoint's torch network to ``five`` (targets of ``boards``); (best network, report)."""
+    import torch
+
+    from training.network import network_from_payload
+    from training.td import target_loss
+
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng([config.seed, 2])
+    network = network_from_payload(payload)
+    targets = six_targets(five)
+    order = rng.permutation(len(boards))
+    held = max(1, round(config.holdout * len(boards))) if config.holdout > 0 else 0
+    valid, train = order[:held], order[held:]
+    plogp = -(targets * np.log(np.clip(targets, 1e-12, 1.0))).sum(axis=1)  # cross-entropy = KL + this
+    entropy = float(plogp[valid].mean()) if held else 0.0
+    train_entropy = float(plogp[train].mean())
+
+    def held_out_loss() -> float:
+        if not held:
+            return float("nan")
+        network.eval()
+        with torch.no_grad():
+            losses = []
+            for i in range(0, held, 8192):
+                rows = valid[i : i + 8192]
+                logits = network(*network.inputs(boards[rows]))
+                losses.append(target_loss(network, logits, torch.from_numpy(targets[rows]), "cross_entropy").item() * len(rows))
+        return float(np.sum(losses) / held)
+
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
+    best_loss, best_epoch = held_out_loss(), 0
+    best_state = {k: v.clone() for k, v in network.state_dict().items()}
+    history: list[dict[str, Any]] = [{"epoch": 0, "train_loss": None, "held_out_loss": best_loss}]
+    if log:
+        _log(f"fit: {len(train)} train, {held} held out; held-out KL before {best_loss - entropy:.5f}")
+    for epoch in range(1, config.epochs + 1):
+        network.train()
+        losses = []
+        shuffled = train[rng.permutation(len(train))]
+        for i in range(0, len(shuffled), config.batch_size):
+            rows = shuffled[i : i + config.batch_size]
+            logits = network(*network.inputs(boards[rows]))
+            loss = target_loss(network, logits, torch.from_numpy(targets[rows]), "cross_entropy")
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        held_loss = held_out_loss()
+        history.append({"epoch": epoch, "train_loss": float(np.mean(losses)), "held_out_loss": held_loss})
+        if log:
+            _log(f"fit: epoch {epoch}, train KL {np.mean(losses) - train_entropy:.5f}, held-out KL {held_loss - entropy:.5f}")
+        if not held or held_loss < best_loss:
+            best_loss, best_epoch = held_loss, epoch
+            best_state = {k: v.clone() for k, v in network.state_dict().items()}
+    network.load_state_dict(best_state)
+    network.eval()
+    report = {"train_positions": len(train), "held_out_positions": int(held),
+              "held_out_target_entropy": entropy, "history": history, "best_epoch": best_epoch}
+    return network, report
+
+
+def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("positions", "targets", "fit")) -> dict[str, Any]:
+    """Run (or resume) the stages of one round in ``run_dir``; the fit report when it fits."""
+    prepare(config, run_dir)
+    payload = load_checkpoint(config.checkpoint)
+    evaluator = NetworkEvaluator(load_network(config.checkpoint))
+    start = time.perf_counter()
+    boards = make_positions(config, run_dir, evaluator)
+    if "targets" not in stages and "fit" not in stages:
+        return {}
+    five = make_targets(config, run_dir, evaluator, boards)
+    target_seconds = time.perf_counter() - start
+    if "fit" not in stages:
+        return {}
+    import torch
+
+    torch.set_num_threads(1)
+    start = time.perf_counter()
+    network, report = fit(payload, boards, five, config)
+    training = dict(payload.get("training") or {})
+    state = {"games": training.get("games"), "wall_seconds": training.get("wall_seconds"),
+             "distill": {"from": config.checkpoint, "positions": len(boards), "plies": config.plies,
+                         "best_epoch": report["best_epoch"]}}
+    save_checkpoint(run_dir / DISTILLED, network, training=state, config=payload.get("config"))
+    export_numpy((run_dir / DISTILLED).with_suffix(".npz"), network.config, network.state_dict())
+    report.update(settings=asdict(config), positions=len(boards),
+                  fit_seconds=round(time.perf_counter() - start, 1), positions_and_targets_seconds_this_call=round(target_seconds, 1))
+    with atomic_write(run_dir / "fit.json", "w") as f:
+        json.dump(report, f, indent=2)
+    _log(f"fit: epoch {report['best_epoch']} kept; wrote {run_dir / DISTILLED} and {(run_dir / DISTILLED).with_suffix('.npz')}")
+    return report
