@@ -288,8 +288,87 @@ def test_docs_render_offline(page, servers):
     shoot(page, "docs")
 
 
-def test_match_analysis_is_a_labelled_placeholder(page, servers):
+# ---------------------------------------------------------------- match analysis
+
+# A 1-point match, one unfinished game: nardy's opening 51 played 8/3 6/5 (a very bad play at 0-ply).
+BLUNDER_MAT = (" 1 point match\n\n Game 1\n nardy : 0                      nardy-2 : 0\n"
+               "  1) 51: 8/3 6/5                 22: 13/11 13/11 6/4 6/4\n"
+               "  2) 52: 13/8 24/22              64: 24/18 13/9\n")
+
+
+def test_match_analysis_steps_through_the_decisions(page, servers, tmp_path):
+    from bot.doors import cli
+
+    exported = tmp_path / "exported.mat"
+    assert cli.run(["match", "--length", "1", "--seed", "3", "--mat", str(exported)]) in (0, None)
+    blunder = tmp_path / "blunder.mat"
+    blunder.write_text(BLUNDER_MAT)
     page.goto(servers["real"] + "/")
+    expect = sync_api.expect
     page.click("#tab-match")
-    sync_api.expect(page.locator("#match-panel")).to_contain_text("Not available yet")
+    expect(by(page, "analyse-match")).to_be_disabled()
+    by(page, "mat-input").set_input_files(str(exported))
+    by(page, "analyse-match").click()
+    expect(by(page, "player-row")).to_have_count(2, timeout=30000)
+    expect(by(page, "match-players")).to_contain_text("nardy-2")
+    rows = by(page, "decision-row")
+    assert rows.count() > 20
+    expect(rows.first).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(by(page, "decision-count")).to_have_text(f"1 / {rows.count()}")
+    expect(by(page, "prev-decision")).to_be_disabled()
+    expect(by(page, "checker")).to_have_count(30)
+    expect(by(page, "position-id")).to_have_text("4HPwATDgc/ABMA")
+    expect(by(page, "dice")).to_have_text(re.compile(r"^[1-6]{2}$"))
+    first_id = by(page, "position-id").text_content()
+    by(page, "next-decision").click()
+    expect(rows.nth(1)).to_have_class(re.compile(r"\bcurrent\b"))
+    expect(by(page, "position-id")).not_to_have_text(first_id)
+    expect(by(page, "prev-decision")).to_be_enabled()
+    rows.nth(5).click()
+    expect(by(page, "decision-count")).to_have_text(f"6 / {rows.count()}")
+    by(page, "prev-decision").click()
+    expect(by(page, "decision-count")).to_have_text(f"5 / {rows.count()}")
     shoot(page, "match")
+    # A hand-made game with a blunder: its row is marked and highlighted, "next error" goes to it.
+    page.select_option("#match-depth", "0")
+    by(page, "mat-input").set_input_files(str(blunder))
+    by(page, "analyse-match").click()
+    expect(by(page, "decision-row").first).to_contain_text("8/3 6/5")
+    first = by(page, "decision-row").first
+    expect(first).to_have_attribute("data-mark", "very bad")
+    expect(first).to_have_class(re.compile(r"\bmark-very-bad\b"))
+    assert first.evaluate("e => getComputedStyle(e).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+    expect(by(page, "decision-detail")).to_contain_text("very bad")
+    expect(by(page, "decision-detail")).to_contain_text("Best: 24/23 13/8")
+    # "Next error" goes to the next marked decision, wrapping round to the first.
+    marked = page.locator('[data-testid="decision-row"][data-mark]').count()
+    for _ in range(marked):
+        by(page, "next-error").click()
+        expect(page.locator('[data-testid="decision-row"].current')).to_have_attribute("data-mark", re.compile("."))
+    expect(first).to_have_class(re.compile(r"\bcurrent\b"))
+    shoot(page, "match-error")
+
+
+def test_a_damaged_mat_file_shows_a_message_and_the_page_keeps_working(page, servers, tmp_path):
+    page.allowed_logs.add(BAD_REQUEST_LOG)
+    damaged = tmp_path / "damaged.mat"
+    damaged.write_text("garbage\nnot a match\n")
+    good = tmp_path / "good.mat"
+    good.write_text(BLUNDER_MAT)
+    page.goto(servers["real"] + "/")
+    expect = sync_api.expect
+    page.click("#tab-match")
+    by(page, "mat-input").set_input_files(str(damaged))
+    by(page, "analyse-match").click()
+    expect(by(page, "error")).to_be_visible()
+    expect(by(page, "error")).to_contain_text("line 1")
+    expect(by(page, "analyse-match")).to_be_enabled()
+    by(page, "mat-input").set_input_files(str(good))
+    by(page, "analyse-match").click()
+    expect(by(page, "error")).to_be_hidden()
+    expect(by(page, "player-row")).to_have_count(2)
+    # The other modes still work.
+    page.click("#tab-analyse")
+    by(page, "dice-input").fill("31")
+    by(page, "analyse").click()
+    expect(by(page, "hint-row").first).to_contain_text("8/5 6/5")

@@ -41,3 +41,13 @@ export function post(path, body) {
     body: JSON.stringify(body),
   });
 }
+
+// A raw body (a .mat file: a File or a string) posted as text, e.g. to /v1/analyze?plies=0.
+export function postRaw(path, params, body) {
+  const query = new URLSearchParams(params).toString();
+  return request(query ? `${path}?${query}` : path, {
+    method: "POST",
+    headers: { "Content-Type": "text/plain", Accept: "application/json" },
+    body,
+  });
+}

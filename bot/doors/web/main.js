@@ -3,6 +3,7 @@
 import { Board } from "./board.js";
 import { Play } from "./play.js";
 import { Analyse, START_ID } from "./analyse.js";
+import { MatchAnalysis } from "./match.js";
 
 const START = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
 const $ = (id) => document.getElementById(id);
@@ -11,7 +12,8 @@ const el = {};
 for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", "dice", "error", "notice", "log",
   "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
   "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "matchPanel",
-  "copyPosition", "copyMatch"]) {
+  "copyPosition", "copyMatch", "matInput", "matchDepth", "analyseMatch", "matchResults", "matchStats",
+  "matchGames", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList"]) {
   el[id] = $(id.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()));
 }
 
@@ -70,6 +72,7 @@ const ui = {
 
 const play = new Play(ui);
 const analyse = new Analyse(ui);
+const match = new MatchAnalysis(ui);
 ui.board = new Board($("board"), (point) => play.click(point));
 
 function show(mode) {
@@ -77,6 +80,7 @@ function show(mode) {
   ui.setMode(mode);
   ui.notice("");
   if (mode === "play") play.render();
+  else if (mode === "match") match.render();
   else analyse.render();
 }
 

@@ -1,0 +1,225 @@
+// Match analysis: a .mat file posted raw to /v1/analyze (0- or 1-ply), the players' statistics,
+// and every analysed decision in a list, stepped through with the position drawn on the board
+// (GET /v1/game/board for its PositionID:MatchID, in the view of the player who decided).
+
+import { get, postRaw } from "./api.js";
+
+const MARK_CLASS = { doubtful: "mark-doubtful", bad: "mark-bad", "very bad": "mark-very-bad" };
+const f1 = (x) => (x === null || x === undefined ? "" : Number(x).toFixed(1));
+const f3 = (x) => (x === null || x === undefined ? "" : Number(x).toFixed(3));
+
+function td(row, text, cls = "") {
+  const c = row.insertCell();
+  c.textContent = text;
+  if (cls) c.className = cls;
+  return c;
+}
+
+function describe(d) {
+  if (d.kind === "move") return `${d.dice ? d.dice.join("") + ": " : ""}${d.played || "(no move)"}`;
+  return `${d.kind === "take" ? "Cube response" : "Cube"}: ${d.played}`;
+}
+
+export class MatchAnalysis {
+  constructor(ui) {
+    this.ui = ui;
+    this.names = [];
+    this.decisions = []; // [{...decision, game}]
+    this.index = -1;
+    this.boards = new Map(); // index -> GET /v1/game/board answer
+    const el = ui.el;
+    el.analyseMatch.addEventListener("click", () => this.upload());
+    el.prevDecision.addEventListener("click", () => this.step(-1));
+    el.nextDecision.addEventListener("click", () => this.step(1));
+    el.nextError.addEventListener("click", () => this.nextError());
+    el.matInput.addEventListener("change", () => {
+      el.analyseMatch.disabled = !el.matInput.files.length;
+    });
+    el.decisionList.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowDown" || e.key === "ArrowRight") { e.preventDefault(); this.step(1); }
+      if (e.key === "ArrowUp" || e.key === "ArrowLeft") { e.preventDefault(); this.step(-1); }
+    });
+    this.updateNav();
+  }
+
+  async upload() {
+    const ui = this.ui, el = ui.el;
+    const file = el.matInput.files[0];
+    if (!file) {
+      ui.showError("choose a .mat file first");
+      return;
+    }
+    const plies = Number(el.matchDepth.value) || 0;
+    el.analyseMatch.disabled = true;
+    ui.notice(`Analysing ${file.name} at ${plies}-ply…`);
+    try {
+      const answer = await postRaw("/v1/analyze", { plies }, file);
+      ui.clearError();
+      this.show(answer, file.name);
+      ui.notice(`${file.name}: ${this.decisions.length} decisions analysed at ${plies}-ply`);
+      if (this.decisions.length) await this.select(0);
+      else this.render();
+    } catch (e) {
+      ui.notice("");
+      ui.showError(e.message);
+    } finally {
+      el.analyseMatch.disabled = false;
+    }
+  }
+
+  show(answer) {
+    const el = this.ui.el;
+    this.names = answer.players.map((p) => p.name);
+    this.decisions = [];
+    for (const g of answer.games) for (const d of g.decisions) this.decisions.push({ ...d, game: g.number });
+    this.index = -1;
+    this.boards.clear();
+
+    const table = document.createElement("table");
+    table.className = "stats";
+    table.dataset.testid = "match-players";
+    const head = table.createTHead().insertRow();
+    for (const [h, title] of [["Player", ""], ["Checker", "checker-play error rate, mEMG per unforced move"],
+      ["Marked", "doubtful / bad / very bad plays"], ["Cube", "cube error rate, mEMG per close decision"],
+      ["Overall", "overall error rate, mEMG"], ["PR", "performance rating (lower is better)"],
+      ["Luck", "luck rate, mEMG per move"]]) {
+      const th = document.createElement("th");
+      th.textContent = h;
+      if (title) th.title = title;
+      head.appendChild(th);
+    }
+    const body = table.createTBody();
+    for (const p of answer.players) {
+      const row = body.insertRow();
+      row.dataset.testid = "player-row";
+      td(row, p.name, "name");
+      td(row, f1(p.checker.error_rate_memg));
+      const m = p.checker.marked;
+      td(row, `${m.doubtful}/${m.bad}/${m.very_bad}`);
+      td(row, p.cube.close ? f1(p.cube.error_rate_memg) : "–");
+      td(row, f1(p.overall.error_rate_memg));
+      td(row, f1(p.pr), "pr");
+      td(row, f1(p.luck_rate_memg));
+    }
+    el.matchStats.replaceChildren(table);
+    const games = answer.games.map((g) => {
+      const winner = g.winner === null || g.winner === undefined ? "unfinished" : `${this.names[g.winner]} wins ${g.points}`;
+      return `Game ${g.number} (${g.score[0]}-${g.score[1]}): ${winner}${g.stopped ? ` — stopped: ${g.stopped}` : ""}`;
+    });
+    el.matchGames.textContent = games.join(" · ");
+
+    const list = el.decisionList;
+    list.replaceChildren();
+    this.decisions.forEach((d, i) => {
+      const li = document.createElement("li");
+      li.dataset.testid = "decision-row";
+      li.dataset.index = String(i);
+      if (d.mark) {
+        li.classList.add("marked", MARK_CLASS[d.mark] || "mark-bad");
+        li.dataset.mark = d.mark;
+      }
+      const who = document.createElement("span");
+      who.className = "who";
+      who.textContent = `G${d.game} ${this.names[d.player] || `player ${d.player}`}`;
+      const what = document.createElement("span");
+      what.className = "what";
+      what.textContent = describe(d);
+      const err = document.createElement("span");
+      err.className = "err";
+      err.textContent = d.error ? `${f3(-d.error)}${d.mark ? ` ${d.mark}` : ""}` : "";
+      li.append(who, what, err);
+      li.addEventListener("click", () => this.select(i));
+      list.appendChild(li);
+    });
+    el.matchResults.hidden = false;
+    this.updateNav();
+  }
+
+  step(delta) {
+    if (!this.decisions.length) return;
+    const i = Math.min(Math.max(this.index + delta, 0), this.decisions.length - 1);
+    if (i !== this.index) this.select(i);
+  }
+
+  nextError() {
+    const n = this.decisions.length;
+    for (let k = 1; k <= n; k++) {
+      const i = (this.index + k) % n;
+      if (this.decisions[i].mark) return this.select(i);
+    }
+    this.ui.notice("No marked errors in this match");
+    return null;
+  }
+
+  async select(i) {
+    const ui = this.ui, el = ui.el;
+    this.index = i;
+    for (const li of el.decisionList.children) {
+      const on = Number(li.dataset.index) === i;
+      li.classList.toggle("current", on);
+      li.setAttribute("aria-current", on ? "true" : "false");
+      if (on) li.scrollIntoView({ block: "nearest" });
+    }
+    this.updateNav();
+    const d = this.decisions[i];
+    try {
+      if (!this.boards.has(i)) {
+        const position = d.match_id ? `${d.position_id}:${d.match_id}` : d.position_id;
+        this.boards.set(i, await get("/v1/game/board", { position }));
+      }
+      if (this.index !== i) return; // a later click won
+      ui.clearError();
+      this.render();
+    } catch (e) {
+      ui.showError(e.message);
+    }
+  }
+
+  updateNav() {
+    const el = this.ui.el, n = this.decisions.length;
+    el.prevDecision.disabled = this.index <= 0;
+    el.nextDecision.disabled = !n || this.index >= n - 1;
+    el.nextError.disabled = !this.decisions.some((d) => d.mark);
+    el.decisionCount.textContent = n ? `${this.index + 1} / ${n}` : "";
+    const d = n && this.index >= 0 ? this.decisions[this.index] : null;
+    el.decisionDetail.replaceChildren();
+    if (!d) return;
+    const who = this.names[d.player] || `player ${d.player}`;
+    const lines = [
+      [`Game ${d.game}, ${who}${d.kind === "move" ? ` to play ${d.dice ? d.dice.join("") : ""}` : d.kind === "take" ? ", doubled" : ", cube"}`, "head"],
+      [`Played: ${d.played || "(no move)"}`, ""],
+      [`Best: ${d.best || "(no move)"}`, ""],
+      [d.error ? `Error ${f3(-d.error)}${d.mark ? ` (${d.mark})` : ""}` : d.forced ? "Forced" : "No error", d.mark ? MARK_CLASS[d.mark] : ""],
+    ];
+    for (const [text, cls] of lines) {
+      const p = document.createElement("p");
+      p.textContent = text;
+      if (cls) p.className = cls;
+      el.decisionDetail.appendChild(p);
+    }
+  }
+
+  render() {
+    const ui = this.ui, el = ui.el;
+    if (ui.mode !== "match") return;
+    const b = this.index >= 0 ? this.boards.get(this.index) : null;
+    if (!b) {
+      ui.drawStart("");
+      return;
+    }
+    const d = this.decisions[this.index];
+    const who = this.names[d.player] || `player ${d.player}`;
+    const dice = d.kind === "move" ? d.dice || b.dice : null;
+    ui.board.draw(b.board, {
+      dice,
+      cube: b.match_length && b.crawford ? 0 : b.cube,
+      cubeOwner: b.cube_owner === "on_roll" ? "me" : b.cube_owner === "opponent" ? "them" : null,
+    });
+    ui.setIds(b.position_id, d.match_id || "");
+    el.dice.textContent = dice ? `${dice[0]}${dice[1]}` : "";
+    el.turn.textContent = `${who} at the bottom${d.kind === "move" ? " to play" : d.kind === "take" ? ", doubled" : ", cube decision"}`;
+    el.score.textContent = b.match_length ? `Score ${b.score[0]}-${b.score[1]} in a ${b.match_length}-point match` : "Money game";
+    el.pips.textContent = `Pips: bottom ${b.pips[0]}, top ${b.pips[1]}`;
+    el.cubeInfo.textContent = `Cube ${b.cube}${b.cube_owner ? (b.cube_owner === "on_roll" ? ", bottom's" : ", top's") : ", centred"}`;
+  }
+}
