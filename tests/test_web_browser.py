@@ -372,3 +372,35 @@ def test_a_damaged_mat_file_shows_a_message_and_the_page_keeps_working(page, ser
     by(page, "dice-input").fill("31")
     by(page, "analyse").click()
     expect(by(page, "hint-row").first).to_contain_text("8/5 6/5")
+
+
+def test_set_up_a_position_on_the_board_and_analyse_it(page, servers):
+    from engine.position_id import encode_position_id
+
+    page.goto(servers["real"] + "/")
+    expect = sync_api.expect
+    by(page, "setup").click()
+    expect(by(page, "position-input")).to_have_value("4HPwATDgc/ABMA")  # from the position shown
+    by(page, "setup-clear").click()
+    expect(by(page, "checker")).to_have_count(0)
+    for _ in range(3):
+        by(page, "point-6").click()
+    by(page, "point-5").click()
+    by(page, "bar").click()
+    for _ in range(2):
+        by(page, "point-19").click(modifiers=["Shift"])
+    by(page, "point-24").click(button="right")
+    by(page, "point-5").click(modifiers=["Shift"])  # takes bottom's checker off point 5 again
+    expect(by(page, "checker")).to_have_count(7)
+    board = np.zeros(26, dtype=int)
+    board[6], board[25], board[19], board[24] = 3, 1, -2, -1
+    expected = encode_position_id(board)
+    expect(by(page, "position-input")).to_have_value(expected)
+    expect(by(page, "position-id")).to_have_text(expected)
+    shoot(page, "setup")
+    by(page, "dice-input").fill("21")
+    by(page, "analyse").click()
+    expect(by(page, "hint-row").first).to_be_visible()
+    expect(by(page, "position-id")).to_have_text(expected)
+    expect(by(page, "error")).to_be_hidden()
+    expect(by(page, "setup")).to_have_attribute("aria-pressed", "false")

@@ -81,7 +81,8 @@ export class Board {
         const cx = x + POINT_W / 2;
         stack(g, cx, bottom ? H - FRAME - R : FRAME + R, bottom ? -2 * R : 2 * R, Math.abs(n), n > 0);
       }
-      g.addEventListener("click", () => this.onClick && this.onClick(p));
+      g.addEventListener("click", (e) => this.onClick && this.onClick(p, e));
+      g.addEventListener("contextmenu", (e) => { if (this.onClick && this.onClick(p, e, true)) e.preventDefault(); });
     }
 
     const bar = el("g", { "data-testid": "bar", class: "bar", "data-point": 25 }, svg);
@@ -90,7 +91,8 @@ export class Board {
     // The bottom side's checkers wait on the upper half (they enter in the top right), the other's below.
     if (board[25] > 0) stack(bar, BAR_X + BAR_W / 2, H / 2 - 40 - R, -2 * R, board[25], true);
     if (board[0] < 0) stack(bar, BAR_X + BAR_W / 2, H / 2 + 40 + R, 2 * R, -board[0], false);
-    bar.addEventListener("click", () => this.onClick && this.onClick(25));
+    bar.addEventListener("click", (e) => this.onClick && this.onClick(25, e));
+    bar.addEventListener("contextmenu", (e) => { if (this.onClick && this.onClick(25, e, true)) e.preventDefault(); });
 
     const mineOff = 15 - board.reduce((s, v) => s + Math.max(v, 0), 0);
     const theirsOff = 15 - board.reduce((s, v) => s + Math.max(-v, 0), 0);

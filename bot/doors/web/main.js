@@ -13,7 +13,8 @@ for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", 
   "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
   "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "matchPanel",
   "copyPosition", "copyMatch", "matInput", "matchDepth", "analyseMatch", "matchResults", "matchStats",
-  "matchGames", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList"]) {
+  "matchGames", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList",
+  "setup", "setupTools", "setupSide", "setupClear"]) {
   el[id] = $(id.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()));
 }
 
@@ -73,7 +74,12 @@ const ui = {
 const play = new Play(ui);
 const analyse = new Analyse(ui);
 const match = new MatchAnalysis(ui);
-ui.board = new Board($("board"), (point) => play.click(point));
+ui.board = new Board($("board"), (point, event, context) => {
+  if (analyse.setup && ui.mode === "analyse") return analyse.setupClick(point, event, context);
+  if (context) return false;
+  play.click(point);
+  return true;
+});
 
 function show(mode) {
   if (mode !== ui.mode) ui.clearResults();
@@ -98,6 +104,8 @@ el.confirm.addEventListener("click", () => play.confirm());
 el.undo.addEventListener("click", () => play.undo());
 el.hint.addEventListener("click", () => play.hint());
 el.analyse.addEventListener("click", () => analyse.analyse());
+el.setup.addEventListener("click", () => { if (ui.mode !== "analyse") show("analyse"); analyse.toggleSetup(); });
+el.setupClear.addEventListener("click", () => analyse.clearSetup());
 for (const input of [el.positionInput, el.diceInput]) {
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") analyse.analyse(); });
 }
