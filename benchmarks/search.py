@@ -25,8 +25,8 @@ from bot.checkpoint import load_evaluator
 from bot.evaluator import ProbabilityEvaluator
 from bot.facade import default_checkpoint, search_filters
 from bot.search import SearchEvaluator, rank_afterstates
-from engine import START, afterstates, decode_position_id
-from strength import SHARED, error_rate  # benchmarks/strength.py, beside this script
+from engine import START, afterstates
+from strength import SHARED, decision_ms, error_rate  # benchmarks/strength.py, beside this script
 
 DEPTHS = (0, 1, 2)
 
@@ -39,18 +39,6 @@ def check_answer(evaluator: ProbabilityEvaluator) -> None:
     for plies in DEPTHS:
         best = children[rank_afterstates(evaluator, children, plies, filters=search_filters()).best()[0]]
         assert np.array_equal(best, expected), f"opening 31 at {plies}-ply: not 8/5 6/5"
-
-
-def decision_ms(evaluator: ProbabilityEvaluator, records: list[dict], plies: int) -> np.ndarray:
-    """Wall time (ms) of one move decision per record: generate the plays, rank them ``plies`` deep."""
-    times = []
-    for record in records:
-        board = decode_position_id(record["position_id"])[None]
-        start = time.perf_counter()
-        children, _ = afterstates(board, np.array([record["dice"]]))
-        rank_afterstates(evaluator, children, plies, filters=search_filters())
-        times.append(1000 * (time.perf_counter() - start))
-    return np.array(times)
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -13,6 +14,16 @@ from bot.network import NetworkConfig
 from training.network import ValueNetwork
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+
+def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
+    """A board from {point: checkers} of each side, both in the mover's numbering (0/25 = bars)."""
+    b = np.zeros(26, dtype=np.int8)
+    for point, n in mover.items():
+        b[point] = n
+    for point, n in opponent.items():
+        b[point] = -n
+    return b
 
 
 def load_fixture(name: str) -> list[dict]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import board
+
 from bot.encoding import get_encoding
 from bot.features import (
     CONTACT_FEATURES,
@@ -19,16 +21,6 @@ from engine import afterstates
 from engine.board import START, flip
 
 HALF = len(HALF_FEATURES)
-
-
-def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board from {point: checkers} of each side, both in the mover's numbering (0/25 = bars)."""
-    b = np.zeros(26, dtype=np.int8)
-    for point, n in mover.items():
-        b[point] = n
-    for point, n in opponent.items():
-        b[point] = -n
-    return b
 
 
 def features(b: np.ndarray, side: str = "mover") -> dict[str, float]:

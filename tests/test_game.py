@@ -11,19 +11,11 @@ from engine.match_id import GameState, MatchId, decode_match_id, encode_match_id
 from engine.notation import parse_move
 from engine.plays import legal_plays
 
+from conftest import board
+
 
 def _state(board, match=MatchState(), turn=0, phase=Phase.BEFORE_ROLL, dice=None) -> Game:
     return Game(match, phase, turn, Position(board), dice)
-
-
-def _race(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board (mover's view): ``mover`` checkers by point, ``opponent`` checkers by the mover's point numbers."""
-    board = np.zeros(26, dtype=np.int8)
-    for point, n in mover.items():
-        board[point] = n
-    for point, n in opponent.items():
-        board[point] = -n
-    return board
 
 
 def test_opening_roll_ties_roll_again_and_the_higher_die_moves_first():
@@ -68,19 +60,19 @@ def test_a_drop_scores_the_cube_before_the_double():
     [({24: 1}, Outcome.SINGLE), ({12: 15}, Outcome.GAMMON), ({3: 1, 12: 14}, Outcome.BACKGAMMON)],
 )
 def test_bearing_off_the_last_checker_scores_by_outcome_and_cube(opponent, outcome):
-    board = _race({1: 1}, opponent)
+    final = board({1: 1}, opponent)
     match = MatchState(cube_value=2, cube_owner=1)
-    result = _state(board, match, turn=1, phase=Phase.ROLLED, dice=(6, 5)).move(legal_plays(board, (6, 5))[0])
+    result = _state(final, match, turn=1, phase=Phase.ROLLED, dice=(6, 5)).move(legal_plays(final, (6, 5))[0])
     assert (result.winner, result.outcome, result.points) == (1, outcome, 2 * int(outcome))
     assert result.position.board[1] == 0  # the final board, seen by the winner
 
 
 def test_jacoby_counts_gammons_single_until_the_cube_is_turned():
-    board = _race({1: 1}, {12: 15})
-    move = legal_plays(board, (2, 1))[0]
-    centred = _state(board, MatchState(jacoby=True), phase=Phase.ROLLED, dice=(2, 1)).move(move)
+    final = board({1: 1}, {12: 15})
+    move = legal_plays(final, (2, 1))[0]
+    centred = _state(final, MatchState(jacoby=True), phase=Phase.ROLLED, dice=(2, 1)).move(move)
     assert (centred.outcome, centred.points) == (Outcome.GAMMON, 1)
-    turned = _state(board, MatchState(jacoby=True, cube_value=2, cube_owner=0), phase=Phase.ROLLED, dice=(2, 1))
+    turned = _state(final, MatchState(jacoby=True, cube_value=2, cube_owner=0), phase=Phase.ROLLED, dice=(2, 1))
     assert turned.move(move).points == 4
 
 
@@ -156,7 +148,7 @@ def _games() -> list[Game | GameResult]:
     rolled = new_game(MatchState(match_length=7, score=(1, 3))).roll_opening(2, 5)
     before = rolled.move(legal_plays(rolled.board, rolled.dice)[0])
     doubled = _state(START, post, turn=0).double()
-    race = _race({1: 1}, {12: 15})
+    race = board({1: 1}, {12: 15})
     return [
         new_game(MatchState(match_length=3)), new_game(post), rolled, before, doubled,
         _state(START, crawford, turn=1), _state(START, MatchState(jacoby=True, cube_value=4, cube_owner=1)),
@@ -192,14 +184,14 @@ def _ids(board=START, **fields) -> tuple[str, str]:
     [
         (_ids(match_length=3, score=(3, 1)), "the match is over"),
         (_ids(match_length=5, score=(4, 4), crawford=True), "exactly one side"),
-        (_ids(_race({1: 1}, {12: 15}), game_state=GameState.NONE), "start"),
+        (_ids(board({1: 1}, {12: 15}), game_state=GameState.NONE), "start"),
         (_ids(game_state=GameState.NONE, dice=(3, 1)), "no dice"),
         (_ids(dice=(3, 1), double_offered=True, turn=1), "dice belong"),
         (_ids(cube_value=2, cube_owner=1, double_offered=True, turn=1), "no access to the cube"),
         (_ids(match_length=5, score=(4, 0), crawford=True, double_offered=True, turn=1), "no access to the cube"),
         (_ids(turn=1), "cannot decide now"),
         (_ids(double_offered=True, turn=0), "cannot decide now"),
-        (_ids(_race({}, {12: 15})), "borne off all 15"),
+        (_ids(board({}, {12: 15})), "borne off all 15"),
         (_ids(game_state=GameState.OVER), "all its checkers off"),
         (_ids(game_state=GameState.RESIGNED), "the level"),
         (_ids(game_state=GameState.DROPPED, player_on_roll=1, turn=0), "winner on roll"),

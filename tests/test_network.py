@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import sure_gammon_network
+from conftest import board, sure_gammon_network
 from bot.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from bot.encoding import ENCODINGS, get_encoding, is_race, rearmost
 from bot.evaluator import (
@@ -24,16 +24,6 @@ from training.network import ValueNetwork, load_value_network
 from bot.outcomes import equity, finished_probabilities, invert, is_finished, to_cumulative, to_six, winner_outcome
 from engine import START, afterstates, flip
 from training.selfplay import SelfPlay
-
-
-def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A board from {point: checkers} of each side, both in the mover's numbering (0/25 = bars)."""
-    b = np.zeros(26, dtype=np.int8)
-    for point, n in mover.items():
-        b[point] = n
-    for point, n in opponent.items():
-        b[point] = -n
-    return b
 
 
 def played_positions(count: int = 400) -> np.ndarray:
