@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 import torch
 
+from bot.evaluator import NetworkEvaluator
+from bot.facade import Bot
 from bot.network import NetworkConfig
 from training.network import ValueNetwork
 
@@ -45,6 +47,12 @@ def shared_dir() -> Path:
 # the side on roll, one rounding error past 1.
 SURE_GAMMON_LOGITS = [-16.72304344177246, 0.0, -15.93333625793457, -26.781570434570312, -26.57658576965332,
                       -25.975595474243164]
+
+
+def tiny_bot(seed: int) -> Bot:
+    """A bot on a small random network (seeded): the doors' tests need answers, not good ones."""
+    torch.manual_seed(seed)
+    return Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval()))
 
 
 def sure_gammon_network() -> ValueNetwork:

@@ -6,14 +6,11 @@ import socket
 import threading
 
 import pytest
-import torch
 
+from conftest import tiny_bot
 from bot.cube import CubeState, Owner
-from bot.evaluator import NetworkEvaluator
 from bot.doors.external import MAX_REPLY, ExternalServer, cube_state, reply
 from bot.facade import Bot
-from bot.network import NetworkConfig
-from training.network import ValueNetwork
 from engine.board import flip
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move
@@ -48,8 +45,7 @@ CRAWFORD_NO_MOVE = (
 
 @pytest.fixture(scope="module")
 def bot() -> Bot:
-    torch.manual_seed(3)
-    return Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval()))
+    return tiny_bot(3)
 
 
 @pytest.mark.parametrize("line", [ROLLED, ON_THE_BAR])
@@ -101,14 +97,19 @@ def test_a_malformed_line_gets_an_error_reply(bot, line, named):
     assert len(answer) <= MAX_REPLY and "\n" not in answer
 
 
-def _ask(sock: socket.socket, line: str) -> str:
-    sock.sendall(line.encode() + b"\n\x00")
+def read_line(sock: socket.socket) -> str:
+    """One reply line; byte by byte, so a second reply that arrived with it stays for the next call."""
     data = b""
     while not data.endswith(b"\n"):
-        chunk = sock.recv(4096)
-        assert chunk, "the server closed the connection"
-        data += chunk
+        byte = sock.recv(1)
+        assert byte, "the server closed the connection without a reply"
+        data += byte
     return data.decode().rstrip("\n")
+
+
+def _ask(sock: socket.socket, line: str) -> str:
+    sock.sendall(line.encode() + b"\n\x00")
+    return read_line(sock)
 
 
 def test_the_server_answers_over_tcp_and_outlives_its_clients(bot):

@@ -8,20 +8,16 @@ import time
 from contextlib import contextmanager
 
 import pytest
-import torch
 
+from conftest import tiny_bot
 from bot.doors.external import BUSY_REPLY, MAX_LINE, ExternalServer, reply
-from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
-from bot.network import NetworkConfig
-from training.network import ValueNetwork
-from tests.test_external import BEFORE_THE_ROLL, ROLLED
+from tests.test_external import BEFORE_THE_ROLL, ROLLED, read_line
 
 
 @pytest.fixture(scope="module")
 def bot() -> Bot:
-    torch.manual_seed(3)
-    return Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval()))
+    return tiny_bot(3)
 
 
 @contextmanager
@@ -37,19 +33,9 @@ def serving(bot: Bot, **options):
         thread.join(timeout=10)
 
 
-def _read_line(sock: socket.socket) -> str:
-    """One reply line; byte by byte, so a second reply that arrived with it stays for the next call."""
-    data = b""
-    while not data.endswith(b"\n"):
-        byte = sock.recv(1)
-        assert byte, "the server closed the connection without a reply"
-        data += byte
-    return data.decode().rstrip("\n")
-
-
 def _ask(sock: socket.socket, line: str | bytes) -> str:
     sock.sendall((line.encode() if isinstance(line, str) else line) + b"\n\x00")
-    return _read_line(sock)
+    return read_line(sock)
 
 
 def test_an_idle_client_does_not_block_another(bot):
@@ -79,9 +65,9 @@ def test_a_huge_field_gets_an_error_reply_not_a_dropped_connection(bot, value):
 def test_every_line_gets_a_reply_even_an_empty_one(bot):
     with serving(bot) as address, socket.create_connection(address, timeout=10) as sock:
         sock.sendall(b"\n" + ROLLED.encode() + b"\n\x00garbage\n")
-        assert _read_line(sock).startswith("Error: ")
-        assert _read_line(sock) == reply(bot, ROLLED)
-        assert _read_line(sock).startswith("Error: ")
+        assert read_line(sock).startswith("Error: ")
+        assert read_line(sock) == reply(bot, ROLLED)
+        assert read_line(sock).startswith("Error: ")
 
 
 def test_an_idle_client_is_disconnected(bot):
@@ -97,7 +83,7 @@ def test_clients_beyond_the_limit_are_told_the_server_is_busy(bot):
         try:
             assert _ask(first, ROLLED) == _ask(second, ROLLED)  # both are being served
             with socket.create_connection(address, timeout=10) as third:
-                assert _read_line(third) == BUSY_REPLY
+                assert read_line(third) == BUSY_REPLY
                 assert third.recv(100) == b""
         finally:
             first.close()

@@ -12,15 +12,12 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import torch
 import uvicorn
 
+from conftest import tiny_bot
 from bot.cube import CubeState
-from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
 from bot.doors.http_app import create_app
-from bot.network import NetworkConfig
-from training.network import ValueNetwork
 from bot.doors.positions import parse_position
 from engine.board import START, flip
 from engine.position_id import encode_position_id
@@ -34,8 +31,7 @@ START_QUERY = "p24=2&p13=5&p8=3&p6=5&p1=-2&p12=-5&p17=-3&p19=-5"
 
 @pytest.fixture(scope="module")
 def bot() -> Bot:
-    torch.manual_seed(2)
-    return Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval()))
+    return tiny_bot(2)
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,12 @@ import logging
 import warnings
 
 import pytest
-import torch
 
 import bot.doors.http_views as views
+from conftest import tiny_bot
 from bot.doors import cli
 from bot.doors.http_app import MAX_MESSAGE, MAX_QUERY_BYTES, create_app
-from bot.evaluator import NetworkEvaluator
 from bot.facade import Bot
-from bot.network import NetworkConfig
-from training.network import ValueNetwork
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message=".*httpx2")
@@ -24,8 +21,7 @@ with warnings.catch_warnings():
 
 @pytest.fixture(scope="module")
 def bot() -> Bot:
-    torch.manual_seed(2)
-    return Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval()))
+    return tiny_bot(2)
 
 
 @pytest.fixture(scope="module")
