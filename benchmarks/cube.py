@@ -18,7 +18,8 @@ own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
 (``--probabilities gnubg``); 0-ply unless ``--plies``: with the same inputs as
 GNU Backgammon the decisions should mostly agree. With the network, the figures come
 twice in one run: "before" plays bear-offs with the race network, "after" with the exact
-bear-off databases (``bot.classes``), as the bot does; and split by position class.
+bear-off databases (``bot.classes``), as the bot does: exact probabilities, and in money
+play within the two-sided database its exact cubeful equities; and split by position class.
 
     python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies N]
 """
@@ -31,10 +32,11 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Optional, Sequence
 
 import numpy as np
 
-from bot.cube import CubeState, cube_decision
+from bot.cube import CubeState, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,12 +112,13 @@ def taker_cost(record: dict, takes: bool) -> float:
     return chosen - min(record["double_take"], record["double_pass"])
 
 
-def run(records: list[dict], probs: np.ndarray, boards: np.ndarray) -> dict:
+def run(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities]]) -> dict:
+    """Agreement and costs of the decisions from ``probs`` (and exact money equities where given)."""
     tally: Counter = Counter()
     double_cost = take_cost = 0.0
     misses = []
-    for record, board, p in zip(records, boards, probs):
-        decision = cube_decision(board, p, state_of(record))
+    for record, board, p, known in zip(records, boards, probs, exact):
+        decision = cube_decision(board, p, state_of(record), exact=known)
         optional = record["decision"].startswith("OPTIONAL_")
         double_ok = optional or decision.should_double == record["should_double"]
         tie = abs(record["double_take"] - record["double_pass"]) <= TIE
@@ -159,34 +162,36 @@ def main() -> int:
         except ImportError:
             print("gnubg mode needs the PyPI package gnubg-nn (pip install gnubg-nn)", file=sys.stderr)
             return 2
-        report(records, probs, boards, f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) "
-                                       "-- checks the cube arithmetic only", args.show)
+        report(records, probs, boards, [None] * len(boards), f"GNU Backgammon's net, {args.plies}-ply cubeless "
+               "(gnubg-nn) -- checks the cube arithmetic only", args.show)
         return 0
     try:
         evaluators = network_evaluators(args.checkpoint)
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.classes import PositionClass, classify
+    from bot.classes import PositionClass, classify, exact_money_cube
 
     classes = classify(boards)
     for name, evaluator in evaluators.items():
         probs = network_probabilities(boards, evaluator, args.plies)
-        report(records, probs, boards, f"the project's network at {args.plies}-ply, {args.checkpoint} ({name})",
+        exact = [exact_money_cube(evaluator, board) for board in boards]
+        report(records, probs, boards, exact, f"the project's network at {args.plies}-ply, {args.checkpoint} ({name})",
                args.show)
         cells = []
         for kind in (PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF):
             rows = np.flatnonzero(classes == kind)
             if rows.size:
-                part = run([records[i] for i in rows], probs[rows], boards[rows])
+                part = run([records[i] for i in rows], probs[rows], boards[rows], [exact[i] for i in rows])
                 cells.append(f"{kind.label} ({rows.size}) {part['double']:.1%} / {part['take']:.1%}")
         print(f"  by class, double / take agreement: {'; '.join(cells)}")
     return 0
 
 
-def report(records: list[dict], probs: np.ndarray, boards: np.ndarray, source: str, show: int) -> None:
+def report(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities]],
+           source: str, show: int) -> None:
     """Print the agreement and cost of the cube decisions from ``probs`` (and ``show`` disagreements)."""
-    result = run(records, probs, boards)
+    result = run(records, probs, boards, exact)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
     print(f"  should_double agreement: {result['double']:.1%} "
           f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)")

@@ -26,6 +26,7 @@ from enum import IntEnum
 import numpy as np
 
 from bot import bearoff as bo
+from bot.cube import MoneyCubeEquities
 from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
 from bot.outcomes import finished_probabilities, invert, is_finished
@@ -103,6 +104,16 @@ class BearoffDatabases:
         two = self._two if self._two is not None else bo.two_sided(progress=building)
         return bo.bearoff_probabilities(boards, one, two)
 
+    def money_cube(self, board: np.ndarray) -> MoneyCubeEquities | None:
+        """The exact cubeful money equities of a board (26,) (side on roll's view) in the two-sided database, else None."""
+        board = np.asarray(board).reshape(1, 26)
+        two = self._two if self._two is not None else bo.two_sided(progress=sys.stderr.isatty())
+        mine, theirs = bo.home_boards(board)
+        if not bo.is_bearoff(board)[0] or mine.sum() > two.checkers or theirs.sum() > two.checkers:
+            return None
+        i, j = int(bo.home_index(mine)[0]), int(bo.home_index(theirs)[0])
+        return MoneyCubeEquities(float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j]))
+
 
 class ClassEvaluator(ProbabilityEvaluator):
     """Probabilities by position class: exact for game over and bear-offs, a network per class otherwise.
@@ -154,3 +165,14 @@ class _Over:
     @staticmethod
     def probabilities(boards: np.ndarray) -> np.ndarray:
         return over_probabilities(boards)
+
+
+def exact_money_cube(evaluator: ProbabilityEvaluator, board: np.ndarray) -> MoneyCubeEquities | None:
+    """The exact money cube equities of ``board`` (side on roll's view) where ``evaluator`` reads the databases.
+
+    None outside the two-sided database, or for an evaluator without the bear-off class;
+    ``bot.cube.cube_decision`` then uses its model.
+    """
+    if isinstance(evaluator, ClassEvaluator) and evaluator.bearoff is not None:
+        return evaluator.bearoff.money_cube(board)
+    return None

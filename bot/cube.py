@@ -12,6 +12,10 @@ play works in points per unit of the current cube, match play in match-winning
 chances (MWC) from the match equity table, with live-cube cash points found
 recursively over the cube levels that are still alive (Thyssen's generalisation).
 
+In money play a bear-off inside the two-sided database has exact cubeful equities
+(``MoneyCubeEquities``, from ``bot.classes.exact_money_cube``); given them,
+``cube_decision`` takes them instead of the cube-life model, as GNU Backgammon does.
+
 Equities are reported normalised as GNU Backgammon prints them: +1.0 is what the
 side on roll gets if it doubles and the opponent passes (one cube's worth), -1.0
 what it gets for losing a single game at the current cube.
@@ -189,6 +193,23 @@ class CubeDecision:
         if no_double is None or double_take is None or double_pass is None:
             return None
         return min(double_take, double_pass) if self.should_double else no_double
+
+
+@dataclass(frozen=True)
+class MoneyCubeEquities:
+    """Exact cubeful money equities per unit cube of the side on roll, if it does not double now.
+
+    One per cube position: ``centred``, ``owned`` (by the side on roll), ``unavailable``
+    (owned by the opponent); both sides play and handle the cube perfectly afterwards.
+    """
+
+    centred: float
+    owned: float
+    unavailable: float
+
+    def no_double(self, owner: Owner) -> float:
+        """The no-double equity with the cube where ``owner`` says."""
+        return {Owner.CENTERED: self.centred, Owner.ME: self.owned, Owner.OPP: self.unavailable}[owner]
 
 
 def check_probabilities(probs) -> np.ndarray:
@@ -460,18 +481,24 @@ def cube_decision(
     state: CubeState,
     met: Optional[MatchEquityTable] = None,
     efficiency: Optional[float] = None,
+    exact: Optional[MoneyCubeEquities] = None,
 ) -> CubeDecision:
     """Double / no double / too good for the side on roll, and take / pass for its opponent.
 
     ``board`` and ``probs`` are in the view of the side on roll (before it rolls);
     ``met`` defaults to Kazaross-XG2; ``efficiency`` overrides the cube efficiency
-    that the board implies (0 = dead cube, 1 = fully live).
+    that the board implies (0 = dead cube, 1 = fully live). ``exact``: the position's
+    exact cubeful money equities, used instead of the model in a money game.
     """
     p = check_probabilities(probs)
     x = _efficiency(board, efficiency)
     doubled = 2 * state.cube
     mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None)
-    if state.is_money:
+    if state.is_money and exact is not None:
+        nd = exact.no_double(state.owner)
+        dt = 2.0 * exact.unavailable
+        dp = 1.0
+    elif state.is_money:
         nd = _money_cubeful(p, x, state.owner, state.jacoby)
         dt = 2.0 * _money_cubeful(p, x, Owner.OPP, state.jacoby)
         dp = 1.0

@@ -25,8 +25,10 @@ from bot.classes import (
     ClassEvaluator,
     PositionClass,
     classify,
+    exact_money_cube,
     over_probabilities,
 )
+from bot.cube import CubeState, Owner, Verdict
 from bot.facade import REPO_CHECKPOINT, Bot
 from bot.network import Network, NetworkConfig
 from bot.outcomes import invert
@@ -320,3 +322,58 @@ def test_ship_command_line(tmp_path, nets):
     assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--to", str(tmp_path / "single.pt")]) == 0
     assert load_class_payloads(tmp_path / "single.npz")[2] is False
     assert main(["ship", "--to", str(tmp_path / "none.pt")]) == 2
+
+
+def contact_only(nets) -> dict[str, Network]:
+    return {"contact": Network(nets["contact"].config, nets["contact"].state_dict())}
+
+
+def money_bearoffs_within(checkers: int) -> list[dict]:
+    """Money records of ``fixtures/cube.jsonl`` that are bear-offs of at most ``checkers`` a side."""
+    records = []
+    for record in load_fixture("cube.jsonl"):
+        b = decode_position_id(record["position_id"])
+        if record["match_length"] == 0 and bo.is_bearoff(b[None])[0] and max(np.abs(b[b > 0]).sum(), -b[b < 0].sum()) <= checkers:
+            records.append(record)
+    return records
+
+
+def assert_gnubgs_money_cubes(bot: Bot, records: list[dict]) -> None:
+    for record in records:
+        b = decode_position_id(record["position_id"])
+        decision = bot.evaluate(b, CubeState(cube=record["cube"], owner=record["owner"])).cube
+        if record["decision"] != "NOT_AVAILABLE":
+            assert decision.should_double == record["should_double"], record["position_id"]
+        assert decision.no_double == pytest.approx(record["no_double"], abs=2e-3), record["position_id"]
+        assert decision.double_take == pytest.approx(record["double_take"], abs=2e-3), record["position_id"]
+
+
+def test_money_cube_in_the_two_sided_database_is_gnubgs(nets, small_databases):
+    """Within the two-sided database, money cube equities are exact and GNU Backgammon's (it reads its own)."""
+    records = money_bearoffs_within(4)  # the small databases' two-sided size
+    assert len(records) >= 2
+    assert_gnubgs_money_cubes(Bot(ClassEvaluator(contact_only(nets), small_databases)), records)
+
+
+@pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason="no shipped network")
+def test_shipped_bot_takes_money_cubes_in_bearoffs_from_the_database():
+    records = money_bearoffs_within(bo.TWO_SIDED_CHECKERS)
+    assert len(records) >= 5
+    assert_gnubgs_money_cubes(Bot.load(REPO_CHECKPOINT), records)
+
+
+def test_exact_redouble_where_the_cube_life_model_holds(nets, small_databases):
+    """HQAAYAoAAAAAAA, four checkers a side, cube 2 owned: GNU Backgammon redoubles, the Janowski model did not."""
+    bot = Bot(ClassEvaluator(contact_only(nets), small_databases))
+    decision = bot.evaluate(decode_position_id("HQAAYAoAAAAAAA"), CubeState(cube=2, owner=Owner.ME)).cube
+    assert decision.verdict is Verdict.REDOUBLE_TAKE
+
+
+def test_exact_money_cube_only_inside_the_database(nets, small_databases):
+    evaluator = ClassEvaluator(contact_only(nets), small_databases)
+    assert exact_money_cube(evaluator, BEAROFF) is None  # six a side: beyond the 4-checker two-sided table
+    assert exact_money_cube(evaluator, RACE) is None and exact_money_cube(evaluator, CONTACT) is None
+    inside = board({1: 2, 2: 1}, {24: 2, 23: 1})
+    equities = exact_money_cube(evaluator, inside)
+    assert equities is not None and -1.0 <= equities.unavailable <= equities.centred <= equities.owned <= 1.0
+    assert exact_money_cube(ClassEvaluator(contact_only(nets), None), inside) is None
