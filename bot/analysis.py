@@ -30,9 +30,9 @@ from typing import Optional
 import numpy as np
 
 from bot.classes import exact_money_cube
-from bot.cube import CubeState, MatchScore, cube_decision, cube_state_for
+from bot.cube import CubeState, MatchScore, cube_decision, cube_state_for, swap_state
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
-from bot.facade import Bot, search_filters, swap_state
+from bot.facade import Bot, search_filters
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import InvalidSearchError, probabilities_at, rank_afterstates
 from engine.board import flip

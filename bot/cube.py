@@ -511,7 +511,21 @@ def cube_decision(
         )
         nd, dt = (score.normalise(m, state.cube) for m in mwcs[:2])
         dp = 1.0  # winning the current cube, by the normalisation
-    verdict = _verdict(nd, dt, dp, bool(p[1] > 0.0), state)
+    return decision_from_equities(nd, dt, dp, state, bool(p[1] > 0.0), x, mwcs)
+
+
+def decision_from_equities(
+    nd: float,
+    dt: float,
+    dp: float,
+    state: CubeState,
+    can_win_gammon: bool,
+    efficiency: float,
+    mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None),
+) -> CubeDecision:
+    """The decision of the side on roll from its three normalised equities, however they were found
+    (the cube model here, or cubeful rollouts); ``mwcs`` the same as MWCs in a match."""
+    verdict = _verdict(nd, dt, dp, can_win_gammon, state)
     return CubeDecision(
         verdict=verdict,
         no_double=nd,
@@ -520,7 +534,7 @@ def cube_decision(
         should_double=verdict in DOUBLING_VERDICTS,
         should_take=bool(dt <= dp),
         should_beaver=bool(state.is_money and state.beavers and dt < 0.0),
-        cube_efficiency=x,
+        cube_efficiency=efficiency,
         mwc_no_double=mwcs[0],
         mwc_double_take=mwcs[1],
         mwc_double_pass=mwcs[2],
@@ -558,6 +572,20 @@ def cubeful_mwc(
     p = check_probabilities(probs)
     score = MatchScore.of(state, met)
     return float(_match_cubeful(p, _efficiency(board, efficiency), score, state.cube, state.owner, state.crawford))
+
+
+def swap_state(state: CubeState) -> CubeState:
+    """The same cube state seen by the other side (score reversed, ownership turned)."""
+    owner = {Owner.ME: Owner.OPP, Owner.OPP: Owner.ME}.get(state.owner, state.owner)
+    return CubeState(
+        cube=state.cube,
+        owner=owner,
+        match_length=state.match_length,
+        score=(state.score[1], state.score[0]),
+        crawford=state.crawford,
+        jacoby=state.jacoby,
+        beavers=state.beavers,
+    )
 
 
 def cube_state_for(state: MatchState, player: int) -> CubeState:

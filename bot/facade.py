@@ -30,7 +30,7 @@ import numpy as np
 
 from bot.checkpoint import CheckpointError, load_evaluator
 from bot.classes import exact_money_cube
-from bot.cube import CubeDecision, CubeState, Owner, cube_decision
+from bot.cube import CubeDecision, CubeState, cube_decision, swap_state
 from bot.evaluator import ProbabilityEvaluator
 from bot.outcomes import equity, invert
 from bot.search import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
@@ -73,20 +73,6 @@ def default_checkpoint() -> Path:
     if os.environ.get(CHECKPOINT_ENV):
         return Path(os.environ[CHECKPOINT_ENV])
     return next((path for path in shipped_checkpoints() if path.is_file()), REPO_CHECKPOINT)
-
-
-def swap_state(state: CubeState) -> CubeState:
-    """The same cube state seen by the other side (score reversed, ownership turned)."""
-    owner = {Owner.ME: Owner.OPP, Owner.OPP: Owner.ME}.get(state.owner, state.owner)
-    return CubeState(
-        cube=state.cube,
-        owner=owner,
-        match_length=state.match_length,
-        score=(state.score[1], state.score[0]),
-        crawford=state.crawford,
-        jacoby=state.jacoby,
-        beavers=state.beavers,
-    )
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,15 @@ mover of each afterstate (``rollout_afterstates``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from bot.cube import CubeDecision, CubeState, cube_decision
+from bot.bearoff import is_bearoff
+from bot.classes import exact_money_cube
+from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency,
+                      decision_from_equities, swap_state)
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
@@ -269,28 +272,33 @@ def rollout_afterstates(
     return [_summary(encode_position_id(flip(p)), s) for p, s in zip(positions, samples)]
 
 
-# ---------------------------------------------------------------- the cube from a rollout
+# ---------------------------------------------------------------- cubeful rollouts
 
-# Trials are cut in this many batches to give the cube equities standard errors (batch means).
-CUBE_BATCHES = 36
+# Who owns the cube in a cubeful trial: nobody, the side on roll at the root, its opponent.
+CENTRED, ROOT_OWNS, OTHER_OWNS = 0, 1, 2
 
 
 @dataclass(frozen=True)
 class RolloutCube:
-    """A cube decision from rolled-out probabilities, for the side on roll, with standard errors.
+    """A cube decision of the side on roll from cubeful trials, with standard errors.
 
-    An approximation, GNU Backgammon's "cubeful from a cubeless rollout": the trials
-    are played without a cube; the rolled-out probabilities go through ``bot.cube``'s
-    Janowski model (money, or match from the MET). Equities are normalised (a pass = +1);
-    the standard errors are those of the same model over ``CUBE_BATCHES`` batch means.
+    Two sets of trials with the same dice, as GNU Backgammon rolls out a cube decision:
+    "no double" (the cube as it is) and "double, take" (twice the cube, owned by the
+    opponent); a pass is +1. Inside every trial both sides double, take and pass at
+    0-ply (``bot.cube.cube_decision`` on the evaluator's probabilities; exact equities in
+    money bear-offs within the database), and a game ends when a double is passed.
+    Equities are normalised (money: points per unit of the root's cube; match: MWC
+    mapped so that losing or winning the root's cube is -1 or +1). Variance
+    reduction is not applied to these trials.
     """
 
     decision: CubeDecision
     std_errors: tuple[float, float, float]  # no double, double take, double pass
+    trials: int
 
     def to_json(self) -> dict:
         """``{"no_double", "double_take", "double_pass", "std_errors": [3], "verdict", "should_double",
-        "should_take", "method"}``, with MWCs in a match."""
+        "should_take", "trials", "method"}``, with ``"mwc": [3]`` in a match."""
         d = self.decision
         data = {
             "no_double": round(d.no_double, 6),
@@ -300,7 +308,9 @@ class RolloutCube:
             "verdict": d.verdict.value,
             "should_double": d.should_double,
             "should_take": d.should_take,
-            "method": "cubeless rollout, cube decision by the Janowski model on the rolled-out probabilities",
+            "trials": self.trials,
+            "method": "cubeful trials: no double and double/take rolled out with the same dice, "
+                      "both sides taking 0-ply cube decisions inside every trial",
         }
         mwc = (d.mwc_no_double, d.mwc_double_take, d.mwc_double_pass)
         if all(value is not None for value in mwc):
@@ -308,15 +318,142 @@ class RolloutCube:
         return data
 
 
-def rollout_cube(board: np.ndarray, result: RolloutResult, state: CubeState) -> RolloutCube:
-    """The cube decision of the side on roll of ``board`` from its rollout ``result`` (``state`` its view)."""
-    mean = np.clip(result.probabilities, 0.0, 1.0)
-    decision = cube_decision(board, mean, state)
-    batches = np.array_split(result.samples, min(CUBE_BATCHES, len(result.samples)))
-    values = []
-    for batch in batches:
-        d = cube_decision(board, np.clip(batch.mean(axis=0), 0.0, 1.0), state)
-        values.append((d.no_double, d.double_take, d.double_pass))
-    spread = np.asarray(values).std(axis=0, ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.zeros(3)
-    no_double, double_take, double_pass = (float(s) for s in spread)
-    return RolloutCube(decision, (no_double, double_take, double_pass))
+class _TrialCubes:
+    """The cube of every cubeful trial: its value and owner, and the 0-ply cube actions at each ply.
+
+    ``root`` is the cube state of the side on roll at the root; trial t starts with
+    ``values[t]`` and ``owners[t]``. Scores are fixed for the game, so each side on
+    roll's ``CubeState`` depends only on the cube and its owner (and is kept).
+    """
+
+    def __init__(self, evaluator: ProbabilityEvaluator, root: CubeState, values: np.ndarray, owners: np.ndarray) -> None:
+        self.evaluator, self.root = evaluator, root
+        self.values, self.owners = values.astype(np.int64), owners.astype(np.int8)
+        self.score = None if root.is_money else MatchScore.of(root)
+        self._states: dict[tuple[int, int, int], CubeState] = {}
+
+    def state(self, value: int, owner: int, ply: int) -> CubeState:
+        """The cube state seen by the side on roll at ``ply`` (the root's side on even plies)."""
+        key = (value, owner, ply % 2)
+        if key not in self._states:
+            mine = ROOT_OWNS if ply % 2 == 0 else OTHER_OWNS
+            seen = Owner.CENTERED if owner == CENTRED else Owner.ME if owner == mine else Owner.OPP
+            root = self.root if ply % 2 == 0 else swap_state(self.root)
+            self._states[key] = replace(root, cube=value, owner=seen, beavers=False)
+        return self._states[key]
+
+    def act(self, trials: np.ndarray, boards: np.ndarray, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        """Cube actions of the sides on roll of ``boards`` (trials ``trials``): (passed mask, points won).
+
+        A taken double doubles the trial's cube and gives it to the taker; a passed one
+        ends the trial, the doubler winning the cube it offered (points in the root's view).
+        """
+        passed = np.zeros(len(trials), dtype=bool)
+        points = np.zeros(len(trials), dtype=np.int64)
+        states = [self.state(int(v), int(o), ply) for v, o in zip(self.values[trials], self.owners[trials])]
+        asking = np.flatnonzero([s.can_double for s in states])
+        if not asking.size:
+            return passed, points
+        five = np.clip(np.asarray(self.evaluator.probabilities(boards[asking]), dtype=np.float64), 0.0, 1.0)
+        bearoff = is_bearoff(boards[asking])
+        sign = 1 if ply % 2 == 0 else -1
+        for row, p, exact_possible in zip(asking, five, bearoff):
+            state, board = states[row], boards[row]
+            exact = exact_money_cube(self.evaluator, board) if exact_possible and state.is_money else None
+            decision = cube_decision(board, p, state, exact=exact)
+            if not decision.should_double:
+                continue
+            trial = trials[row]
+            if decision.should_take:
+                self.values[trial] *= 2
+                self.owners[trial] = OTHER_OWNS if ply % 2 == 0 else ROOT_OWNS
+            else:
+                passed[row], points[row] = True, sign * state.cube
+        return passed, points
+
+    def finished(self, trials: np.ndarray, chosen: np.ndarray, ply: int) -> np.ndarray:
+        """Points won (root's view) of trials whose mover at ``ply`` has just borne off its last checker."""
+        five = finished_probabilities(chosen)
+        multiple = 1 + np.rint(five[:, 1] + five[:, 2]).astype(np.int64)  # single 1, gammon 2, backgammon 3
+        if self.root.jacoby:
+            multiple = np.where(self.owners[trials] == CENTRED, 1, multiple)
+        return (1 if ply % 2 == 0 else -1) * multiple * self.values[trials]
+
+    def truncated(self, trials: np.ndarray, boards: np.ndarray, ply: int) -> np.ndarray:
+        """Normalised values (root's view) of unfinished trials: the 0-ply cubeful value after the right cube action."""
+        five = np.clip(np.asarray(self.evaluator.probabilities(boards), dtype=np.float64), 0.0, 1.0)
+        values = np.empty(len(trials))
+        for i, (trial, board, p) in enumerate(zip(trials, boards, five)):
+            state = self.state(int(self.values[trial]), int(self.owners[trial]), ply)
+            decision = cube_decision(board, p, state)
+            if self.score is None:
+                mine = decision.equity * state.cube / self.root.cube
+                values[i] = mine if ply % 2 == 0 else -mine
+            else:
+                mwc = decision.mwc
+                assert mwc is not None  # a match's decision has its MWCs
+                values[i] = self.score.normalise(mwc if ply % 2 == 0 else 1.0 - mwc, self.root.cube)
+        return values
+
+    def normalised(self, points: np.ndarray) -> np.ndarray:
+        """Points won in the root's view as normalised equities of the root's cube."""
+        if self.score is None:
+            return points / self.root.cube
+        mwc = np.array([self.score.after(int(k)) for k in points])
+        return np.array([self.score.normalise(m, self.root.cube) for m in mwc])
+
+
+def rollout_cube(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    state: CubeState,
+    rng: np.random.Generator,
+    settings: RolloutSettings = RolloutSettings(),
+    progress: Optional[Progress] = None,
+) -> RolloutCube:
+    """The cube decision of the side on roll of ``board`` (its view, before the roll) from cubeful trials.
+
+    ``settings`` as for cubeless rollouts (trials, truncation, checker play); no variance reduction.
+    """
+    board = np.asarray(board, dtype=np.int8)
+    if is_finished(board[None])[0]:
+        raise InvalidSearchError("the game is over: there is no cube decision to roll out")
+    trials = settings.trials
+    total = 2 * trials  # the no-double trials, then the double/take ones
+    doubled = np.arange(total) >= trials
+    root_owner = {Owner.CENTERED: CENTRED, Owner.ME: ROOT_OWNS, Owner.OPP: OTHER_OWNS}[state.owner]
+    cubes = _TrialCubes(evaluator, state, np.where(doubled, 2 * state.cube, state.cube),
+                        np.where(doubled, OTHER_OWNS, root_owner))
+    results = np.zeros(total)
+    live, current = np.arange(total), np.repeat(board[None], total, axis=0)
+    dice = RolloutDice(trials, rng, settings.rotate_first, settings.rotate_second)
+    ply = 0
+    while len(live):
+        if settings.truncate is not None and ply >= settings.truncate:
+            results[live] = cubes.truncated(live, current, ply)
+            break
+        if ply > 0:  # at the root, "no double" is the decision rolled out, and after a double the cube is the taker's
+            passed, points = cubes.act(live, current, ply)
+            results[live[passed]] = cubes.normalised(points[passed])
+            live, current = live[~passed], current[~passed]
+            if not len(live):
+                break
+        chosen = _play(evaluator, current, dice.roll(ply)[live % trials], settings, None, ply)
+        done = is_finished(chosen)
+        results[live[done]] = cubes.normalised(cubes.finished(live[done], chosen[done], ply))
+        live, current = live[~done], flip(chosen[~done])
+        ply += 1
+        if progress is not None:
+            progress(total - len(live), total)
+    if progress is not None:
+        progress(total, total)
+    no_double, double_take = results[:trials], results[trials:]
+    mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None)
+    if cubes.score is not None:
+        win, lose = cubes.score.after(state.cube), cubes.score.after(-state.cube)
+        mwcs = tuple(float((e * (win - lose) + win + lose) / 2.0) for e in (no_double.mean(), double_take.mean(), 1.0))  # type: ignore[assignment]
+    p = np.clip(np.asarray(evaluator.probabilities(board[None]), dtype=np.float64)[0], 0.0, 1.0)
+    decision = decision_from_equities(float(no_double.mean()), float(double_take.mean()), 1.0, state,
+                                      bool(p[1] > 0.0), cube_efficiency(board), mwcs)
+    errors = (float(no_double.std(ddof=1) / np.sqrt(trials)), float(double_take.std(ddof=1) / np.sqrt(trials)), 0.0)
+    return RolloutCube(decision, errors, trials)

@@ -10,11 +10,11 @@ import torch
 
 from conftest import sure_gammon_network
 from bot.checkpoint import CheckpointError, save_checkpoint
-from bot.cube import CubeState, Owner, cube_decision
+from bot.cube import CubeState, Owner, cube_decision, swap_state
 from bot.evaluator import NetworkEvaluator, choose_afterstates
 from bot import facade
 from bot.search import InvalidSearchError, probabilities_at
-from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint, swap_state
+from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint
 from bot.network import NetworkConfig
 from training.network import ValueNetwork
 from bot.outcomes import equity, invert

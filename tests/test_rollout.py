@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.rollout import ROLLS36, RolloutDice, RolloutSettings, rollout_afterstates, rollout_position
+from bot import bearoff as bo
+from bot.classes import BearoffDatabases, ClassEvaluator, exact_money_cube
+from bot.cube import CubeState, MatchScore, Verdict
+from bot.rollout import ROLLS36, RolloutDice, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
+from bot.search import InvalidSearchError
 from engine import START, encode_position_id, flip
 from fakes import PipEvaluator
 
@@ -106,3 +110,53 @@ def test_progress_reaches_all_trials():
 def test_settings_are_checked():
     with pytest.raises(ValueError, match="trials 1"):
         RolloutSettings(trials=1)
+
+
+def small_bearoff_evaluator() -> ClassEvaluator:
+    """Exact bear-offs of up to 4 checkers a side (two-sided), built in memory; a pip formula elsewhere."""
+    return ClassEvaluator({"contact": PipEvaluator()},
+                          BearoffDatabases(bo.build_one_sided(6, progress=False), bo.build_two_sided(4, progress=False)))
+
+
+def bearoff_board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
+    board = np.zeros(26, dtype=np.int8)
+    for point, n in mine.items():
+        board[point] = n
+    for point, n in theirs.items():
+        board[point] = -n
+    return board
+
+
+@pytest.mark.parametrize("mine, theirs, verdict", [
+    ({2: 1, 4: 1, 5: 1}, {24: 1, 22: 1, 20: 1}, Verdict.DOUBLE_TAKE),
+    ({3: 2, 5: 1}, {23: 2, 20: 2}, Verdict.DOUBLE_PASS),
+    ({6: 2, 5: 1}, {20: 1, 22: 2}, Verdict.NODOUBLE_TAKE),
+])
+def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, theirs, verdict):
+    """Both sides doubling, taking and passing inside the trials reproduce the exact cubeful money equities."""
+    evaluator = small_bearoff_evaluator()
+    board = bearoff_board(mine, theirs)
+    exact = exact_money_cube(evaluator, board)
+    assert exact is not None
+    cube = rollout_cube(evaluator, board, CubeState(), np.random.default_rng(1), RolloutSettings(trials=1296))
+    nd_error, dt_error, dp_error = cube.std_errors
+    assert abs(cube.decision.no_double - exact.centred) <= 3.5 * nd_error + 0.01
+    assert abs(cube.decision.double_take - 2 * exact.unavailable) <= 3.5 * dt_error + 0.01
+    assert cube.decision.double_pass == 1.0 and dp_error == 0.0
+    assert cube.decision.verdict is verdict
+
+
+def test_cubeful_trials_in_a_match_report_match_winning_chances():
+    state = CubeState(match_length=5, score=(2, 2))
+    cube = rollout_cube(PipEvaluator(), START, state, np.random.default_rng(2), RolloutSettings(trials=72, truncate=4))
+    data = cube.to_json()
+    assert {"no_double", "double_take", "double_pass", "std_errors", "verdict", "trials", "method", "mwc"} <= set(data)
+    assert data["trials"] == 72 and "cubeful trials" in data["method"]
+    assert data["mwc"][2] == pytest.approx(MatchScore.of(state).after(1), abs=1e-6)  # a pass wins the 1-cube
+    again = rollout_cube(PipEvaluator(), START, state, np.random.default_rng(2), RolloutSettings(trials=72, truncate=4))
+    assert again.to_json() == data
+
+
+def test_a_finished_game_has_no_cube_to_roll_out():
+    with pytest.raises(InvalidSearchError, match="game is over"):
+        rollout_cube(PipEvaluator(), bearoff_board({}, {20: 1}), CubeState(), np.random.default_rng(0))

@@ -42,7 +42,7 @@ class RolloutQuery(BaseModel):
     truncate: int = Field(DEFAULT_HTTP_TRUNCATE, ge=0, le=MAX_TRUNCATE,
                           description=f"plies per trial before the network's estimate (0..{MAX_TRUNCATE})")
     vr: bool = Field(True, description="variance reduction")
-    cubeful: bool = Field(False, description="also the cube decision (cube model on the rolled-out probabilities)")
+    cubeful: bool = Field(False, description="also the cube decision, from cubeful trials (no double and double/take)")
     seed: Optional[int] = Field(None, description="random seed, for repeatable answers")
     candidates: int = Field(3, ge=1, le=MAX_CANDIDATES, description="with dice: how many plays to roll out")
 

@@ -5,9 +5,8 @@
 roll, for the side on roll; with DICE the best ``--candidates`` plays by 0-ply are
 rolled out together (same dice for all), for the mover, and ranked.
 
-``--cubeful`` gives the cube decision from the rolled-out probabilities through
-``bot.cube`` (the trials themselves are played without a cube): see
-``bot.rollout.rollout_cube``, and the output says so.
+``--cubeful`` adds the cube decision from cubeful trials (no double, and double/take,
+each trial played with both sides' cube actions): ``bot.rollout.rollout_cube``.
 
 ``rollout_json`` is shared with the HTTP API (``GET /v1/rollout``).
 """
@@ -56,7 +55,7 @@ def rollout_json(
         result = rollout_position(bot.evaluator, board, rng, settings, progress)
         data = result.to_json()
         if cubeful:
-            data["cube"] = rollout_cube(board, result, situation.state).to_json()
+            data["cube"] = rollout_cube(bot.evaluator, board, situation.state, rng, settings, progress).to_json()
         return data
     ranked = bot.rank_plays(board, validate_dice(dice), plies=0, top=candidates)
     results = rollout_afterstates(bot.evaluator, np.stack([r.afterstate for r in ranked]), rng, settings, progress)
@@ -89,8 +88,8 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
         lines.append("  " + _figures(data))
         cube = data.get("cube")
         if cube:
-            lines.append("Cube decision (approximation: the cubeless rollout's probabilities through the "
-                         "Janowski cube model):")
+            lines.append(f"Cube decision ({cube['trials']} cubeful trials each for no double and double/take, "
+                         "0-ply cube actions inside them, no variance reduction):")
             names = ("No double", "Double, take", "Double, pass")
             for name, key, se in zip(names, ("no_double", "double_take", "double_pass"), cube["std_errors"]):
                 lines.append(f"  {name:<13} {cube[key]:+.3f} +- {se:.3f}")
@@ -153,7 +152,7 @@ def add_rollout(subparsers) -> None:
     p.add_argument("--truncate", type=int, default=None, metavar="T",
                    help="stop each trial after T plies and evaluate (default: play to the end)")
     p.add_argument("--cubeful", action="store_true",
-                   help="also the cube decision (from the rolled-out probabilities through the cube model)")
+                   help="also the cube decision, from cubeful trials of no double and double/take (no VR in them)")
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
     p.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
