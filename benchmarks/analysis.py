@@ -2,13 +2,14 @@
 
 gnubg plays short matches against itself, each player with its own chequer-play noise
 (``set player N chequerplay evaluation noise X``, 0-ply), exports each (``export match
-mat``), analyses it (``analyse match``, 0-ply) and prints ``show statistics match``.
-``nardy analyze`` (``bot.analysis.analyze_match``) reads the same .mat files. Per
+mat``), analyses it (``analyse match`` at ``--gnubg-plies``, default 2) and prints ``show
+statistics match``. ``nardy analyze`` (``bot.analysis.analyze_match`` at ``--plies``, default
+its own default depth, 1) reads the same .mat files. Per
 player and match: unforced moves and the chequer-play error rate (mEMG per unforced
 move), and the overall error rate; then the rank correlation (Spearman) and the mean
 difference between the two analyses.
 
-    PYTHONPATH=. python benchmarks/analysis.py --matches 6 --length 3
+    PYTHONPATH=. python benchmarks/analysis.py --matches 6 --length 3 [--gnubg-plies 0 --plies 0]
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from bot.analysis import analyze_match
+from bot.doors.analyze_command import DEFAULT_PLIES
 from bot.facade import Bot
 from engine.matfile import read_mat
 
@@ -31,14 +33,14 @@ GNUBG = "/usr/games/gnubg"
 NOISES = (0.0, 0.01, 0.02, 0.04, 0.06, 0.08)
 
 
-def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float]) -> str:
+def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float], plies: int = 0) -> str:
     lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
     for player in (0, 1):
         lines += [f"set player {player} gnubg",
                   f"set player {player} chequerplay evaluation plies 0",
                   f"set player {player} cubedecision evaluation plies 0",
                   f"set player {player} chequerplay evaluation noise {noise[player]}"]
-    lines += ["set analysis chequerplay evaluation plies 0", "set analysis cubedecision evaluation plies 0",
+    lines += [f"set analysis chequerplay evaluation plies {plies}", f"set analysis cubedecision evaluation plies {plies}",
               f"new match {length}", f"export match mat {mat}", "analyse match", "show statistics match"]
     return "\n".join(lines) + "\n"
 
@@ -73,6 +75,11 @@ def main() -> int:
     parser.add_argument("--matches", type=int, default=6)
     parser.add_argument("--length", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--gnubg-plies", type=int, default=2, choices=(0, 1, 2),
+                        help="gnubg's analysis depth (default 2, a judge deeper than its 0-ply players; at 0 its "
+                             "noiseless player scores 0 by construction, the same network chose and judged)")
+    parser.add_argument("--plies", type=int, default=DEFAULT_PLIES, choices=(0, 1, 2),
+                        help=f"nardy's analysis depth (default {DEFAULT_PLIES}, nardy analyze's)")
     args = parser.parse_args()
     bot = Bot.load()
     rng = np.random.default_rng(args.seed)
@@ -83,11 +90,11 @@ def main() -> int:
         for k in range(args.matches):
             noise = tuple(float(x) for x in rng.choice(NOISES, size=2, replace=False))
             mat = Path(tmp) / f"m{k}.mat"
-            out = subprocess.run([GNUBG, "-t", "-q"], input=gnubg_script(mat, args.length, 100 + k, noise),
-                                 capture_output=True, text=True, timeout=300, check=True).stdout
+            out = subprocess.run([GNUBG, "-t", "-q"], input=gnubg_script(mat, args.length, 100 + k, noise, args.gnubg_plies),
+                                 capture_output=True, text=True, timeout=1200, check=True).stdout
             theirs = gnubg_statistics(out)
             start = time.perf_counter()
-            analysis = analyze_match(bot, read_mat(mat), plies=0)
+            analysis = analyze_match(bot, read_mat(mat), plies=args.plies)
             seconds += time.perf_counter() - start
             for p in (0, 1):
                 s = analysis.stats(p)

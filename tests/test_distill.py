@@ -143,3 +143,32 @@ def test_zero_ply_targets_are_the_network(tmp_path, plies):
     evaluator = NetworkEvaluator(load_network(tiny_checkpoint(tmp_path)))
     boards = some_positions(evaluator, 5)
     np.testing.assert_allclose(search_targets(evaluator, boards, plies), evaluator.probabilities(boards), atol=1e-6)
+
+
+def test_a_widened_network_computes_the_same_map_and_learns(tmp_path):
+    from training.network import network_from_payload, widen
+
+    payload = load_checkpoint(tiny_checkpoint(tmp_path))
+    narrow = network_from_payload(payload).eval()
+    wide = widen(narrow, 12, seed=1).eval()
+    boards = some_positions(NetworkEvaluator(load_network(tmp_path / "tiny.pt")), 12)
+    assert wide.config.hidden == (12,)
+    np.testing.assert_allclose(wide.probabilities(boards), narrow.probabilities(boards), atol=1e-6)
+    five = np.tile(np.array([1.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float32), (len(boards), 1))
+    config = DistillConfig(checkpoint="tiny.pt", epochs=1, learning_rate=1e-2, batch_size=4, holdout=0.0, widen=12)
+    fitted, _ = fit(payload, boards, five, config, log=False)
+    assert fitted.config.hidden == (12,) and fitted.output_layer.weight[:, 8:].abs().sum() > 0  # the new units learnt
+    with pytest.raises(ValueError, match="widen to 4 hidden units"):
+        widen(narrow, 4)
+
+
+def test_a_reencoded_network_computes_the_same_map_with_the_new_inputs_silent(tmp_path):
+    from training.network import network_from_payload, reencode
+
+    narrow = network_from_payload(load_checkpoint(tiny_checkpoint(tmp_path))).eval()
+    boards = some_positions(NetworkEvaluator(load_network(tmp_path / "tiny.pt")), 12)
+    expert = reencode(narrow, "contact").eval()
+    assert expert.config.encoding == "contact" and expert.config.hidden == narrow.config.hidden
+    np.testing.assert_allclose(expert.probabilities(boards), narrow.probabilities(boards), atol=1e-6)
+    with pytest.raises(ValueError, match="does not extend"):
+        reencode(narrow, "tesauro")

@@ -13,7 +13,8 @@ Three stages, each resumable, all in one run directory:
    written atomically; a rerun skips chunks that are there and intact, so a killed
    run continues where it stopped.
 3. **fit** (``distilled.pt``, ``distilled.npz``, ``fit.json``): the torch network,
-   from the checkpoint's weights, is fitted to those targets with the six-outcome
+   from the checkpoint's weights (widened first with ``widen``: extra hidden units
+   that start silent), is fitted to those targets with the six-outcome
    cross-entropy of ``training.td`` (targets through ``bot.outcomes.to_six``,
    clipped and renormalized), Adam at a small learning rate, a held-out share of the
    positions scored after every epoch; the epoch with the lowest held-out loss is kept.
@@ -71,6 +72,8 @@ class DistillConfig:
     learning_rate: float = 1e-3
     batch_size: int = 256
     holdout: float = 0.05  # share of positions held out to watch over-fitting
+    widen: int = 0  # fit a copy widened to this many hidden units (0: the network as it is)
+    encoding: str = ""  # fit a copy on this encoding, which extends the network's ("": its own)
 
 
 def _save_npz(path: Path, **arrays: Any) -> None:
@@ -214,16 +217,24 @@ def fit(
     """Fit the checkpoint's torch network to ``five`` (targets of ``boards``); (best network, report)."""
     import torch
 
-    from training.network import network_from_payload
+    from training.network import network_from_payload, reencode, widen
     from training.td import target_loss
 
     torch.manual_seed(config.seed)
     rng = np.random.default_rng([config.seed, 2])
     network = network_from_payload(payload)
+    if config.widen:
+        network = widen(network, config.widen, config.seed)
+    if config.encoding:
+        network = reencode(network, config.encoding)
     targets = six_targets(five)
     order = rng.permutation(len(boards))
     held = max(1, round(config.holdout * len(boards))) if config.holdout > 0 else 0
     valid, train = order[:held], order[held:]
+    # The inputs of every position, once (expert features are costly; ~12 bytes an input).
+    parts = [network.inputs(boards[i : i + 65536]) for i in range(0, len(boards), 65536)]
+    input_rows = torch.cat([rows for rows, _ in parts])
+    input_weights = torch.cat([weights for _, weights in parts])
     plogp = -(targets * np.log(np.clip(targets, 1e-12, 1.0))).sum(axis=1)  # cross-entropy = KL + this
     entropy = float(plogp[valid].mean()) if held else 0.0
     train_entropy = float(plogp[train].mean())
@@ -236,7 +247,8 @@ def fit(
             losses = []
             for i in range(0, held, 8192):
                 rows = valid[i : i + 8192]
-                logits = network(*network.inputs(boards[rows]))
+                index = torch.from_numpy(rows)
+                logits = network(input_rows[index], input_weights[index])
                 losses.append(target_loss(network, logits, torch.from_numpy(targets[rows]), "cross_entropy").item() * len(rows))
         return float(np.sum(losses) / held)
 
@@ -252,7 +264,8 @@ def fit(
         shuffled = train[rng.permutation(len(train))]
         for i in range(0, len(shuffled), config.batch_size):
             rows = shuffled[i : i + config.batch_size]
-            logits = network(*network.inputs(boards[rows]))
+            index = torch.from_numpy(rows)
+            logits = network(input_rows[index], input_weights[index])
             loss = target_loss(network, logits, torch.from_numpy(targets[rows]), "cross_entropy")
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -294,7 +307,10 @@ def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("po
     state = {"games": training.get("games"), "wall_seconds": training.get("wall_seconds"),
              "distill": {"from": config.checkpoint, "positions": len(boards), "plies": config.plies,
                          "best_epoch": report["best_epoch"]}}
-    save_checkpoint(run_dir / DISTILLED, network, training=state, config=payload.get("config"))
+    run_config = payload.get("config")
+    if (config.widen or config.encoding) and isinstance(run_config, dict):  # the run config describes the network that was fitted
+        run_config = {**run_config, "network": network.config.to_dict()}
+    save_checkpoint(run_dir / DISTILLED, network, training=state, config=run_config)
     export_numpy((run_dir / DISTILLED).with_suffix(".npz"), network.config, network.state_dict())
     report.update(settings=asdict(config), positions=len(boards),
                   fit_seconds=round(time.perf_counter() - start, 1), positions_and_targets_seconds_this_call=round(target_seconds, 1))

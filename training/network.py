@@ -107,6 +107,51 @@ class ValueNetwork(nn.Module):
             return (six @ self.cumulative).clamp_(0.0, 1.0).numpy()
 
 
+def widen(network: ValueNetwork, hidden: int, seed: int = 0) -> ValueNetwork:
+    """A copy of a one-hidden-layer ``network`` with ``hidden`` units computing the same map.
+
+    The new units get small random input weights and zero output weights, so they start
+    silent and learn from the first gradient step (their output weights' gradients are not zero).
+    """
+    old = network.config.hidden
+    if len(old) != 1 or hidden < old[0]:
+        raise ValueError(f"widen to {hidden} hidden units: needs one hidden layer of at most that many (has {list(old)})")
+    wide = ValueNetwork(NetworkConfig(network.config.encoding, (hidden,), network.config.activation))
+    generator = torch.Generator().manual_seed(seed)
+    first, output = network.hidden_layers[0], network.output_layer
+    assert isinstance(first, nn.Linear)
+    with torch.no_grad():
+        new_first = wide.hidden_layers[0]
+        assert isinstance(new_first, nn.Linear)
+        scale = float(first.weight.std())
+        new_first.weight.copy_(torch.randn(new_first.weight.shape, generator=generator) * 0.1 * scale)
+        new_first.weight[: old[0]] = first.weight
+        new_first.bias.zero_()
+        new_first.bias[: old[0]] = first.bias
+        wide.output_layer.weight.zero_()
+        wide.output_layer.weight[:, : old[0]] = output.weight
+        wide.output_layer.bias.copy_(output.bias)
+    return wide
+
+
+def reencode(network: ValueNetwork, encoding: str) -> ValueNetwork:
+    """A copy of ``network`` on an encoding that extends its own, computing the same map.
+
+    The new encoding must have the same slot features and the old global features first
+    (``contact`` extends ``extended``); the inputs it adds start with zero weights.
+    """
+    old, new = network.encoding, get_encoding(encoding)
+    if not (np.array_equal(old.slot_table, new.slot_table) and new.global_size >= old.global_size):
+        raise ValueError(f"encoding {encoding!r} does not extend {old.name!r} (other slot features, or fewer globals)")
+    wider = ValueNetwork(NetworkConfig(encoding, network.config.hidden, network.config.activation))
+    state = network.state_dict()
+    first = state["hidden_layers.0.weight"]
+    weight = torch.zeros((first.shape[0], new.size), dtype=first.dtype)
+    weight[:, : old.size] = first
+    wider.load_state_dict({**state, "hidden_layers.0.weight": weight})
+    return wider
+
+
 def network_from_payload(
     payload: dict[str, Any], expected: NetworkConfig | None = None, source: str = "checkpoint"
 ) -> ValueNetwork:
