@@ -11,6 +11,8 @@ from conftest import tiny_bot
 from bot.cube import CubeState, Owner
 from bot.doors.external import MAX_REPLY, ExternalServer, cube_state, reply
 from bot.facade import Bot
+from bot.levels import level_named
+from bot.match_play import BotPlayer
 from engine.board import flip
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move
@@ -51,20 +53,20 @@ def bot() -> Bot:
 @pytest.mark.parametrize("line", [ROLLED, ON_THE_BAR])
 def test_a_rolled_board_gets_the_bots_best_play_as_a_legal_move(bot, line):
     fb = parse_fibs_board(line)
-    answer = reply(bot, line)
+    answer = reply(BotPlayer(bot), line)
     assert answer == bot.best_play(fb.board, fb.dice, state=cube_state(fb)).notation
     assert "-" not in answer and "/" in answer
     parse_move(answer, fb.board, fb.dice)  # raises unless legal
 
 
 def test_a_board_without_a_legal_move_gets_an_empty_line(bot):
-    assert reply(bot, CRAWFORD_NO_MOVE) == ""
+    assert reply(BotPlayer(bot), CRAWFORD_NO_MOVE) == ""
 
 
 def test_before_the_roll_the_bot_rolls_or_doubles_as_it_judges(bot):
     fb = parse_fibs_board(BEFORE_THE_ROLL)
     expected = "double" if bot.should_double(fb.board, cube_state(fb)) else "roll"
-    assert reply(bot, BEFORE_THE_ROLL) == expected
+    assert reply(BotPlayer(bot), BEFORE_THE_ROLL) == expected
 
 
 def test_a_double_is_taken_or_dropped_from_the_doublers_side(bot):
@@ -72,7 +74,7 @@ def test_a_double_is_taken_or_dropped_from_the_doublers_side(bot):
     doubler = cube_state(fb, doubler=True)
     assert doubler == CubeState(cube=2, owner=Owner.ME, match_length=7, score=(4, 0))
     expected = "take" if bot.should_take(flip(fb.board), doubler) else "drop"
-    assert reply(bot, REDOUBLED) == expected
+    assert reply(BotPlayer(bot), REDOUBLED) == expected
 
 
 def test_scores_and_crawford_are_read_for_the_player():
@@ -92,7 +94,7 @@ def test_scores_and_crawford_are_read_for_the_player():
     ],
 )
 def test_a_malformed_line_gets_an_error_reply(bot, line, named):
-    answer = reply(bot, line)
+    answer = reply(BotPlayer(bot), line)
     assert answer.startswith("Error: ") and named in answer
     assert len(answer) <= MAX_REPLY and "\n" not in answer
 
@@ -119,7 +121,7 @@ def test_the_server_answers_over_tcp_and_outlives_its_clients(bot):
     address = server.server_address
     try:
         with socket.create_connection(address, timeout=30) as first:
-            assert _ask(first, ROLLED) == reply(bot, ROLLED)
+            assert _ask(first, ROLLED) == reply(BotPlayer(bot), ROLLED)
             assert _ask(first, "garbage").startswith("Error: ")
             assert _ask(first, REDOUBLED) in ("take", "drop")
             first.sendall(ROLLED[:40].encode())  # and hang up in the middle of a line
@@ -130,3 +132,12 @@ def test_the_server_answers_over_tcp_and_outlives_its_clients(bot):
         server.shutdown()
         server.server_close()
         thread.join(timeout=30)
+
+
+def test_at_a_playing_level_the_answer_is_legal_and_repeatable(bot):
+    fb = parse_fibs_board(ROLLED)
+    player = BotPlayer(bot, level=level_named("beginner"))
+    answer = reply(player, ROLLED)
+    parse_move(answer, fb.board, fb.dice)  # raises unless legal
+    assert reply(BotPlayer(bot, level=level_named("beginner")), ROLLED) == answer
+    assert reply(BotPlayer(bot, level=level_named("expert")), ROLLED) == reply(BotPlayer(bot), ROLLED)

@@ -12,6 +12,7 @@ import pytest
 from conftest import tiny_bot
 from bot.doors.external import BUSY_REPLY, MAX_LINE, ExternalServer, reply
 from bot.facade import Bot
+from bot.match_play import BotPlayer
 from tests.test_external import BEFORE_THE_ROLL, ROLLED, read_line
 
 
@@ -43,7 +44,7 @@ def test_an_idle_client_does_not_block_another(bot):
         with socket.create_connection(address, timeout=10) as idle:
             idle.sendall(b"board:half a li")  # and then nothing
             with socket.create_connection(address, timeout=10) as other:
-                assert _ask(other, ROLLED) == reply(bot, ROLLED)
+                assert _ask(other, ROLLED) == reply(BotPlayer(bot), ROLLED)
 
 
 def test_an_over_long_line_gets_an_error_reply_and_the_connection_goes_on(bot):
@@ -59,14 +60,14 @@ def test_a_huge_field_gets_an_error_reply_not_a_dropped_connection(bot, value):
     fields[10] = value
     with serving(bot) as address, socket.create_connection(address, timeout=10) as sock:
         assert _ask(sock, ":".join(fields)).startswith("Error: ")
-        assert _ask(sock, ROLLED) == reply(bot, ROLLED)
+        assert _ask(sock, ROLLED) == reply(BotPlayer(bot), ROLLED)
 
 
 def test_every_line_gets_a_reply_even_an_empty_one(bot):
     with serving(bot) as address, socket.create_connection(address, timeout=10) as sock:
         sock.sendall(b"\n" + ROLLED.encode() + b"\n\x00garbage\n")
         assert read_line(sock).startswith("Error: ")
-        assert read_line(sock) == reply(bot, ROLLED)
+        assert read_line(sock) == reply(BotPlayer(bot), ROLLED)
         assert read_line(sock).startswith("Error: ")
 
 
@@ -90,7 +91,7 @@ def test_clients_beyond_the_limit_are_told_the_server_is_busy(bot):
             second.close()
         time.sleep(0.2)  # the slots are given back
         with socket.create_connection(address, timeout=10) as fourth:
-            assert _ask(fourth, ROLLED) == reply(bot, ROLLED)
+            assert _ask(fourth, ROLLED) == reply(BotPlayer(bot), ROLLED)
 
 
 def test_an_internal_error_is_a_reply_too(bot, monkeypatch):
@@ -100,5 +101,5 @@ def test_an_internal_error_is_a_reply_too(bot, monkeypatch):
         raise RuntimeError("secret internals")
 
     monkeypatch.setattr(external, "decide", broken)
-    answer = reply(bot, ROLLED)
+    answer = reply(BotPlayer(bot), ROLLED)
     assert answer == "Error: internal error"

@@ -19,6 +19,7 @@ from bot.doors import external
 from bot.evaluator import NetworkEvaluator
 from bot.doors.external import ExternalServer
 from bot.facade import Bot
+from bot.match_play import Player
 from bot.network import NetworkConfig
 from training.network import ValueNetwork
 from engine.fibs import parse_fibs_board
@@ -34,8 +35,8 @@ def test_gnubg_plays_a_match_against_the_external_player(monkeypatch):
     bot = Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval()))
     dialogue: list[tuple[str, str]] = []
 
-    def recording_reply(bot: Bot, line: str, plies: int = 0) -> str:
-        answer = original(bot, line, plies)
+    def recording_reply(player: Player, line: str) -> str:
+        answer = original(player, line)
         dialogue.append((line, answer))
         return answer
 

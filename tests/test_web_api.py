@@ -197,6 +197,7 @@ def test_the_board_endpoint_draws_positions(client):
     ("roll", {}, "game"),
     ("new", {"length": -1}, "length"),
     ("bot", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "plies": 3}, "plies"),
+    ("bot", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "playing_level": "grandmaster"}, "grandmaster"),
     ("play", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "move": "8/5 6/5"}, "not possible now"),
     ("take", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA"}, "not possible now"),
 ])
@@ -237,3 +238,13 @@ def test_the_page_and_offline_docs_are_served(client):
     schema = client.get("/openapi.json").json()
     for path in ("new", "view", "roll", "play", "bot", "double", "take", "pass", "resign", "board"):
         assert f"/v1/game/{path}" in schema["paths"]
+
+
+def test_the_bot_plays_at_a_named_level_the_same_play_each_time(client):
+    """A playing level is GNU Backgammon's depth and noise, drawn from the position: repeatable."""
+    game = token(on_roll=BOT, dice=(6, 2))
+    moves = {level: act(client, "bot", game=game, playing_level=level)["bot_move"]["move"]
+             for level in ("expert", "beginner", "world-class")}
+    assert act(client, "bot", game=game, playing_level="beginner")["bot_move"]["move"] == moves["beginner"]
+    assert moves["expert"] == act(client, "bot", game=game, plies=0)["bot_move"]["move"]  # expert: 0-ply, no noise
+    assert all(moves.values())

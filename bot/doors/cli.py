@@ -130,7 +130,7 @@ def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.external import ExternalServer
 
-    with ExternalServer(_load(args), args.host, args.port, args.plies) as server:
+    with ExternalServer(_load(args), args.host, args.port, args.plies, level=args.level) as server:
         host, port = args.host, server.server_address[1]
         stdout.write(f"external player listening on {host}:{port} (in gnubg: set player 1 external {host}:{port})\n")
         stdout.flush()
@@ -178,6 +178,8 @@ def add_external(subparsers) -> None:
 
     p = subparsers.add_parser("external", help="serve GNU Backgammon's external-player protocol over TCP")
     _add_address(p, DEFAULT_PORT)
+    p.add_argument("--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES),
+                   help="the bot's playing level (its depth and noise; --plies is then ignored)")
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_external)

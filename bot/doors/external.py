@@ -10,7 +10,7 @@ each; one more is told the server is busy and closed), any number of games
 each; it answers every line (over-long ones with an error), drops a client idle
 for ``idle_timeout`` seconds and outlives clients that disconnect or misbehave.
 
->>> reply(bot, "board:gnubg:nardy:1:0:0:0:-2:0:0:0:0:5:0:3:...")  # doctest: +SKIP
+>>> reply(BotPlayer(bot), "board:gnubg:nardy:1:0:0:0:-2:0:0:0:0:5:0:3:...")  # doctest: +SKIP
 '13/10 24/23'
 """
 
@@ -20,14 +20,17 @@ import logging
 import socket
 import socketserver
 import threading
+from typing import Optional
 
-from bot.cube import CubeState
+from bot.cube import CubeState, cube_state_for
 from bot.facade import Bot
-from bot.cube import cube_state_for
+from bot.levels import Level
+from bot.match_play import BotPlayer, Player
 from engine.board import flip
 from engine.errors import BackgammonError, InvalidPositionError
 from engine.fibs import FibsBoard, parse_fibs_board
 from engine.match import MatchState
+from engine.notation import format_play
 
 DEFAULT_PORT = 8008
 # GNU Backgammon reads at most this many bytes of a reply.
@@ -63,27 +66,27 @@ def cube_state(fb: FibsBoard, doubler: bool = False) -> CubeState:
     return cube_state_for(match, opponent if doubler else player)
 
 
-def decide(bot: Bot, fb: FibsBoard, plies: int = 0) -> str:
+def decide(player: Player, fb: FibsBoard) -> str:
     """The external player's answer to one parsed board: a move, roll/double or take/drop."""
     if fb.answering_double:
         # The opponent is on roll and has doubled: judge the take from its side.
-        return "take" if bot.should_take(flip(fb.board), cube_state(fb, doubler=True), plies) else "drop"
+        return "take" if player.should_take(flip(fb.board), cube_state(fb, doubler=True)) else "drop"
     if fb.turn != 1:
         raise InvalidPositionError("FIBS board: the opponent is on roll and has not doubled, nothing to decide")
     state = cube_state(fb)
     if fb.dice is None:
-        return "double" if fb.may_double and bot.should_double(fb.board, state, plies) else "roll"
-    return bot.best_play(fb.board, fb.dice, plies=plies, state=state).notation
+        return "double" if fb.may_double and player.should_double(fb.board, state) else "roll"
+    return format_play(player.choose_play(fb.board, fb.dice, state))
 
 
-def reply(bot: Bot, line: str, plies: int = 0) -> str:
+def reply(player: Player, line: str) -> str:
     """The reply line (without newline) to one line GNU Backgammon sent; ``Error: ...`` if unreadable.
 
     A bad line (any ``BackgammonError``) gets its message; anything else is a bug: it is
     logged with its traceback and answered ``Error: internal error`` (the client still gets a line).
     """
     try:
-        answer = decide(bot, parse_fibs_board(line), plies)
+        answer = decide(player, parse_fibs_board(line))
     except BackgammonError as error:
         answer = f"Error: {error}"
     except Exception:
@@ -124,7 +127,7 @@ class _Connection(socketserver.StreamRequestHandler):
             if not raw.endswith(b"\n") and not raw.strip(b"\x00 \t\r"):
                 return  # the NUL after the last line, then the end of the connection
             line = raw.replace(b"\x00", b"").decode("utf-8", errors="replace").strip()
-            answer = reply(self.server.bot, line, self.server.plies) if line else "Error: empty line"
+            answer = reply(self.server.player, line) if line else "Error: empty line"
             log.debug("external player: %.80r -> %r", line, answer)
             self._send(answer)
 
@@ -156,9 +159,10 @@ class ExternalServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
         plies: int = 0,
         max_clients: int = MAX_CLIENTS,
         idle_timeout: float = IDLE_TIMEOUT,
+        level: Optional[Level] = None,
     ) -> None:
-        self.bot = bot
-        self.plies = plies
+        # Deterministic levels draw their noise from the position, so threads may share the player.
+        self.player = BotPlayer(bot, plies, level=level)
         self.idle_timeout = idle_timeout
         self._slots = threading.BoundedSemaphore(max_clients)
         super().__init__((host, port), _Connection)

@@ -32,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.cube import Owner, cube_state_for
 from bot.doors.positions import parse_position
 from bot.facade import Bot
+from bot.levels import level_named
+from bot.match_play import BotPlayer
 from engine.board import flip, pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
 from engine.game import Game, from_ids, start_game
@@ -68,6 +70,10 @@ class GameRequest(BaseModel):
     game: str = Field(description="the game token of the last answer: PositionID:MatchID")
     seed: Optional[int] = Field(None, ge=0, le=2**63 - 1, description="seed of the dice rolled in this call (default: random)")
     plies: int = Field(0, ge=0, le=2, description="the bot's search depth, 0, 1 or 2")
+    playing_level: Optional[str] = Field(
+        None, max_length=20,
+        description="the bot's playing level instead of plies: beginner, casual, intermediate, advanced, expert "
+                    "or world-class (GNU Backgammon's depth and noise; the same position always gets the same play)")
 
 
 class PlayRequest(GameRequest):
@@ -314,27 +320,36 @@ def play(request: PlayRequest) -> GameView:
     return _answer(game.move(chosen), [f"You play {format_play(chosen) or 'no move'}"])
 
 
+def _player(bot: Bot, request: GameRequest) -> BotPlayer:
+    """The bot as the request asks it to play: at ``plies``, or at its ``playing_level``."""
+    level = level_named(request.playing_level) if request.playing_level is not None else None
+    return BotPlayer(bot, request.plies, level=level)
+
+
 def bot_turn(bot: Bot, request: GameRequest) -> GameView:
     """The bot's turn: double (then the human answers), or roll (unless it has dice) and play."""
+    player = _player(bot, request)
     game = _require(_read(request.game), BOT, "the bot's turn", Stage.BEFORE_ROLL, Stage.ROLLED)
     state = cube_state_for(game.match, BOT)
     events: list[str] = []
     if game.phase is Stage.BEFORE_ROLL:
-        if game.may_double and state.can_double and bot.should_double(game.board, state, request.plies):
+        if game.may_double and state.can_double and player.should_double(game.board, state):
             events.append(f"nardy doubles to {2 * game.match.cube_value}")
             return _view(game.double(), events)
         game = game.roll(roll_dice(np.random.default_rng(request.seed)))
     dice = game.dice
     assert dice is not None
-    best = bot.best_play(game.board, dice, plies=request.plies, state=state)
-    events.append(f"nardy rolls {dice[0]}{dice[1]} and plays {best.notation}" if best.notation
+    chosen = player.choose_play(game.board, dice, state)
+    notation = format_play(chosen)
+    events.append(f"nardy rolls {dice[0]}{dice[1]} and plays {notation}" if notation
                   else f"nardy rolls {dice[0]}{dice[1]} and cannot move")
-    move = BotMoveView(dice=dice, move=best.notation, steps=_steps(best.play))
-    return _answer(game.move(best.play), events, move)
+    move = BotMoveView(dice=dice, move=notation, steps=_steps(chosen))
+    return _answer(game.move(chosen), events, move)
 
 
 def double(bot: Bot, request: GameRequest) -> GameView:
     """The human doubles before rolling; the bot takes (the cube turns, the human rolls) or passes."""
+    player = _player(bot, request)
     game = _require(_read(request.game), HUMAN, "double", Stage.BEFORE_ROLL)
     if not game.may_double:
         why = "the Crawford game is played without the cube" if game.match.crawford else "nardy owns the cube"
@@ -342,7 +357,7 @@ def double(bot: Bot, request: GameRequest) -> GameView:
     offered = game.double()
     cube = game.match.cube_value
     events = [f"You double to {2 * cube}"]
-    if bot.should_take(game.board, cube_state_for(game.match, HUMAN), request.plies):
+    if player.should_take(game.board, cube_state_for(game.match, HUMAN)):
         events.append(f"nardy takes; the cube is on {2 * cube}")
         return _view(offered.take(), events)
     events.append("nardy passes")

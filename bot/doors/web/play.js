@@ -70,8 +70,15 @@ export class Play {
     return this.seed === null || Number.isNaN(this.seed) ? null : this.seed + this.rolls++;
   }
 
+  // The Level menu holds search depths ("0".."2") and GNU Backgammon's named playing levels.
+  // The bot plays at either; hints use the depth, 0-ply under a named level.
   plies() {
     return Number(this.ui.el.level.value) || 0;
+  }
+
+  strength() {
+    const value = this.ui.el.level.value;
+    return /^[0-9]$/.test(value) ? { plies: Number(value) } : { playing_level: value };
   }
 
   async act(path, extra = {}, token = null) {
@@ -79,7 +86,7 @@ export class Play {
     this.busy = true;
     this.render();
     try {
-      const body = path === "/v1/game/new" ? extra : { game: token || this.view.game, plies: this.plies(), ...extra };
+      const body = path === "/v1/game/new" ? extra : { game: token || this.view.game, ...this.strength(), ...extra };
       const view = await post(path, body);
       this.ui.clearError();
       this.busy = false;
