@@ -328,46 +328,25 @@ def _roll_hits(own: np.ndarray, other_seen: np.ndarray) -> np.ndarray:
     hits; with 2+ on the bar only entering hits count (doubles: what dice remain after entering).
     Two hits: two dice hitting different blots with different checkers, or one checker hitting
     twice on its way.
+
+    Computed on bit masks over own's points (bit s: point s, 25 the bar), every roll at once:
+    the 15 non-doubles as one (B, 15) batch, the 6 doubles as one (B, 6), so a call costs a
+    few dozen numpy operations whatever the batch size.
     """
-    count = len(own)
-    blot = other_seen == 1
-    blot[:, 0] = blot[:, BAR] = False
+    blots = other_seen == 1
+    blots[:, 0] = blots[:, BAR] = False
     weak = (own[:, 1:7] > 0).sum(axis=1) < 3
-    blot[:, 1] &= ~weak
-    blot[:, 2] &= ~weak
-    open_ = other_seen < 2
+    blots[:, 1] &= ~weak
+    blots[:, 2] &= ~weak
     willing = (own > 0) & ~((_POINTS <= 6) & (own == 2))
     willing[:, 0] = False
-    single = own == 1
-    bar = own[:, BAR]
-    on_bar = bar > 0
-
-    pad = 25
-    blot_pad = np.zeros((count, 26 + pad), dtype=bool)
-    blot_pad[:, pad:] = blot
-    open_pad = np.ones((count, 26 + pad), dtype=bool)
-    open_pad[:, pad:] = open_
-
-    def blot_at(distance: int) -> np.ndarray:
-        """(B, 26) over sources s: a blot on s - distance."""
-        return blot_pad[:, pad - distance : pad - distance + 26]
-
-    def open_at(distance: int) -> np.ndarray:
-        return open_pad[:, pad - distance : pad - distance + 26]
-
-    is_bar = _POINTS == BAR
-    direct = {d: willing & blot_at(d) for d in range(1, 7)}
-    enter_open = {d: open_[:, BAR - d] for d in range(1, 7)}
-
-    per_roll = []
-    for a, b in ROLLS:
-        if a == b:
-            per_roll.append(_double_shots(a, willing, blot_at, open_at, bar, enter_open[a]))
-        else:
-            per_roll.append(
-                _mixed_shots(a, b, direct, willing, blot_at, open_at, single, bar, on_bar, is_bar, enter_open)
-            )
-    return np.stack([np.stack(roll, axis=1) for roll in per_roll], axis=1).astype(np.int64)
+    masks = np.stack([blots, other_seen < 2, willing, own == 1], axis=1).astype(np.int64) @ _BIT
+    blot, open_, will, single = (masks[:, i, None] for i in range(4))
+    bar = own[:, BAR, None]
+    hits = np.empty((len(own), len(ROLLS), 3), dtype=np.int64)
+    hits[:, _MIXED_COLUMNS] = _mixed_shots(blot, open_, will, single, bar)
+    hits[:, _DOUBLE_COLUMNS] = _double_shots(blot, open_, will, bar)
+    return hits
 
 
 def hits_by_roll(boards: np.ndarray) -> np.ndarray:
@@ -389,81 +368,108 @@ def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
     return {"pip_loss": best / (12.0 * 36.0), "hit1": one / 36.0, "hit2": two / 36.0}
 
 
-def _farthest(shots: np.ndarray, distance: int) -> np.ndarray:
-    """(B,) the highest blot point hit by ``shots`` (over sources) from ``distance`` away, 0 if none."""
-    highest_source = 25 - np.argmax(shots[:, ::-1], axis=1)
-    return np.where(shots.any(axis=1), highest_source - distance, 0)
+# Bit masks over own's points 0..25 (bit s: point s; bit 25: the bar).
+_BIT = np.int64(1) << np.arange(26, dtype=np.int64)
+_ALL = np.int64((1 << 26) - 1)
+_BAR_BIT = np.int64(1 << BAR)
+_BOARD = _ALL & ~_BAR_BIT
+_POPCOUNT13 = np.array([bin(m).count("1") for m in range(1 << 13)], dtype=np.int64)
+# The non-doubles (larger die first) and the doubles' dice, as rows for broadcasting, and where
+# each goes among ROLLS.
+_MIXED = np.array([roll for roll in ROLLS if roll[0] != roll[1]], dtype=np.int64)
+_MIXED_COLUMNS = [i for i, (a, b) in enumerate(ROLLS) if a != b]
+_DOUBLE = np.array([a for a, b in ROLLS if a == b], dtype=np.int64)[None, :]
+_DOUBLE_COLUMNS = [i for i, (a, b) in enumerate(ROLLS) if a == b]
 
 
-def _mixed_shots(a, b, direct, willing, blot_at, open_at, single, bar, on_bar, is_bar, enter_open):
-    """(best blot point, any hit, two hits) for the non-double roll a-b (a > b), all (B,)."""
-    free = bar == 0
-    one_up = bar == 1
+def _count(masks: np.ndarray) -> np.ndarray:
+    """Set bits of 26-bit masks."""
+    return _POPCOUNT13[masks & 0x1FFF] + _POPCOUNT13[masks >> 13]
+
+
+def _farthest(shots: np.ndarray, distance: np.ndarray) -> np.ndarray:
+    """The highest blot point hit by the shots (a mask over sources) from ``distance`` away, 0 if none."""
+    highest_source = np.frexp(shots.astype(np.float64))[1] - 1  # exact: 26-bit integers are exact floats
+    return np.where(shots != 0, highest_source - distance, 0)
+
+
+def _open_at(open_: np.ndarray, distance: np.ndarray) -> np.ndarray:
+    """Sources s whose point s - distance is open to own (points below 1: borne off, open)."""
+    return ((open_ << distance) | ((np.int64(1) << distance) - 1)) & _ALL
+
+
+def _enters(open_: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """Whether a checker on the bar enters with ``die`` (lands on own's point 25 - die)."""
+    return (open_ >> (BAR - die)) & 1 == 1
+
+
+def _mixed_shots(blot, open_, willing, single, bar) -> np.ndarray:
+    """(B, 15, 3) best blot point hit, any hit, two hits, for each non-double a-b (a > b) of ``_MIXED``.
+
+    Masks are (B, 1) over sources (a blot hit from s with die d is on s - d); ``bar`` (B, 1).
+    """
+    a, b = _MIXED[None, :, 0], _MIXED[None, :, 1]
+    free, one_up = bar == 0, bar == 1
+    blot_a, blot_b, blot_ab = ((blot << d) & _ALL for d in (a, b, a + b))
     # Board checkers may hit with die a only when the bar is empty or die b can enter.
-    board_a = free | (one_up & enter_open[b])
-    board_b = free | (one_up & enter_open[a])
-    shots_a = direct[a] & np.where(is_bar, True, board_a[:, None])
-    shots_b = direct[b] & np.where(is_bar, True, board_b[:, None])
-    via = open_at(a) | open_at(b)
+    board_a = free | (one_up & _enters(open_, b))
+    board_b = free | (one_up & _enters(open_, a))
+    shots_a = willing & blot_a & np.where(board_a, _ALL, _BAR_BIT)
+    shots_b = willing & blot_b & np.where(board_b, _ALL, _BAR_BIT)
     # Both dice on one checker: from the board with no bar checker, or the single bar checker.
-    combined_ok = np.where(is_bar, one_up[:, None], free[:, None])
-    shots_ab = willing & blot_at(a + b) & via & combined_ok
-
+    combined = np.where(free, _BOARD, 0) | np.where(one_up, _BAR_BIT, 0)
+    shots_ab = willing & blot_ab & (_open_at(open_, a) | _open_at(open_, b)) & combined
     best = np.maximum(np.maximum(_farthest(shots_a, a), _farthest(shots_b, b)), _farthest(shots_ab, a + b))
-    any_hit = best > 0
 
     # Two different blots with the two dice.
-    n_a = shots_a.sum(axis=1)
-    n_b = shots_b.sum(axis=1)
-    bar_a = shots_a[:, -1]
-    bar_b = shots_b[:, -1]
-    shift = a - b  # die b's shot hitting the same blot as die a's shot from s comes from s - shift
-    same_blot = (shots_a[:, shift:] & shots_b[:, : 26 - shift]).sum(axis=1)
-    same_checker = (shots_a & shots_b & single).sum(axis=1)
-    pairs_free = n_a * n_b - same_blot - same_checker
+    n_a, n_b = _count(shots_a), _count(shots_b)
+    bar_a, bar_b = shots_a >> BAR, shots_b >> BAR
+    shift = a - b  # die b's shot at the blot die a hits from s comes from s - shift
+    pairs_free = n_a * n_b - _count((shots_a >> shift) & shots_b) - _count(shots_a & shots_b & single)
     # One on the bar: one of the two hits must be the entering checker's.
-    board_b_n = n_b - bar_b
-    board_a_n = n_a - bar_a
-    same_as_bar_a = shots_b[:, 25 - shift]  # die b from 25 - a + b hits the blot on 25 - a
-    pairs_one = bar_a * (board_b_n - same_as_bar_a) + bar_b * board_a_n
-    pairs_many = bar_a & bar_b
-    pairs = np.where(free, pairs_free, np.where(one_up, pairs_one, pairs_many))
+    same_as_bar_a = (shots_b >> (BAR - shift)) & 1  # die b from 25 - a + b hits the blot on 25 - a
+    pairs_one = bar_a * (n_b - bar_b - same_as_bar_a) + bar_b * (n_a - bar_a)
+    pairs = np.where(free, pairs_free, np.where(one_up, pairs_one, bar_a & bar_b))
     # One checker hitting on its way (the blot in between is open to land on).
-    on_way = willing & blot_at(a + b) & (blot_at(a) | blot_at(b)) & combined_ok
-    two = (pairs > 0) | on_way.any(axis=1)
-    return best, any_hit, two
+    on_way = willing & blot_ab & (blot_a | blot_b) & combined
+    return np.stack([best, best > 0, (pairs > 0) | (on_way != 0)], axis=2)
 
 
-def _double_shots(d, willing, blot_at, open_at, bar, enter_open):
-    """(best blot point, any hit, two hits) for the double d-d, all (B,).
+def _double_shots(blot, open_, willing, bar) -> np.ndarray:
+    """(B, 6, 3) best blot point hit, any hit, two hits, for the doubles 1-1 ... 6-6.
 
     After the bar checkers enter (all on one point, which must be open) ``free`` dice remain;
     a shot of k steps costs k from the board, k - 1 for an entering checker. Two blots are hit
     when the two cheapest cost no more than ``free``, or one checker hits twice on its way.
     """
-    count = len(willing)
+    d = _DOUBLE
     free = np.maximum(4 - bar, 0)
-    blocked_out = (bar > 0) & ~enter_open
-    is_bar = _POINTS == BAR
-    big = 99
-    cost = np.full((count, 26), big, dtype=np.int8)  # over blot points
-    path = np.ones_like(willing)
-    hits_per_source = np.zeros((count, 26), dtype=np.int8)
-    best = np.zeros(count, dtype=np.int64)
+    blocked_out = (bar > 0) & ~_enters(open_, d)
+    path = np.broadcast_to(_ALL, (len(blot), d.shape[1]))
+    seen = twice = np.zeros_like(path)
+    best = np.zeros(path.shape, dtype=np.int64)
+    at_cost = [np.zeros_like(path) for _ in range(5)]  # at_cost[c]: blot points some shot hits at cost c
     for k in range(1, 5):
-        distance = k * d
-        if distance > 25:
-            break
+        distance = k * d  # at most 24
         if k > 1:
-            path = path & open_at((k - 1) * d)
-        step_cost = np.where(is_bar, k - 1, k)[None, :]
-        allowed = willing & blot_at(distance) & path & (step_cost <= free[:, None]) & ~blocked_out[:, None]
-        hits_per_source += allowed
+            path = path & _open_at(open_, (k - 1) * d)
+        shots = np.where(blocked_out, 0, willing & ((blot << distance) & _ALL) & path)
+        from_board = np.where(k <= free, shots & _BOARD, 0)
+        from_bar = np.where(k - 1 <= free, shots & _BAR_BIT, 0)
+        allowed = from_board | from_bar
+        twice = twice | (seen & allowed)
+        seen = seen | allowed
         best = np.maximum(best, _farthest(allowed, distance))
-        shot_cost = np.where(allowed, step_cost, big).astype(np.int8)  # over sources s; blot on s - distance
-        cost[:, : 26 - distance] = np.minimum(cost[:, : 26 - distance], shot_cost[:, distance:])
-    cheapest = cost.min(axis=1)
-    at_cheapest = cost == cheapest[:, None]
-    second = np.where(at_cheapest.sum(axis=1) >= 2, cheapest, np.where(at_cheapest, big, cost).min(axis=1))
-    two = (cheapest.astype(np.int64) + second <= free) | (hits_per_source >= 2).any(axis=1)
-    return best, best > 0, two
+        at_cost[k] = at_cost[k] | (from_board >> distance)
+        at_cost[k - 1] = at_cost[k - 1] | (from_bar >> distance)
+    big = 99
+    cheapest = np.full(path.shape, big, dtype=np.int64)
+    second = np.full(path.shape, big, dtype=np.int64)
+    reach = np.zeros_like(path)  # blot points hit at a cost of at most ``cost``
+    for cost in range(5):
+        reach = reach | at_cost[cost]
+        hit = _count(reach)
+        cheapest = np.where((hit >= 1) & (cheapest == big), cost, cheapest)
+        second = np.where((hit >= 2) & (second == big), cost, second)
+    two = (cheapest + second <= free) | (twice != 0)
+    return np.stack([best, best > 0, two], axis=2)
