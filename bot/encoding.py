@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from bot.features import CONTACT_FEATURES, contact_features
+from bot.features import CONTACT_FEATURES, HIT_FEATURES, contact_features, hit_features
 
 VALUES = 31  # a slot holds -15..15
 _OFFSETS = np.arange(26, dtype=np.int64) * VALUES + 15  # slot * 31 + (value + 15)
@@ -140,6 +140,11 @@ def _contact_globals(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([_extended_globals(boards), contact_features(boards)], axis=1)
 
 
+def _hits_globals(boards: np.ndarray) -> np.ndarray:
+    """(B, 5 + 6): the "extended" globals, then ``bot.features.hit_features`` (both sides' shots)."""
+    return np.concatenate([_extended_globals(boards), hit_features(boards)], axis=1)
+
+
 def _flat(table: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(table.reshape(26 * VALUES, -1))
 
@@ -163,6 +168,14 @@ ENCODINGS: dict[str, Encoding] = {
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _contact_globals,
         5 + len(CONTACT_FEATURES),
+    ),
+    # "extended" plus both sides' shot counts only (pip loss, one hit, two hits over the 36
+    # rolls): the contact inputs that carry their gain (docs/training.md). F = 211.
+    "hits": Encoding(
+        "hits",
+        _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
+        _hits_globals,
+        5 + len(HIT_FEATURES),
     ),
 }
 

@@ -136,6 +136,24 @@ def contact_features(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([half_features(mover, opponent), half_features(opponent, mover)], axis=1)
 
 
+HIT_FEATURES: tuple[str, ...] = tuple(f"{side}.{name}" for side in ("mover", "opponent")
+                                      for name in ("pip_loss", "hit1", "hit2"))
+
+
+def hit_features(boards: np.ndarray) -> np.ndarray:
+    """(B, 6) float32: the "hits" group of ``contact_features`` alone, columns ``HIT_FEATURES``.
+
+    The inputs that carry the expert inputs' gain (docs/training.md, round 5); both sides'
+    halves go through one pass.
+    """
+    boards = np.asarray(boards).reshape(-1, 26).astype(np.int64)
+    mover, opponent = np.maximum(boards, 0), np.maximum(flip(boards), 0)
+    own, other = np.concatenate([mover, opponent]), np.concatenate([opponent, mover])
+    hits = _hits(own, other[:, ::-1])
+    columns = np.stack([hits[name] for name in ("pip_loss", "hit1", "hit2")], axis=1)
+    return np.concatenate([columns[: len(boards)], columns[len(boards):]], axis=1).astype(np.float32)
+
+
 def half_features(own: np.ndarray, other: np.ndarray) -> np.ndarray:
     """(B, 24) float32 features of ``own`` against ``other``, in own's view (``HALF_FEATURES``).
 

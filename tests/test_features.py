@@ -14,7 +14,9 @@ from bot.features import (
     GROUPS,
     HALF_FEATURES,
     ROLLS,
+    HIT_FEATURES,
     contact_features,
+    hit_features,
     hits_by_roll,
 )
 from engine import afterstates
@@ -240,3 +242,13 @@ def test_contact_encoding_extends_extended(positions):
     assert contact.shape[1] == extended.shape[1] + len(CONTACT_FEATURES)
     np.testing.assert_array_equal(contact[:, : extended.shape[1]], extended)
     np.testing.assert_array_equal(contact[:, extended.shape[1] :], contact_features(positions[:50]))
+
+
+def test_the_hits_encoding_is_extended_plus_the_shot_counts(positions):
+    """``hit_features`` are the hits columns of ``contact_features``; the "hits" encoding appends them."""
+    hits = hit_features(positions)
+    np.testing.assert_array_equal(hits, contact_features(positions)[:, list(GROUPS["hits"])])
+    assert [CONTACT_FEATURES[i] for i in GROUPS["hits"]] == list(HIT_FEATURES)
+    encoded = get_encoding("hits").encode(positions[:50])
+    extended = get_encoding("extended").encode(positions[:50])
+    np.testing.assert_array_equal(encoded, np.concatenate([extended, hits[:50]], axis=1))

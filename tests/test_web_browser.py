@@ -404,3 +404,22 @@ def test_set_up_a_position_on_the_board_and_analyse_it(page, servers):
     expect(by(page, "position-id")).to_have_text(expected)
     expect(by(page, "error")).to_be_hidden()
     expect(by(page, "setup")).to_have_attribute("aria-pressed", "false")
+
+
+def test_the_level_menu_plays_the_bot_at_a_named_level(page, servers):
+    page.goto(servers["real"] + "/?seed=7&delay=0")
+    page.select_option("#level", "beginner")
+    bodies: list[dict] = []
+    page.on("request", lambda r: bodies.append(r.post_data_json) if r.url.endswith("/v1/game/bot") else None)
+    by(page, "new-game").click()
+    for _ in range(20):
+        what = _wait_for_human(page)
+        if bodies or what == "over":
+            break
+        if what == "roll":
+            by(page, "roll").click()
+        elif what == "doubled":
+            by(page, "take").click()
+        else:
+            _enter_first_legal_play(page)
+    assert bodies and bodies[0]["playing_level"] == "beginner" and "plies" not in bodies[0]
