@@ -358,7 +358,7 @@ def _roll_hits(own: np.ndarray, other_seen: np.ndarray) -> np.ndarray:
     blots[:, 2] &= ~weak
     willing = (own > 0) & ~((_POINTS <= 6) & (own == 2))
     willing[:, 0] = False
-    masks = np.stack([blots, other_seen < 2, willing, own == 1], axis=1).astype(np.int64) @ _BIT
+    masks = (np.stack([blots, other_seen < 2, willing, own == 1], axis=1).astype(np.int64) @ _BIT).astype(np.int32)
     blot, open_, will, single = (masks[:, i, None] for i in range(4))
     bar = own[:, BAR, None]
     hits = np.empty((len(own), len(ROLLS), 3), dtype=np.int64)
@@ -388,32 +388,30 @@ def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
 
 # Bit masks over own's points 0..25 (bit s: point s; bit 25: the bar).
 _BIT = np.int64(1) << np.arange(26, dtype=np.int64)
-_ALL = np.int64((1 << 26) - 1)
-_BAR_BIT = np.int64(1 << BAR)
+_ALL = np.int32((1 << 26) - 1)
+_BAR_BIT = np.int32(1 << BAR)
 _BOARD = _ALL & ~_BAR_BIT
-_POPCOUNT13 = np.array([bin(m).count("1") for m in range(1 << 13)], dtype=np.int64)
 # The non-doubles (larger die first) and the doubles' dice, as rows for broadcasting, and where
 # each goes among ROLLS.
-_MIXED = np.array([roll for roll in ROLLS if roll[0] != roll[1]], dtype=np.int64)
+_MIXED = np.array([roll for roll in ROLLS if roll[0] != roll[1]], dtype=np.int32)
 _MIXED_COLUMNS = [i for i, (a, b) in enumerate(ROLLS) if a != b]
-_DOUBLE = np.array([a for a, b in ROLLS if a == b], dtype=np.int64)[None, :]
+_DOUBLE = np.array([a for a, b in ROLLS if a == b], dtype=np.int32)[None, :]
 _DOUBLE_COLUMNS = [i for i, (a, b) in enumerate(ROLLS) if a == b]
 
 
 def _count(masks: np.ndarray) -> np.ndarray:
-    """Set bits of 26-bit masks."""
-    return _POPCOUNT13[masks & 0x1FFF] + _POPCOUNT13[masks >> 13]
+    """Set bits of masks."""
+    return np.bitwise_count(masks).astype(np.int64)
 
 
-def _farthest(shots: np.ndarray, distance: np.ndarray) -> np.ndarray:
-    """The highest blot point hit by the shots (a mask over sources) from ``distance`` away, 0 if none."""
-    highest_source = np.frexp(shots.astype(np.float64))[1] - 1  # exact: 26-bit integers are exact floats
-    return np.where(shots != 0, highest_source - distance, 0)
+def _highest(points: np.ndarray) -> np.ndarray:
+    """The highest point in masks over points, 0 for an empty mask."""
+    return np.frexp(points.astype(np.float64))[1] - 1 + (points == 0)  # exact: 26-bit integers are exact floats
 
 
 def _open_at(open_: np.ndarray, distance: np.ndarray) -> np.ndarray:
     """Sources s whose point s - distance is open to own (points below 1: borne off, open)."""
-    return ((open_ << distance) | ((np.int64(1) << distance) - 1)) & _ALL
+    return ((open_ << distance) | ((np.int32(1) << distance) - 1)) & _ALL
 
 
 def _enters(open_: np.ndarray, die: np.ndarray) -> np.ndarray:
@@ -437,7 +435,7 @@ def _mixed_shots(blot, open_, willing, single, bar) -> np.ndarray:
     # Both dice on one checker: from the board with no bar checker, or the single bar checker.
     combined = np.where(free, _BOARD, 0) | np.where(one_up, _BAR_BIT, 0)
     shots_ab = willing & blot_ab & (_open_at(open_, a) | _open_at(open_, b)) & combined
-    best = np.maximum(np.maximum(_farthest(shots_a, a), _farthest(shots_b, b)), _farthest(shots_ab, a + b))
+    best = _highest((shots_a >> a) | (shots_b >> b) | (shots_ab >> (a + b)))  # the blot points hit
 
     # Two different blots with the two dice.
     n_a, n_b = _count(shots_a), _count(shots_b)
@@ -465,7 +463,6 @@ def _double_shots(blot, open_, willing, bar) -> np.ndarray:
     blocked_out = (bar > 0) & ~_enters(open_, d)
     path = np.broadcast_to(_ALL, (len(blot), d.shape[1]))
     seen = twice = np.zeros_like(path)
-    best = np.zeros(path.shape, dtype=np.int64)
     at_cost = [np.zeros_like(path) for _ in range(5)]  # at_cost[c]: blot points some shot hits at cost c
     for k in range(1, 5):
         distance = k * d  # at most 24
@@ -477,7 +474,6 @@ def _double_shots(blot, open_, willing, bar) -> np.ndarray:
         allowed = from_board | from_bar
         twice = twice | (seen & allowed)
         seen = seen | allowed
-        best = np.maximum(best, _farthest(allowed, distance))
         at_cost[k] = at_cost[k] | (from_board >> distance)
         at_cost[k - 1] = at_cost[k - 1] | (from_bar >> distance)
     big = 99
@@ -490,4 +486,5 @@ def _double_shots(blot, open_, willing, bar) -> np.ndarray:
         cheapest = np.where((hit >= 1) & (cheapest == big), cost, cheapest)
         second = np.where((hit >= 2) & (second == big), cost, second)
     two = (cheapest + second <= free) | (twice != 0)
+    best = _highest(reach)  # every blot point hit, at any cost
     return np.stack([best, best > 0, two], axis=2)
