@@ -144,14 +144,18 @@ def hit_features(boards: np.ndarray) -> np.ndarray:
     """(B, 6) float32: the "hits" group of ``contact_features`` alone, columns ``HIT_FEATURES``.
 
     The inputs that carry the expert inputs' gain (docs/training.md, round 5); both sides'
-    halves go through one pass.
+    halves go through one pass, and races (no shots possible) are skipped.
     """
     boards = np.asarray(boards).reshape(-1, 26).astype(np.int64)
     mover, opponent = np.maximum(boards, 0), np.maximum(flip(boards), 0)
+    features = np.zeros((len(boards), len(HIT_FEATURES)), dtype=np.float32)
+    contact = np.flatnonzero(_rearmost(mover) + _rearmost(opponent) > 25)  # no shots in a race
+    mover, opponent = mover[contact], opponent[contact]
     own, other = np.concatenate([mover, opponent]), np.concatenate([opponent, mover])
     hits = _hits(own, other[:, ::-1])
     columns = np.stack([hits[name] for name in ("pip_loss", "hit1", "hit2")], axis=1)
-    return np.concatenate([columns[: len(boards)], columns[len(boards):]], axis=1).astype(np.float32)
+    features[contact] = np.concatenate([columns[: len(contact)], columns[len(contact):]], axis=1)
+    return features
 
 
 def half_features(own: np.ndarray, other: np.ndarray) -> np.ndarray:
