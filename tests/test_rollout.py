@@ -11,6 +11,7 @@ from bot.cube import CubeState, MatchScore, Verdict
 from bot.rollout import ROLLS36, RolloutDice, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
 from bot.search import InvalidSearchError
 from engine import START, encode_position_id, flip
+from conftest import board
 from fakes import PipEvaluator
 
 SHORT = RolloutSettings(trials=72, truncate=6)
@@ -118,15 +119,6 @@ def small_bearoff_evaluator() -> ClassEvaluator:
                           BearoffDatabases(bo.build_one_sided(6, progress=False), bo.build_two_sided(4, progress=False)))
 
 
-def bearoff_board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
-    board = np.zeros(26, dtype=np.int8)
-    for point, n in mine.items():
-        board[point] = n
-    for point, n in theirs.items():
-        board[point] = -n
-    return board
-
-
 @pytest.mark.parametrize("mine, theirs, verdict", [
     ({2: 1, 4: 1, 5: 1}, {24: 1, 22: 1, 20: 1}, Verdict.DOUBLE_TAKE),
     ({3: 2, 5: 1}, {23: 2, 20: 2}, Verdict.DOUBLE_PASS),
@@ -135,10 +127,10 @@ def bearoff_board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
 def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, theirs, verdict):
     """Both sides doubling, taking and passing inside the trials reproduce the exact cubeful money equities."""
     evaluator = small_bearoff_evaluator()
-    board = bearoff_board(mine, theirs)
-    exact = exact_money_cube(evaluator, board)
+    position = board(mine, theirs)
+    exact = exact_money_cube(evaluator, position)
     assert exact is not None
-    cube = rollout_cube(evaluator, board, CubeState(), np.random.default_rng(1), RolloutSettings(trials=1296))
+    cube = rollout_cube(evaluator, position, CubeState(), np.random.default_rng(1), RolloutSettings(trials=1296))
     nd_error, dt_error, dp_error = cube.std_errors
     assert abs(cube.decision.no_double - exact.centred) <= 3.5 * nd_error + 0.01
     assert abs(cube.decision.double_take - 2 * exact.unavailable) <= 3.5 * dt_error + 0.01
@@ -159,4 +151,4 @@ def test_cubeful_trials_in_a_match_report_match_winning_chances():
 
 def test_a_finished_game_has_no_cube_to_roll_out():
     with pytest.raises(InvalidSearchError, match="game is over"):
-        rollout_cube(PipEvaluator(), bearoff_board({}, {20: 1}), CubeState(), np.random.default_rng(0))
+        rollout_cube(PipEvaluator(), board({}, {20: 1}), CubeState(), np.random.default_rng(0))
