@@ -276,6 +276,8 @@ def rollout_afterstates(
 
 # Who owns the cube in a cubeful trial: nobody, the side on roll at the root, its opponent.
 CENTRED, ROOT_OWNS, OTHER_OWNS = 0, 1, 2
+# The cubeless equity's weights on the five probabilities (bot.outcomes.equity without its -1).
+_EQUITY_WEIGHTS = np.array([2.0, 1.0, 1.0, -1.0, -1.0])
 
 
 @dataclass(frozen=True)
@@ -288,8 +290,8 @@ class RolloutCube:
     0-ply (``bot.cube.cube_decision`` on the evaluator's probabilities; exact equities in
     money bear-offs within the database), and a game ends when a double is passed.
     Equities are normalised (money: points per unit of the root's cube; match: MWC
-    mapped so that losing or winning the root's cube is -1 or +1). Variance
-    reduction is not applied to these trials.
+    mapped so that losing or winning the root's cube is -1 or +1). Variance reduction, when
+    on, subtracts each roll's cube-weighted cubeless luck (``rollout_cube``).
     """
 
     decision: CubeDecision
@@ -413,7 +415,10 @@ def rollout_cube(
 ) -> RolloutCube:
     """The cube decision of the side on roll of ``board`` (its view, before the roll) from cubeful trials.
 
-    ``settings`` as for cubeless rollouts (trials, truncation, checker play); no variance reduction.
+    ``settings`` as for cubeless rollouts (trials, truncation, checker play, variance reduction).
+    Variance reduction subtracts each roll's cubeless luck (the lookahead of ``_play``), weighted
+    by the trial's cube at that roll: given the position before the roll its mean is zero, so the
+    trials' mean keeps its expectation and loses most of the dice's noise.
     """
     board = np.asarray(board, dtype=np.int8)
     if is_finished(board[None])[0]:
@@ -425,6 +430,7 @@ def rollout_cube(
     cubes = _TrialCubes(evaluator, state, np.where(doubled, 2 * state.cube, state.cube),
                         np.where(doubled, OTHER_OWNS, root_owner))
     results = np.zeros(total)
+    luck = np.zeros(total)  # summed cube-weighted luck of each trial, root's view, normalised
     live, current = np.arange(total), np.repeat(board[None], total, axis=0)
     dice = RolloutDice(trials, rng, settings.rotate_first, settings.rotate_second)
     ply = 0
@@ -438,7 +444,10 @@ def rollout_cube(
             live, current = live[~passed], current[~passed]
             if not len(live):
                 break
-        chosen = _play(evaluator, current, dice.roll(ply)[live % trials], settings, None, ply)
+        live_luck = np.zeros((len(live), 5)) if settings.variance_reduction else None
+        chosen = _play(evaluator, current, dice.roll(ply)[live % trials], settings, live_luck, ply)
+        if live_luck is not None:
+            luck[live] += cubes.values[live] / state.cube * (live_luck @ _EQUITY_WEIGHTS)
         done = is_finished(chosen)
         results[live[done]] = cubes.normalised(cubes.finished(live[done], chosen[done], ply))
         live, current = live[~done], flip(chosen[~done])
@@ -447,6 +456,7 @@ def rollout_cube(
             progress(total - len(live), total)
     if progress is not None:
         progress(total, total)
+    results -= luck
     no_double, double_take = results[:trials], results[trials:]
     mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None)
     if cubes.score is not None:

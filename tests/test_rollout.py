@@ -119,23 +119,36 @@ def small_bearoff_evaluator() -> ClassEvaluator:
                           BearoffDatabases(bo.build_one_sided(6, progress=False), bo.build_two_sided(4, progress=False)))
 
 
-@pytest.mark.parametrize("mine, theirs, verdict", [
+BEAROFF_CUBES = [
     ({2: 1, 4: 1, 5: 1}, {24: 1, 22: 1, 20: 1}, Verdict.DOUBLE_TAKE),
     ({3: 2, 5: 1}, {23: 2, 20: 2}, Verdict.DOUBLE_PASS),
     ({6: 2, 5: 1}, {20: 1, 22: 2}, Verdict.NODOUBLE_TAKE),
-])
-def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, theirs, verdict):
+]
+
+
+@pytest.mark.parametrize("variance_reduction", [False, True])
+@pytest.mark.parametrize("mine, theirs, verdict", BEAROFF_CUBES)
+def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, theirs, verdict, variance_reduction):
     """Both sides doubling, taking and passing inside the trials reproduce the exact cubeful money equities."""
     evaluator = small_bearoff_evaluator()
     position = board(mine, theirs)
     exact = exact_money_cube(evaluator, position)
     assert exact is not None
-    cube = rollout_cube(evaluator, position, CubeState(), np.random.default_rng(1), RolloutSettings(trials=1296))
+    settings = RolloutSettings(trials=1296, variance_reduction=variance_reduction)
+    cube = rollout_cube(evaluator, position, CubeState(), np.random.default_rng(1), settings)
     nd_error, dt_error, dp_error = cube.std_errors
     assert abs(cube.decision.no_double - exact.centred) <= 3.5 * nd_error + 0.01
     assert abs(cube.decision.double_take - 2 * exact.unavailable) <= 3.5 * dt_error + 0.01
     assert cube.decision.double_pass == 1.0 and dp_error == 0.0
     assert cube.decision.verdict is verdict
+
+
+def test_variance_reduction_narrows_the_cubeful_trials():
+    evaluator = small_bearoff_evaluator()
+    mine, theirs, _ = BEAROFF_CUBES[0]
+    errors = [rollout_cube(evaluator, board(mine, theirs), CubeState(), np.random.default_rng(3),
+                           RolloutSettings(trials=648, variance_reduction=vr)).std_errors for vr in (False, True)]
+    assert errors[1][0] < 0.7 * errors[0][0] and errors[1][1] < 0.7 * errors[0][1]
 
 
 def test_cubeful_trials_in_a_match_report_match_winning_chances():

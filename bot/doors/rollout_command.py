@@ -89,7 +89,7 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
         cube = data.get("cube")
         if cube:
             lines.append(f"Cube decision ({cube['trials']} cubeful trials each for no double and double/take, "
-                         "0-ply cube actions inside them, no variance reduction):")
+                         "0-ply cube actions inside them):")
             names = ("No double", "Double, take", "Double, pass")
             for name, key, se in zip(names, ("no_double", "double_take", "double_pass"), cube["std_errors"]):
                 lines.append(f"  {name:<13} {cube[key]:+.3f} +- {se:.3f}")
@@ -152,7 +152,7 @@ def add_rollout(subparsers) -> None:
     p.add_argument("--truncate", type=int, default=None, metavar="T",
                    help="stop each trial after T plies and evaluate (default: play to the end)")
     p.add_argument("--cubeful", action="store_true",
-                   help="also the cube decision, from cubeful trials of no double and double/take (no VR in them)")
+                   help="also the cube decision, from cubeful trials of no double and double/take")
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
     p.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
