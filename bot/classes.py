@@ -96,21 +96,28 @@ class BearoffDatabases:
         self._one, self._two = one, two
         self.checkers = one.checkers if one is not None else bo.CHECKERS
 
+    # The first bear-off on a machine builds the databases (seconds): a bar says so on a terminal.
+    def _one_sided(self) -> bo.OneSided:
+        return self._one if self._one is not None else bo.one_sided(progress=sys.stderr.isatty())
+
+    def _two_sided(self) -> bo.TwoSided:
+        return self._two if self._two is not None else bo.two_sided(progress=sys.stderr.isatty())
+
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) exact probabilities for the side on roll of bear-off boards (B, 26), side on roll's view."""
-        # The first bear-off on a machine builds the databases (seconds): a bar says so on a terminal.
-        building = sys.stderr.isatty()
-        one = self._one if self._one is not None else bo.one_sided(progress=building)
-        two = self._two if self._two is not None else bo.two_sided(progress=building)
-        return bo.bearoff_probabilities(boards, one, two)
+        return bo.bearoff_probabilities(boards, self._one_sided(), self._two_sided())
 
     def money_cube(self, board: np.ndarray) -> MoneyCubeEquities | None:
-        """The exact cubeful money equities of a board (26,) (side on roll's view) in the two-sided database, else None."""
+        """The exact cubeful money equities of a board (26,) (side on roll's view) in the two-sided database, else None.
+
+        Other boards return before the database is read (or built).
+        """
         board = np.asarray(board).reshape(1, 26)
-        two = self._two if self._two is not None else bo.two_sided(progress=sys.stderr.isatty())
         mine, theirs = bo.home_boards(board)
-        if not bo.is_bearoff(board)[0] or mine.sum() > two.checkers or theirs.sum() > two.checkers:
+        size = self._two.checkers if self._two is not None else bo.TWO_SIDED_CHECKERS
+        if not bo.is_bearoff(board)[0] or mine.sum() > size or theirs.sum() > size:
             return None
+        two = self._two_sided()
         i, j = int(bo.home_index(mine)[0]), int(bo.home_index(theirs)[0])
         return MoneyCubeEquities(float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j]))
 
