@@ -307,10 +307,10 @@ def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("po
     state = {"games": training.get("games"), "wall_seconds": training.get("wall_seconds"),
              "distill": {"from": config.checkpoint, "positions": len(boards), "plies": config.plies,
                          "best_epoch": report["best_epoch"]}}
-    run_config = payload.get("config")
-    if (config.widen or config.encoding) and isinstance(run_config, dict):  # the run config describes the network that was fitted
-        run_config = {**run_config, "network": network.config.to_dict()}
-    save_checkpoint(run_dir / DISTILLED, network, training=state, config=run_config)
+    recorded = payload.get("config")
+    if (config.widen or config.encoding) and isinstance(recorded, dict):  # the run config describes the network that was fitted
+        recorded = {**recorded, "network": network.config.to_dict()}
+    save_checkpoint(run_dir / DISTILLED, network, training=state, config=recorded)
     export_numpy((run_dir / DISTILLED).with_suffix(".npz"), network.config, network.state_dict())
     report.update(settings=asdict(config), positions=len(boards),
                   fit_seconds=round(time.perf_counter() - start, 1), positions_and_targets_seconds_this_call=round(target_seconds, 1))
