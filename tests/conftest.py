@@ -62,3 +62,18 @@ def sure_gammon_network() -> ValueNetwork:
         network.output_layer.weight.zero_()
         network.output_layer.bias.copy_(torch.tensor(SURE_GAMMON_LOGITS))
     return network.eval()
+
+
+def wrap_start_actors(monkeypatch, wrap) -> list:
+    """Make ``training.train.start_actors`` hand the learner ``wrap(actors)``; the wrapped actors, in order."""
+    import training.train
+
+    start_actors = training.train.start_actors
+    wrapped: list = []
+
+    def wrapping(*args):
+        wrapped.append(wrap(start_actors(*args)))
+        return wrapped[-1]
+
+    monkeypatch.setattr(training.train, "start_actors", wrapping)
+    return wrapped

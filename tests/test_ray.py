@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 import torch
 
-import training.train
+from conftest import wrap_start_actors
+
 from bot.checkpoint import load_checkpoint
-from training.config import ConfigError, LearningConfig, SelfPlayConfig, load_config
+from training.config import Config, ConfigError, LearningConfig, SelfPlayConfig, load_config
 from training.train import LATEST, train
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def small(games: int, **selfplay) -> training.config.Config:
+def small(games: int, **selfplay) -> Config:
     """configs/quick.toml, shortened, with Ray actors (a local instance of ``workers`` CPUs)."""
     config = load_config(ROOT / "configs" / "quick.toml")
     settings = {"parallel_games": 64, "workers": 2, "backend": "ray"} | selfplay
@@ -115,14 +116,7 @@ class _KillingActors:
 
 def test_ray_run_survives_killed_actors_then_resumes(tmp_path, monkeypatch):
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'nardy[ray]')")
-    start_actors = training.train.start_actors
-    wrapped = []
-
-    def killing_actors(*args):
-        wrapped.append(_KillingActors(start_actors(*args)))
-        return wrapped[-1]
-
-    monkeypatch.setattr(training.train, "start_actors", killing_actors)
+    wrapped = wrap_start_actors(monkeypatch, _KillingActors)
     config = small(900)
     train(config, tmp_path)
     fake = wrapped[0]

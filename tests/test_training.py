@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import training.train
+from conftest import wrap_start_actors
+
 from bot.checkpoint import CheckpointError, load_checkpoint, load_network
 from bot.evaluator import NetworkEvaluator, RandomEvaluator
 from bot.network import NetworkConfig
@@ -147,14 +148,7 @@ class _CtrlCDuringFirstUpdate:
 
 
 def test_ctrl_c_saves_latest_and_resume_continues(tmp_path, monkeypatch, capsys):
-    start_actors = training.train.start_actors
-    fakes = []
-
-    def interrupted_actors(*args):
-        fakes.append(_CtrlCDuringFirstUpdate(start_actors(*args)))
-        return fakes[-1]
-
-    monkeypatch.setattr(training.train, "start_actors", interrupted_actors)
+    fakes = wrap_start_actors(monkeypatch, _CtrlCDuringFirstUpdate)
     out = tmp_path / "run"
     assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--out", str(out)]) == 130
     assert f"continue with --resume --out {out}" in capsys.readouterr().err
