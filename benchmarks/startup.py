@@ -167,7 +167,7 @@ def in_process(count: int) -> None:
             same = np.mean([a == b for a, b in zip(numpy_choices, torch_choices)])
             print(f"  {plies}-ply: numpy {numpy_ms:6.2f} ms, torch {torch_ms:6.2f} ms, "
                   f"numpy/torch {numpy_ms / torch_ms:.2f}x (same play chosen in {same:.0%})")
-        throughput(numpy_bot.evaluator.network, torch_bot.evaluator.network, positions)
+        throughput(numpy_bot.evaluator.networks["contact"], torch_bot.evaluator.network, positions)
 
 
 if __name__ == "__main__":

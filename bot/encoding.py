@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from bot.compiled import kernel
 from bot.features import CONTACT_FEATURES, HIT_FEATURES, contact_features, hit_features
 
 VALUES = 31  # a slot holds -15..15
@@ -126,7 +127,12 @@ def is_race(boards: np.ndarray) -> np.ndarray:
 
 
 def _extended_globals(boards: np.ndarray) -> np.ndarray:
-    """(B, 5): borne off (2), race flag, rearmost checkers / 25 (mover, opponent)."""
+    """(B, 5): borne off (2), race flag, rearmost checkers / 25 (mover, opponent); compiled for big batches."""
+    compiled = kernel("extended_globals", len(boards))
+    if compiled is not None:
+        out = np.empty((len(boards), 5), dtype=np.float32)
+        compiled(np.ascontiguousarray(boards, dtype=np.int8), out)
+        return out
     mover, opponent = rearmost(boards)
     race = (mover + opponent <= 25).astype(np.float32)
     return np.concatenate(

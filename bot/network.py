@@ -17,17 +17,25 @@ did not just move: across the afterstates of a position it changes only by hit
 checkers, so a batch holds few distinct ones and each is multiplied once. Per
 board that leaves one product over the other side's units and the global features,
 about a third of the dense encoding's columns.
+
+Big batches (search, rollouts, analysis: ``bot.compiled``) take compiled kernels
+instead: the first layer as an embedding bag, each board adding up the layer's rows of
+its occupied slots' values (a tenth of the multiply-adds), and the narrow output layer.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 import numpy as np
 
+from bot.compiled import kernel
 from bot.encoding import VALUES, Encoding, get_encoding
 from bot.outcomes import CUMULATIVE
+
+_CUMULATIVE = CUMULATIVE.astype(np.float32)
 
 ACTIVATIONS = ("sigmoid", "relu", "tanh", "elu")
 CHUNK = 4096  # boards per pass of the network: (CHUNK, H) float32 working arrays of a few MB
@@ -71,11 +79,15 @@ def weight_shapes(config: NetworkConfig) -> dict[str, tuple[int, ...]]:
     return shapes
 
 
-def _activate(x: np.ndarray, name: str) -> np.ndarray:
-    """The hidden layers' activation, in place where numpy allows; sigmoid as 2 * sigmoid (see ``Network``)."""
+def _activate(x: np.ndarray, name: str, offset: bool = True) -> np.ndarray:
+    """The hidden layers' activation, in place where numpy allows; sigmoid as 2 * sigmoid (see ``Network``).
+
+    Without ``offset``, sigmoid's 1 + tanh stops at the tanh (``_offset`` gives the 1).
+    """
     if name == "sigmoid":
         np.tanh(x, out=x)
-        x += 1.0
+        if offset:
+            x += 1.0
         return x
     if name == "tanh":
         return np.tanh(x, out=x)
@@ -144,8 +156,16 @@ class _FirstLayer:
         self.weights[1] = np.concatenate([self.weights[1], weight[:, encoding.slot_size :].T]).astype(np.float32)
         self.encoding = encoding
         self.bias = bias.astype(np.float32)
+        self._weight, self._bias = weight, bias  # float64, for the embedding bag's tables
 
     def __call__(self, boards: np.ndarray) -> np.ndarray:
+        bag = kernel("embedding_bag", len(boards))
+        if bag is not None:
+            table, global_weight, bias = self._bag_weights
+            x = np.empty((len(boards), len(bias)), dtype=np.float32)
+            features = np.ascontiguousarray(self.encoding.global_features(boards), dtype=np.float32)
+            bag(np.ascontiguousarray(boards, dtype=np.int8), table, features, global_weight, bias, x)
+            return x
         on_roll = np.maximum(boards, 0)
         first, group = _distinct_rows(on_roll)
         shared = np.take(self.units[0], on_roll[first] + _SIDE_ROWS, axis=0).reshape(len(first), -1) @ self.weights[0]
@@ -155,6 +175,28 @@ class _FirstLayer:
         x = features @ self.weights[1]
         x += np.take(shared, group, axis=0)
         return x
+
+    @functools.cached_property
+    def _bag_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The embedding bag's (26 * 31, H) slot-value rows, (G, H) global rows and bias.
+
+        Empty slots' rows are folded into the bias, so the kernel skips empty slots.
+        """
+        slots = self.encoding.slot_size
+        table = self.encoding.slot_table.astype(np.float64) @ self._weight[:, :slots].T
+        empty = np.arange(26) * VALUES + 15
+        bias = self._bias + table[empty].sum(axis=0)
+        table[empty] = 0.0
+        return (np.ascontiguousarray(table, dtype=np.float32),
+                np.ascontiguousarray(self._weight[:, slots:].T, dtype=np.float32), bias.astype(np.float32))
+
+
+def _offset(activation: str) -> np.float32:
+    """The constant that ``_activate(..., offset=False)`` leaves out: 1 for a sigmoid, else 0.
+
+    float32: a Python float would compile the output kernel's loop in float64, at half speed.
+    """
+    return np.float32(1.0 if activation == "sigmoid" else 0.0)
 
 
 def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -202,30 +244,31 @@ class Network:
                 layers[i + 1] = (after / 2.0, after_bias)
         self._first = _FirstLayer(self.encoding, *layers[0])
         self._layers = [(np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]]
-
-    def logits(self, boards: np.ndarray) -> np.ndarray:
-        """(B, 6) logits of the six outcomes for the side on roll of each board (B, 26).
-
-        Big batches go in chunks of ``CHUNK`` boards, whose working arrays stay in cache.
-        """
-        boards = np.asarray(boards)
-        if len(boards) > CHUNK:
-            return np.concatenate([self._logits(boards[i : i + CHUNK]) for i in range(0, len(boards), CHUNK)])
-        return self._logits(boards)
-
-    def _logits(self, boards: np.ndarray) -> np.ndarray:
-        x = _activate(self._first(boards), self.config.activation)
-        for weight, bias in self._layers[:-1]:
-            x = _activate(x @ weight + bias, self.config.activation)
-        weight, bias = self._layers[-1]
-        return x @ weight + bias
+        self._output_rows = np.ascontiguousarray(layers[-1][0], dtype=np.float32)  # (6, H), for the compiled layer
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) float32 [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26).
 
+        Big batches go in chunks of ``CHUNK`` boards, whose working arrays stay in cache.
         Clipped to [0, 1]: float32 sums of the six may stray past the ends by a rounding error.
         """
-        z = self.logits(boards)
+        boards = np.asarray(boards)
+        if len(boards) > CHUNK:
+            return np.concatenate([self._probabilities(boards[i : i + CHUNK]) for i in range(0, len(boards), CHUNK)])
+        return self._probabilities(boards)
+
+    def _probabilities(self, boards: np.ndarray) -> np.ndarray:
+        activation = self.config.activation
+        x = self._first(boards)
+        for weight, bias in self._layers[:-1]:
+            x = _activate(x, activation) @ weight + bias
+        weight, bias = self._layers[-1]
+        output = kernel("output_probabilities", len(boards))
+        if output is not None:
+            five = np.empty((len(boards), 5), dtype=np.float32)
+            output(_activate(x, activation, offset=False), _offset(activation), self._output_rows, bias, _CUMULATIVE, five)
+            return five
+        z = _activate(x, activation) @ weight + bias
         z -= z.max(axis=1, keepdims=True)
         six = np.exp(z, out=z)
         six /= six.sum(axis=1, keepdims=True)

@@ -145,12 +145,17 @@ def _unique(rows: np.ndarray, salt: Optional[np.ndarray] = None) -> tuple[np.nda
 
     ``salt`` (N,) small ints (a roll index) are mixed into the key. Trials share many
     positions (all start alike; 21 rolls of one board share many plays): each is worked once.
+    The distinct rows keep their order, so a position's afterstates stay together (the
+    network's compiled first layer sums a run's unchanged side once).
     """
     keys = rows.astype(np.int64) @ HASH
     if salt is not None:
         keys = keys * np.int64(37) + salt
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
 
 
 def _probabilities(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np.ndarray:

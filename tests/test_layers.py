@@ -54,7 +54,7 @@ ALLOWED = {
 }
 THIRD_PARTY = {
     "engine": {"numpy"},
-    "bot": {"numpy", "tqdm", "torch"},
+    "bot": {"numpy", "tqdm", "torch", "numba"},
     "training": None,  # anything
     "doors": None,
 }
@@ -78,17 +78,21 @@ def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
             if top == "torch":
                 assert path == ROOT / "bot" / "checkpoint.py" and not module_level, (
                     f"{path.relative_to(ROOT)} imports torch: serving must not")
+            if top == "numba":
+                assert path == ROOT / "bot" / "kernels.py", f"{path.relative_to(ROOT)} imports numba: only bot.kernels may"
 
 
 def test_the_bot_and_every_door_start_without_torch():
-    """Importing the package and each door (and loading the shipped bot) never imports torch or tensorboard."""
+    """Importing the package and each door, loading the shipped bot and a 0-ply hint never import torch,
+    tensorboard or numba (the compiled kernels wait for a big batch)."""
     doors = [p.stem for p in (ROOT / "bot" / "doors").glob("*.py") if p.stem != "__init__"]
     script = (
         "import sys, importlib\n"
         "import bot, bot.facade\n"
         f"for door in {doors!r}: importlib.import_module('bot.doors.' + door)\n"
-        "bot.facade.Bot.load()\n"
-        "print(sorted(m for m in ('torch', 'tensorboard') if m in sys.modules))\n"
+        "from engine import decode_position_id\n"
+        "bot.facade.Bot.load().rank_plays(decode_position_id('4HPwATDgc/ABMA'), (3, 1))\n"
+        "print(sorted(m for m in ('torch', 'tensorboard', 'numba') if m in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr

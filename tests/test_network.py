@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -18,6 +20,7 @@ from bot.evaluator import (
     choose_afterstates,
 )
 from bot.facade import default_checkpoint
+from bot import compiled
 from bot.network import Network, NetworkConfig
 from bot.search import SearchEvaluator, candidates_filter, probabilities_at
 from training.network import ValueNetwork, load_value_network
@@ -69,6 +72,16 @@ def test_race_and_rearmost():
     contact = board({8: 1, 4: 14}, {7: 3, 20: 12})
     assert list(is_race(np.stack([race, contact]))) == [True, False]
     assert [list(r) for r in rearmost(np.stack([race, contact]))] == [[6, 8], [18, 18]]
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_compiled_global_features_equal_numpys(name, monkeypatch):
+    encoding = get_encoding(name)
+    boards = np.concatenate([played_positions(50)] + list(classed_positions(100).values()))
+    monkeypatch.setattr(compiled, "KERNEL_BATCH", 10**9)
+    numpy_features = encoding.global_features(boards)
+    monkeypatch.setattr(compiled, "KERNEL_BATCH", 0)
+    np.testing.assert_array_equal(encoding.global_features(boards), numpy_features)
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
@@ -174,8 +187,15 @@ def assert_same_probabilities(numpy_network, torch_network, boards: np.ndarray) 
         np.testing.assert_allclose(numpy_network.probabilities(batch), torch_network.probabilities(batch), rtol=0, atol=1e-5)
 
 
+@pytest.fixture(params=["numpy", "compiled"])
+def first_layer(request, monkeypatch):
+    """Serve every batch's first layer in numpy (the factored product), or compiled (the embedding bag)."""
+    monkeypatch.setattr(compiled, "KERNEL_BATCH", 10**9 if request.param == "numpy" else 0)
+    return request.param
+
+
 @pytest.mark.parametrize("kind", ["contact", "race", "bear-off", "bar"])
-def test_numpy_network_matches_torch_on_every_class_of_position(kind):
+def test_numpy_network_matches_torch_on_every_class_of_position(kind, first_layer):
     boards = classed_positions()[kind]
     checkpoint = default_checkpoint()
     assert_same_probabilities(load_network(checkpoint), load_value_network(checkpoint.with_suffix(".pt")), boards)
@@ -183,11 +203,24 @@ def test_numpy_network_matches_torch_on_every_class_of_position(kind):
 
 @pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu", "elu"])
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
-def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation):
+def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation, first_layer):
     torch.manual_seed(0)
     network = ValueNetwork(NetworkConfig(encoding=name, hidden=(32, 16), activation=activation)).eval()
     boards = np.concatenate([boards[:100] for boards in classed_positions(100).values()])
     assert_same_probabilities(numpy_twin(network), network, boards)
+
+
+def test_without_numba_every_batch_is_served_in_numpy(monkeypatch):
+    network = load_network(default_checkpoint())
+    boards = played_positions(100)
+    served = network.probabilities(boards)
+    monkeypatch.setitem(sys.modules, "bot.kernels", None)  # import fails as without numba
+    compiled._load.cache_clear()
+    try:
+        assert compiled.kernel("embedding_bag", len(boards)) is None
+        np.testing.assert_allclose(network.probabilities(boards), served, rtol=0, atol=1e-5)
+    finally:
+        compiled._load.cache_clear()
 
 
 def test_bad_network_configs():
