@@ -1,23 +1,27 @@
 """The compiled kernels of ``bot.kernels`` for big batches, loaded on first use.
 
-numba's import costs about 0.3 s, more than a small batch saves, so batches under
-``KERNEL_BATCH`` boards (one position's plays) stay in numpy and a cold command line
-never loads it; search, rollouts and analysis run compiled. Without numba installed,
-every batch stays in numpy.
+numba's import costs about 0.3 s, more than a small batch saves, so until a batch of
+``KERNEL_BATCH`` boards comes (search, rollouts, analysis) every batch stays in numpy and a
+cold command line never loads it. Once loaded, every batch runs compiled: a process that
+searched once (a server, a frontend's engine) chooses its 0-ply plays compiled too.
+Without numba installed, every batch stays in numpy.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import sys
 from typing import Callable
 
-KERNEL_BATCH = 256  # boards from which a batch runs compiled
+KERNEL_BATCH = 256  # boards from which a batch loads the kernels
 
 
 def kernel(name: str, batch: int) -> Callable[..., None] | None:
-    """``bot.kernels.<name>`` for a batch of ``batch`` boards; None for a small batch, or without numba."""
-    return _load(name) if batch >= KERNEL_BATCH else None
+    """``bot.kernels.<name>`` for a batch of ``batch`` boards; None while small batches stay in numpy, or without numba."""
+    if batch < KERNEL_BATCH and "bot.kernels" not in sys.modules:
+        return None
+    return _load(name)
 
 
 @functools.cache

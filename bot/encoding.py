@@ -32,12 +32,17 @@ _COUNTS = np.arange(-15, 16)
 
 @dataclass(frozen=True)
 class Encoding:
-    """A named input encoding: a slot table (26*31, P) and a global-feature function."""
+    """A named input encoding: a slot table (26*31, P) and a global-feature function, its columns named."""
 
     name: str
     slot_table: np.ndarray
     global_features: Callable[[np.ndarray], np.ndarray]
-    global_size: int
+    global_names: tuple[str, ...]
+
+    @property
+    def global_size(self) -> int:
+        """G: the number of global-feature columns."""
+        return len(self.global_names)
 
     @property
     def slot_size(self) -> int:
@@ -155,17 +160,20 @@ def _flat(table: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(table.reshape(26 * VALUES, -1))
 
 
+_BORNE_OFF = ("mover.off", "opponent.off")
+_EXTENDED_GLOBALS = _BORNE_OFF + ("race", "mover.rearmost", "opponent.rearmost")
+
 ENCODINGS: dict[str, Encoding] = {
     # Tesauro's TD-Gammon inputs (without the side-to-move units: the board is always
     # seen by the side on roll): 4 units per point per side, bars, borne off. F = 196.
-    "tesauro": Encoding("tesauro", _flat(_tesauro_slots()), _borne_off, 2),
+    "tesauro": Encoding("tesauro", _flat(_tesauro_slots()), _borne_off, _BORNE_OFF),
     # Tesauro's inputs plus pip counts, checkers back and home, the race flag and the
     # rearmost checkers. F = 205.
     "extended": Encoding(
         "extended",
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _extended_globals,
-        5,
+        _EXTENDED_GLOBALS,
     ),
     # "extended" plus GNU Backgammon-style contact inputs for both sides (bot.features):
     # escapes, containment, shots, timing, anchors... as extra global features. F = 253.
@@ -173,7 +181,7 @@ ENCODINGS: dict[str, Encoding] = {
         "contact",
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _contact_globals,
-        5 + len(CONTACT_FEATURES),
+        _EXTENDED_GLOBALS + CONTACT_FEATURES,
     ),
     # "extended" plus both sides' shot counts only (pip loss, one hit, two hits over the 36
     # rolls): the contact inputs that carry their gain (docs/training.md). F = 211.
@@ -181,7 +189,7 @@ ENCODINGS: dict[str, Encoding] = {
         "hits",
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _hits_globals,
-        5 + len(HIT_FEATURES),
+        _EXTENDED_GLOBALS + HIT_FEATURES,
     ),
 }
 

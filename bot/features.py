@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bot.compiled import kernel
 from engine.board import MOVER_BAR as BAR, flip
 
 # One half's features, in column order, with their group and meaning (own's view).
@@ -144,9 +145,16 @@ def hit_features(boards: np.ndarray) -> np.ndarray:
     """(B, 6) float32: the "hits" group of ``contact_features`` alone, columns ``HIT_FEATURES``.
 
     The inputs that carry the expert inputs' gain (docs/training.md, round 5); both sides'
-    halves go through one pass, and races (no shots possible) are skipped.
+    halves go through one pass, and races (no shots possible) are skipped. Compiled for
+    big batches (``bot.kernels.hit_features``, the same rules one board at a time).
     """
-    boards = np.asarray(boards).reshape(-1, 26).astype(np.int64)
+    boards = np.asarray(boards).reshape(-1, 26)
+    compiled = kernel("hit_features", len(boards))
+    if compiled is not None:
+        out = np.empty((len(boards), len(HIT_FEATURES)), dtype=np.float32)
+        compiled(np.ascontiguousarray(boards, dtype=np.int8), out)
+        return out
+    boards = boards.astype(np.int64)
     mover, opponent = np.maximum(boards, 0), np.maximum(flip(boards), 0)
     features = np.zeros((len(boards), len(HIT_FEATURES)), dtype=np.float32)
     contact = np.flatnonzero(_rearmost(mover) + _rearmost(opponent) > 25)  # no shots in a race

@@ -172,3 +172,18 @@ def test_a_reencoded_network_computes_the_same_map_with_the_new_inputs_silent(tm
     np.testing.assert_allclose(expert.probabilities(boards), narrow.probabilities(boards), atol=1e-6)
     with pytest.raises(ValueError, match="does not extend"):
         reencode(narrow, "tesauro")
+
+
+def test_reencoding_moves_each_global_input_to_its_named_column(tmp_path):
+    """hits -> contact: the shot counts' weights follow their names into contact's columns."""
+    from training.network import network_from_payload, reencode
+
+    narrow = network_from_payload(load_checkpoint(tiny_checkpoint(tmp_path))).eval()
+    boards = some_positions(NetworkEvaluator(load_network(tmp_path / "tiny.pt")), 12)
+    hits = reencode(narrow, "hits").eval()
+    with torch.no_grad():
+        hits.hidden_layers[0].weight[:, -6:] = torch.randn(hits.hidden_layers[0].weight.shape[0], 6)
+    assert np.abs(hits.probabilities(boards) - narrow.probabilities(boards)).max() > 1e-3  # the shot counts count
+    np.testing.assert_allclose(reencode(hits, "contact").eval().probabilities(boards), hits.probabilities(boards), atol=1e-6)
+    with pytest.raises(ValueError, match=r"lacks its global features \['mover.break_contact'"):
+        reencode(reencode(narrow, "contact"), "hits")

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import board
 
+from bot import compiled
 from bot.encoding import get_encoding
 from bot.features import (
     CONTACT_FEATURES,
@@ -245,7 +246,11 @@ def test_contact_encoding_extends_extended(positions):
 
 
 def test_the_hits_encoding_is_extended_plus_the_shot_counts(positions):
-    """``hit_features`` are the hits columns of ``contact_features``; the "hits" encoding appends them."""
+    """``hit_features`` are the hits columns of ``contact_features``; the "hits" encoding appends them.
+
+    A batch this big runs compiled (``bot.kernels.hit_features``), against numpy's ``contact_features``.
+    """
+    assert compiled.kernel("hit_features", len(positions)) is not None
     hits = hit_features(positions)
     np.testing.assert_array_equal(hits, contact_features(positions)[:, list(GROUPS["hits"])])
     assert [CONTACT_FEATURES[i] for i in GROUPS["hits"]] == list(HIT_FEATURES)

@@ -33,13 +33,14 @@ def quick(**changes):
     return load_config(CONFIGS / "quick.toml").replace(**changes)
 
 
-def _write_config(path: Path, games: int, workers: int = 1, hidden: int = 32, checkpoint_every: int = 500) -> Path:
+def _write_config(path: Path, games: int, workers: int = 1, hidden: int = 32, checkpoint_every: int = 500,
+                  encoding: str = "extended") -> Path:
     text = (CONFIGS / "quick.toml").read_text()
     text = text.replace("games = 1500", f"games = {games}")
     text = text.replace("checkpoint_every = 500", f"checkpoint_every = {checkpoint_every}")
     text = text.replace("eval_every = 750", "eval_every = 1000000")
     text = text.replace("workers = 1", f"workers = {workers}")
-    text = text.replace("hidden = [32]", f"hidden = [{hidden}]")
+    text = text.replace("hidden = [32]", f"hidden = [{hidden}]\nencoding = \"{encoding}\"")
     path.write_text(text)
     return path
 
@@ -310,9 +311,9 @@ def test_resume_of_the_shipped_checkpoint_says_to_use_init_from(tmp_path, capsys
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped checkpoint")
 def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     shipped = load_network(SHIPPED)
-    td384 = load_config(CONFIGS / "td384.toml").network
-    assert shipped.config == td384, "the td384 config describes the shipped network"
-    config = _write_config(tmp_path / "td384.toml", games=300, hidden=td384.hidden[0])
+    described = load_config(CONFIGS / "shipped.toml").network
+    assert shipped.config == described, "configs/shipped.toml describes the shipped network"
+    config = _write_config(tmp_path / "shipped.toml", games=300, hidden=described.hidden[0], encoding=described.encoding)
     out = tmp_path / "run"
     assert main(["train", "--config", str(config), "--init-from", str(SHIPPED), "--out", str(out)]) == 0
     trained = load_checkpoint(out / LATEST)
@@ -325,8 +326,8 @@ def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     capsys.readouterr()
     assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--init-from", str(SHIPPED),
                  "--out", str(tmp_path / "other")]) == 2
-    assert "network shape differs from the config (hidden: checkpoint has (384,), config asks for (32,))" in (
-        capsys.readouterr().err)
+    assert ("network shape differs from the config (encoding: checkpoint has 'hits', config asks for 'extended', "
+            "hidden: checkpoint has (384,), config asks for (32,))") in capsys.readouterr().err
     assert main(["train", "--config", str(config), "--init-from", str(SHIPPED), "--resume", "--out", str(out)]) == 2
     assert "give one of them" in capsys.readouterr().err
 

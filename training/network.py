@@ -137,17 +137,21 @@ def widen(network: ValueNetwork, hidden: int, seed: int = 0) -> ValueNetwork:
 def reencode(network: ValueNetwork, encoding: str) -> ValueNetwork:
     """A copy of ``network`` on an encoding that extends its own, computing the same map.
 
-    The new encoding must have the same slot features and the old global features first
-    (``contact`` extends ``extended``); the inputs it adds start with zero weights.
+    The new encoding must have the same slot features and every global feature of the old
+    one (by name: ``contact`` extends ``extended`` and ``hits``); each old column's weights
+    move to the new column of its name, and the inputs it adds start with zero weights.
     """
     old, new = network.encoding, get_encoding(encoding)
-    if not (np.array_equal(old.slot_table, new.slot_table) and new.global_size >= old.global_size):
-        raise ValueError(f"encoding {encoding!r} does not extend {old.name!r} (other slot features, or fewer globals)")
+    missing = [name for name in old.global_names if name not in new.global_names]
+    if not np.array_equal(old.slot_table, new.slot_table) or missing:
+        reason = f"lacks its global features {missing}" if missing else "has other slot features"
+        raise ValueError(f"encoding {encoding!r} does not extend {old.name!r}: it {reason}")
     wider = ValueNetwork(NetworkConfig(encoding, network.config.hidden, network.config.activation))
     state = network.state_dict()
     first = state["hidden_layers.0.weight"]
     weight = torch.zeros((first.shape[0], new.size), dtype=first.dtype)
-    weight[:, : old.size] = first
+    columns = list(range(old.slot_size)) + [new.slot_size + new.global_names.index(name) for name in old.global_names]
+    weight[:, columns] = first
     wider.load_state_dict({**state, "hidden_layers.0.weight": weight})
     return wider
 
