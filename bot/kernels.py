@@ -7,8 +7,12 @@ cached on disk (numba's cache: beside this file, else in the user's cache direct
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True, boundscheck=False)
@@ -129,24 +133,28 @@ _BAR_BIT = 1 << 25
 _BOARD = _ALL & ~_BAR_BIT
 
 
+def _ctpop(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
+    """Set bits of a 64-bit mask: LLVM's ctpop (one instruction where the CPU has it)."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+    return types.int64(types.int64), codegen
+
+
+def _ctlz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
+    """Leading zero bits of a 64-bit mask (64 for 0): LLVM's ctlz."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+    return types.int64(types.int64), codegen
+
+
+_popcount: Any = intrinsic(_ctpop)
+_leading_zeros: Any = intrinsic(_ctlz)
+
+
 @numba.njit(cache=True, nogil=True)
 def _highest(points: int) -> int:  # pragma: no cover - compiled
-    """The highest point of a mask over points 0..31, 0 for an empty mask (a binary search)."""
-    best = 0
-    for step in (16, 8, 4, 2, 1):
-        if points >> step:
-            points >>= step
-            best += step
-    return best
-
-
-@numba.njit(cache=True, nogil=True)
-def _popcount(mask: int) -> int:  # pragma: no cover - compiled
-    """Set bits of a mask of up to 32 bits (the parallel bit count)."""
-    mask = mask - ((mask >> 1) & 0x55555555)
-    mask = (mask & 0x33333333) + ((mask >> 2) & 0x33333333)
-    mask = (mask + (mask >> 4)) & 0x0F0F0F0F
-    return ((mask * 0x01010101) & 0xFFFFFFFF) >> 24
+    """The highest point of a mask over points, 0 for an empty mask."""
+    return 63 - _leading_zeros(points) if points else 0
 
 
 @numba.njit(cache=True, nogil=True)
@@ -180,7 +188,10 @@ def _half_hits(own: np.ndarray, other_seen: np.ndarray, out: np.ndarray, column:
         return
     bar = own[25]
     free, one_up = bar == 0, bar == 1
-    for a in range(2, 7):  # non-doubles a-b, a > b, each 2 of the 36 rolls
+    within_12 = 0  # sources 1..12 pips behind a blot: a non-double's shots come from them
+    for distance in range(1, 13):
+        within_12 |= blot << distance
+    for a in range(2, 7 if willing & within_12 & _ALL else 2):  # non-doubles a-b, a > b, each 2 of the 36 rolls
         for b in range(1, a):
             blot_a, blot_b, blot_ab = (blot << a) & _ALL, (blot << b) & _ALL, (blot << (a + b)) & _ALL
             board_a = free or (one_up and (open_ >> (25 - b)) & 1 == 1)
@@ -210,6 +221,8 @@ def _half_hits(own: np.ndarray, other_seen: np.ndarray, out: np.ndarray, column:
     for d in range(1, 7):  # doubles, each 1 of the 36
         if bar > 0 and (open_ >> (25 - d)) & 1 == 0:
             continue  # the bar checkers cannot enter: no shot
+        if willing & (((blot << d) | (blot << 2 * d) | (blot << 3 * d) | (blot << 4 * d)) & _ALL) == 0:
+            continue  # no checker stands 1-4 steps of d behind a blot
         path = _ALL
         seen = twice = 0
         # Blot points some shot hits at cost 0..4 (k steps from the board cost k, k - 1 from the bar).
