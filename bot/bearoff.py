@@ -27,6 +27,7 @@ rebuilt.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import os
@@ -174,6 +175,16 @@ class OneSided:
     def mean_rolls(self) -> np.ndarray:
         """Expected number of rolls to bear off, per position."""
         return self.rolls @ np.arange(MAX_ROLLS)
+
+    @functools.cached_property
+    def rolls_at_least(self) -> np.ndarray:
+        """P(the side needs k rolls or more), float32 (the stored values are 16-bit): summed once, 7 MB."""
+        return _at_least(self.rolls).astype(np.float32)
+
+    @functools.cached_property
+    def first_off_at_least(self) -> np.ndarray:
+        """P(the side needs k rolls or more to bear off one checker), float32, summed once."""
+        return _at_least(self.first_off).astype(np.float32)
 
 
 def build_one_sided(checkers: int = CHECKERS, progress: bool = True) -> OneSided:
@@ -438,10 +449,10 @@ def bearoff_probabilities(boards: np.ndarray, one: OneSided | None = None, two: 
 
     me, them = one.rolls[my_index], one.rolls[their_index]
     # I roll first: after my k-th roll the opponent has rolled k - 1 times.
-    win = np.einsum("nk,nk->n", me, _at_least(them))
+    win = np.einsum("nk,nk->n", me, one.rolls_at_least[their_index])
     # I win a gammon if I finish before the opponent bears off its first checker, and conversely.
-    win_gammon = np.einsum("nk,nk->n", me, _at_least(one.first_off[their_index]))
-    lose_gammon = np.einsum("nk,nk->n", them[:, :-1], _at_least(one.first_off[my_index])[:, 1:])
+    win_gammon = np.einsum("nk,nk->n", me, one.first_off_at_least[their_index])
+    lose_gammon = np.einsum("nk,nk->n", them[:, :-1], one.first_off_at_least[my_index][:, 1:])
     win_gammon = np.where(their_count == CHECKERS, win_gammon, 0.0)
     lose_gammon = np.where(my_count == CHECKERS, lose_gammon, 0.0)
 
