@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-import os
 import struct
 import threading
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from bot.storage import atomic_write
+from bot.storage import atomic_write, cache_dir
 from engine import afterstates
 
 POINTS = 6
@@ -312,12 +311,6 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
 
 _MAGIC = b"NARDYBO\0"
 _HEADER = struct.Struct("<8sII4sIII32s")  # magic, version, header size, kind, checkers, rows, cols, sha256
-
-
-def cache_dir() -> Path:
-    """Where the databases live: ``$XDG_CACHE_HOME/nardy``, else ``~/.cache/nardy``."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "nardy"
 
 
 def quantize(probabilities: np.ndarray) -> np.ndarray:

@@ -4,15 +4,19 @@ numba's import costs about 0.3 s, more than a small batch saves, so until a batc
 ``KERNEL_BATCH`` boards comes (search, rollouts, analysis) every batch stays in numpy and a
 cold command line never loads it. Once loaded, every batch runs compiled: a process that
 searched once (a server, a frontend's engine) chooses its 0-ply plays compiled too.
-Without numba installed, every batch stays in numpy.
+Without numba installed, or with nowhere to cache its compiled code, every batch stays in
+numpy.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 from typing import Callable
+
+from bot.storage import cache_dir
 
 KERNEL_BATCH = 256  # boards from which a batch loads the kernels
 
@@ -26,8 +30,13 @@ def kernel(name: str, batch: int) -> Callable[..., None] | None:
 
 @functools.cache
 def _load(name: str) -> Callable[..., None] | None:
+    """The kernel, numba caching its machine code beside the bear-off databases (``$NUMBA_CACHE_DIR`` first).
+
+    None without numba, or where it has nowhere to write its cache (a read-only home).
+    """
+    os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
     try:
         kernels = importlib.import_module("bot.kernels")
-    except ImportError:
+    except (ImportError, RuntimeError):  # RuntimeError: numba found no directory it may cache in
         return None
     return getattr(kernels, name)

@@ -1,8 +1,8 @@
 """Compiled loops (numba) for the network's big batches.
 
-Imported by ``bot.network`` only for a batch big enough to pay for numba's import
-(about 0.3 s), so a cold command line never loads it. Compiled on first use and
-cached on disk (numba's cache: beside this file, else in the user's cache directory).
+Loaded by ``bot.compiled`` only for a batch big enough to pay for numba's import
+(about 0.3 s), so a cold command line never loads it. Compiled on first use and cached
+on disk, in the project's cache directory (``bot.storage.cache_dir``).
 """
 
 from __future__ import annotations

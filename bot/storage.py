@@ -42,3 +42,9 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     for path in stale:
         path.unlink(missing_ok=True)
     return stale
+
+
+def cache_dir() -> Path:
+    """Where the project caches what it builds (bear-off databases, compiled kernels): ``$XDG_CACHE_HOME/nardy``, else ``~/.cache/nardy``."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "nardy"

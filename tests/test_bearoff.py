@@ -187,7 +187,7 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     def crash(*args):
         raise OSError("disk full")
 
-    monkeypatch.setattr(bo.os, "replace", crash)
+    monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError):
         bo.write_table(path, b"TEST", 1, old + 1)
     np.testing.assert_array_equal(bo.read_table(path, b"TEST", 1), old)  # the old file untouched

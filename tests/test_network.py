@@ -219,8 +219,14 @@ def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, act
     assert_same_probabilities(numpy_twin(network), network, boards)
 
 
-def test_without_numba_every_batch_is_served_in_numpy(monkeypatch):
-    monkeypatch.setitem(sys.modules, "bot.kernels", None)  # its import fails, as without numba
+@pytest.mark.parametrize("failure", ["no numba", "no cache directory"])
+def test_without_numba_every_batch_is_served_in_numpy(monkeypatch, failure):
+    if failure == "no numba":
+        monkeypatch.setitem(sys.modules, "bot.kernels", None)  # its import fails, as without numba
+    else:  # numba's own error where neither the install nor the cache directory is writable
+        def no_locator(name):
+            raise RuntimeError("cannot cache function 'embedding_bag': no locator available")
+        monkeypatch.setattr(compiled.importlib, "import_module", no_locator)
     compiled._load.cache_clear()
     try:
         assert compiled.kernel("embedding_bag", 10**6) is None
