@@ -290,9 +290,10 @@ def test_docs_render_offline(page, servers):
 
 # ---------------------------------------------------------------- match analysis
 
-# A 1-point match, one unfinished game: nardy's opening 51 played 8/3 6/5 (a very bad play at 0-ply).
+# A 1-point match, one unfinished game: nardy's opening 51 played 8/7 8/3 (a very bad play at 0-ply,
+# about 9% of its winning chances lost).
 BLUNDER_MAT = (" 1 point match\n\n Game 1\n nardy : 0                      nardy-2 : 0\n"
-               "  1) 51: 8/3 6/5                 22: 13/11 13/11 6/4 6/4\n"
+               "  1) 51: 8/7 8/3                 22: 13/11 13/11 6/4 6/4\n"
                "  2) 52: 13/8 24/22              64: 24/18 13/9\n")
 
 
@@ -333,7 +334,7 @@ def test_match_analysis_steps_through_the_decisions(page, servers, tmp_path):
     page.select_option("#match-depth", "0")
     by(page, "mat-input").set_input_files(str(blunder))
     by(page, "analyse-match").click()
-    expect(by(page, "decision-row").first).to_contain_text("8/3 6/5")
+    expect(by(page, "decision-row").first).to_contain_text("8/7 8/3")
     first = by(page, "decision-row").first
     expect(first).to_have_attribute("data-mark", "very bad")
     expect(first).to_have_class(re.compile(r"\bmark-very-bad\b"))
