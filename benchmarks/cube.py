@@ -18,8 +18,9 @@ own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
 (``--probabilities gnubg``); 0-ply unless ``--plies``: with the same inputs as
 GNU Backgammon the decisions should mostly agree. With the network, the figures come
 twice in one run: "before" plays bear-offs with the race network, "after" with the exact
-bear-off databases (``bot.classes``), as the bot does: exact probabilities, and in money
-play within the two-sided database its exact cubeful equities; and split by position class.
+bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
+two-sided database exact cube values (money equities, or match-winning chances solved for
+the score); and split by position class.
 
     python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies N]
 """
@@ -36,7 +37,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from bot.cube import CubeState, MoneyCubeEquities, cube_decision
+from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,7 +113,7 @@ def taker_cost(record: dict, takes: bool) -> float:
     return chosen - min(record["double_take"], record["double_pass"])
 
 
-def run(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities]]) -> dict:
+def run(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]]) -> dict:
     """Agreement and costs of the decisions from ``probs`` (and exact money equities where given)."""
     tally: Counter = Counter()
     double_cost = take_cost = 0.0
@@ -170,12 +171,12 @@ def main() -> int:
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.classes import PositionClass, classify, exact_money_cube
+    from bot.classes import PositionClass, classify, exact_cube
 
     classes = classify(boards)
     for name, evaluator in evaluators.items():
         probs = network_probabilities(boards, evaluator, args.plies)
-        exact = [exact_money_cube(evaluator, board) for board in boards]
+        exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
         report(records, probs, boards, exact, f"the project's network at {args.plies}-ply, {args.checkpoint} ({name})",
                args.show)
         cells = []
@@ -188,7 +189,7 @@ def main() -> int:
     return 0
 
 
-def report(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities]],
+def report(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]],
            source: str, show: int) -> None:
     """Print the agreement and cost of the cube decisions from ``probs`` (and ``show`` disagreements)."""
     result = run(records, probs, boards, exact)

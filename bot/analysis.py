@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.classes import exact_money_cube
+from bot.classes import exact_cube
 from bot.cube import CubeState, MatchScore, cube_decision, cube_state_for, swap_state
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
 from bot.facade import Bot, search_filters
@@ -443,7 +443,7 @@ def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], pli
     five = invert(probabilities_at(evaluator, flip(boards), plies))
     for p, probs in zip(points, five):
         c = cube_decision(p.board, np.clip(probs.astype(np.float64), 0.0, 1.0), p.state,
-                          exact=exact_money_cube(evaluator, p.board))
+                          exact=exact_cube(evaluator, p.board, p.state))
         d = p.decision
         doubling = min(c.double_take, c.double_pass)
         d.values = {"no_double": c.no_double, "double_take": c.double_take, "double_pass": c.double_pass}

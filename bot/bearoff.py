@@ -22,7 +22,8 @@ the 6-checker database is a prefix of the 15-checker one.
 Databases are stored as 16-bit values (probabilities scaled to 65535) in
 ``$XDG_CACHE_HOME/nardy`` (default ``~/.cache/nardy``), built on first use, written
 atomically and checked with a SHA-256 of the payload: a corrupt or truncated file is
-rebuilt.
+rebuilt. Where the cache cannot be written, a database is built in memory for the
+process alone, with a warning on stderr.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import functools
 import hashlib
 import itertools
 import struct
+import sys
 import threading
 from dataclasses import dataclass
 from math import comb
@@ -143,7 +145,7 @@ def turn_children(
     return np.concatenate(segments), np.concatenate(children)
 
 
-def _segment_starts(keys: np.ndarray) -> np.ndarray:
+def segment_starts(keys: np.ndarray) -> np.ndarray:
     """Start of each run of equal values in sorted ``keys``."""
     return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
 
@@ -152,7 +154,7 @@ def _segment_argmin(values: np.ndarray, starts: np.ndarray, segment: np.ndarray)
     """Index of the first smallest value in each segment."""
     smallest = np.minimum.reduceat(values, starts)
     at_min = np.flatnonzero(values == smallest[segment])
-    return at_min[_segment_starts(segment[at_min])]
+    return at_min[segment_starts(segment[at_min])]
 
 
 # --- one-sided database -----------------------------------------------------------------
@@ -210,7 +212,7 @@ def build_one_sided(checkers: int = CHECKERS, progress: bool = True) -> OneSided
     rolls[0, 0] = first_off[0, 0] = 1.0
     mean = np.zeros(n)
     mean_first = np.zeros(n)
-    level_starts = _segment_starts(level_of)
+    level_starts = segment_starts(level_of)
     bounds = np.r_[level_starts, len(root)]
     for lo, hi in tqdm(list(zip(bounds[:-1], bounds[1:])), desc=f"one-sided bear-off ({checkers})",
                        disable=not progress, leave=False):
@@ -218,7 +220,7 @@ def build_one_sided(checkers: int = CHECKERS, progress: bool = True) -> OneSided
             continue
         r, c, off = root[lo:hi], child[lo:hi], bear_one[lo:hi]
         key = r * len(ROLLS) + roll[lo:hi]
-        starts = _segment_starts(key)
+        starts = segment_starts(key)
         segment = np.cumsum(np.r_[False, key[1:] != key[:-1]])
         parents = r[starts].reshape(-1, len(ROLLS))[:, 0]
         w = weight[roll[lo:hi][starts]].reshape(-1, len(ROLLS))
@@ -284,7 +286,7 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
     level_of = pips[mine] + pips[theirs]
     order = np.argsort(level_of, kind="stable")
     mine, theirs, level_of = mine[order], theirs[order], level_of[order]
-    bounds = np.r_[_segment_starts(level_of), len(mine)]
+    bounds = np.r_[segment_starts(level_of), len(mine)]
     for lo, hi in tqdm(list(zip(bounds[:-1], bounds[1:])), desc=f"two-sided bear-off ({checkers})",
                        disable=not progress, leave=False):
         i, j = mine[lo:hi], theirs[lo:hi]
@@ -292,7 +294,7 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
         pair = np.repeat(np.arange(len(i)), sizes)
         entry = start_of[i][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
         c, jj = child[entry], j[pair]
-        starts = _segment_starts(pair * n_rolls + roll[entry])
+        starts = segment_starts(pair * n_rolls + roll[entry])
 
         def average(values: np.ndarray) -> np.ndarray:
             best = np.maximum.reduceat(values, starts).reshape(-1, n_rolls)
@@ -359,6 +361,15 @@ def read_table(path: Path, kind: bytes, checkers: int) -> np.ndarray | None:
     return np.frombuffer(payload, dtype="<u2").reshape(rows, cols)
 
 
+def _store(path: Path, kind: bytes, checkers: int, table: np.ndarray) -> None:
+    """Cache a freshly built table; where the cache cannot be written, say so and keep it in memory only."""
+    try:
+        write_table(path, kind, checkers, table)
+    except OSError as error:
+        print(f"nardy: cannot store the bear-off database in {path.parent} ({error.strerror or error}); "
+              "it stays in memory for this process (set XDG_CACHE_HOME to a writable directory)", file=sys.stderr)
+
+
 _loaded: dict[tuple[str, Path], OneSided | TwoSided] = {}
 _lock = threading.Lock()
 
@@ -372,7 +383,7 @@ def one_sided(checkers: int = CHECKERS, directory: Path | None = None, progress:
             if table is None or table.shape != (positions_count(checkers), 2 * MAX_ROLLS):
                 built = build_one_sided(checkers, progress)
                 table = np.concatenate([quantize(built.rolls), quantize(built.first_off)], axis=1)
-                write_table(path, b"ONE1", checkers, table)
+                _store(path, b"ONE1", checkers, table)
             values = _decode(table)
             _loaded["one", path] = OneSided(checkers, values[:, :MAX_ROLLS], values[:, MAX_ROLLS:])
         database = _loaded["one", path]
@@ -392,7 +403,7 @@ def two_sided(checkers: int = TWO_SIDED_CHECKERS, directory: Path | None = None,
                 table = np.stack([_encode(built.win)] + [_encode((e + 1.0) / 2.0) for e in
                                                          (built.centred, built.owned, built.unavailable)], axis=-1)
                 table = table.reshape(n * n, 4)
-                write_table(path, b"TWO1", checkers, table)
+                _store(path, b"TWO1", checkers, table)
             values = _decode(table).reshape(n, n, 4)
             equities = 2.0 * values[..., 1:] - 1.0
             _loaded["two", path] = TwoSided(checkers, values[..., 0], *np.moveaxis(equities, -1, 0))

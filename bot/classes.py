@@ -26,7 +26,8 @@ from enum import IntEnum
 import numpy as np
 
 from bot import bearoff as bo
-from bot.cube import MoneyCubeEquities
+from bot import bearoff_match
+from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities
 from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
 from bot.outcomes import finished_probabilities, invert, is_finished
@@ -107,18 +108,22 @@ class BearoffDatabases:
         """(B, 5) exact probabilities for the side on roll of bear-off boards (B, 26), side on roll's view."""
         return bo.bearoff_probabilities(boards, self._one_sided(), self._two_sided())
 
-    def money_cube(self, board: np.ndarray) -> MoneyCubeEquities | None:
-        """The exact cubeful money equities of a board (26,) (side on roll's view) in the two-sided database, else None.
+    def cube(self, board: np.ndarray, state: CubeState) -> MoneyCubeEquities | MatchCubeMWCs | None:
+        """Exact cube values of a board (26,) (side on roll's view) in the two-sided database, else None.
 
-        Other boards return before the database is read (or built).
+        Money equities from the database; in a match, MWCs solved for the score
+        (``bot.bearoff_match``; None where that would take seconds). Other boards return
+        before the database is read (or built).
         """
         board = np.asarray(board).reshape(1, 26)
         mine, theirs = bo.home_boards(board)
         size = self._two.checkers if self._two is not None else bo.TWO_SIDED_CHECKERS
         if not bo.is_bearoff(board)[0] or mine.sum() > size or theirs.sum() > size:
             return None
-        two = self._two_sided()
         i, j = int(bo.home_index(mine)[0]), int(bo.home_index(theirs)[0])
+        if not state.is_money:
+            return bearoff_match.solve(i, j, state) if i and j else None
+        two = self._two_sided()
         return MoneyCubeEquities(float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j]))
 
 
@@ -174,12 +179,13 @@ class _Over:
         return over_probabilities(boards)
 
 
-def exact_money_cube(evaluator: ProbabilityEvaluator, board: np.ndarray) -> MoneyCubeEquities | None:
-    """The exact money cube equities of ``board`` (side on roll's view) where ``evaluator`` reads the databases.
+def exact_cube(evaluator: ProbabilityEvaluator, board: np.ndarray,
+               state: CubeState) -> MoneyCubeEquities | MatchCubeMWCs | None:
+    """The exact cube values of ``board`` (side on roll's view) at ``state`` where ``evaluator`` reads the databases.
 
     None outside the two-sided database, or for an evaluator without the bear-off class;
     ``bot.cube.cube_decision`` then uses its model.
     """
     if isinstance(evaluator, ClassEvaluator) and evaluator.bearoff is not None:
-        return evaluator.bearoff.money_cube(board)
+        return evaluator.bearoff.cube(board, state)
     return None

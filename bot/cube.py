@@ -12,9 +12,10 @@ play works in points per unit of the current cube, match play in match-winning
 chances (MWC) from the match equity table, with live-cube cash points found
 recursively over the cube levels that are still alive (Thyssen's generalisation).
 
-In money play a bear-off inside the two-sided database has exact cubeful equities
-(``MoneyCubeEquities``, from ``bot.classes.exact_money_cube``); given them,
-``cube_decision`` takes them instead of the cube-life model, as GNU Backgammon does.
+A bear-off inside the two-sided database has exact cube values (``bot.classes.exact_cube``):
+money equities (``MoneyCubeEquities``) from the database, or in a match MWCs solved for
+the score (``MatchCubeMWCs``, ``bot.bearoff_match``); given them, ``cube_decision`` takes
+them instead of the cube-life model.
 
 Equities are reported normalised as GNU Backgammon prints them: +1.0 is what the
 side on roll gets if it doubles and the opponent passes (one cube's worth), -1.0
@@ -210,6 +211,18 @@ class MoneyCubeEquities:
     def no_double(self, owner: Owner) -> float:
         """The no-double equity with the cube where ``owner`` says."""
         return {Owner.CENTERED: self.centred, Owner.ME: self.owned, Owner.OPP: self.unavailable}[owner]
+
+
+@dataclass(frozen=True)
+class MatchCubeMWCs:
+    """Exact match-winning chances of the side on roll before its cube decision (``bot.bearoff_match``).
+
+    ``no_double``: it does not double now; ``double_take``: it doubles and the opponent takes.
+    Both sides play and handle the cube perfectly afterwards.
+    """
+
+    no_double: float
+    double_take: float
 
 
 def check_probabilities(probs) -> np.ndarray:
@@ -481,20 +494,21 @@ def cube_decision(
     state: CubeState,
     met: Optional[MatchEquityTable] = None,
     efficiency: Optional[float] = None,
-    exact: Optional[MoneyCubeEquities] = None,
+    exact: Optional[MoneyCubeEquities | MatchCubeMWCs] = None,
 ) -> CubeDecision:
     """Double / no double / too good for the side on roll, and take / pass for its opponent.
 
     ``board`` and ``probs`` are in the view of the side on roll (before it rolls);
     ``met`` defaults to Kazaross-XG2; ``efficiency`` overrides the cube efficiency
     that the board implies (0 = dead cube, 1 = fully live). ``exact``: the position's
-    exact cubeful money equities, used instead of the model in a money game.
+    exact cube values (money equities in a money game, MWCs by the default table in a
+    match), used instead of the model; values of the other kind are ignored.
     """
     p = check_probabilities(probs)
     x = _efficiency(board, efficiency)
     doubled = 2 * state.cube
     mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None)
-    if state.is_money and exact is not None:
+    if state.is_money and isinstance(exact, MoneyCubeEquities):
         nd = exact.no_double(state.owner)
         dt = 2.0 * exact.unavailable
         dp = 1.0
@@ -504,11 +518,14 @@ def cube_decision(
         dp = 1.0
     else:
         score = MatchScore.of(state, met)
-        mwcs = (
-            _match_cubeful(p, x, score, state.cube, state.owner, state.crawford),
-            _match_cubeful(p, x, score, doubled, Owner.OPP, state.crawford),
-            score.after(state.cube),
-        )
+        if isinstance(exact, MatchCubeMWCs):
+            mwcs = (exact.no_double, exact.double_take, score.after(state.cube))
+        else:
+            mwcs = (
+                _match_cubeful(p, x, score, state.cube, state.owner, state.crawford),
+                _match_cubeful(p, x, score, doubled, Owner.OPP, state.crawford),
+                score.after(state.cube),
+            )
         nd, dt = (score.normalise(m, state.cube) for m in mwcs[:2])
         dp = 1.0  # winning the current cube, by the normalisation
     return decision_from_equities(nd, dt, dp, state, bool(p[1] > 0.0), x, mwcs)

@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from bot.checkpoint import CheckpointError, load_evaluator
-from bot.classes import exact_money_cube
+from bot.classes import exact_cube
 from bot.cube import CubeDecision, CubeState, cube_decision, swap_state
 from bot.evaluator import ProbabilityEvaluator
 from bot.outcomes import equity, invert
@@ -257,7 +257,7 @@ class Bot:
         """Probabilities, equities and cube decision of the side on roll of ``board``."""
         board = check_game_on(board)
         five = self.probabilities(board, plies)
-        decision = cube_decision(board, five, state, exact=exact_money_cube(self.evaluator, board))
+        decision = cube_decision(board, five, state, exact=exact_cube(self.evaluator, board, state))
         return Evaluation(
             probabilities=five,
             cubeless_equity=float(equity(five)),

@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.classes import exact_money_cube
+from bot.classes import exact_cube
 from bot.cube import CubeDecision, CubeState, MatchScore, cube_decision
 from bot.facade import Bot
 from engine.board import Dice
@@ -131,7 +131,7 @@ class LevelPlayer:
         if shift:  # noise moves the probabilities; exact bear-off equities are for noiseless levels only
             five[0] = np.clip(five[0] + shift, five[1], 1.0 - five[3])
             return cube_decision(board, five, state)
-        return cube_decision(board, five, state, exact=exact_money_cube(self.bot.evaluator, board))
+        return cube_decision(board, five, state, exact=exact_cube(self.bot.evaluator, board, state))
 
     def should_double(self, board: np.ndarray, state: CubeState) -> bool:
         return self.cube_decision(board, state).should_double

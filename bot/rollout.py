@@ -27,7 +27,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from bot.bearoff import is_bearoff
-from bot.classes import exact_money_cube
+from bot.classes import exact_cube
 from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency,
                       decision_from_equities, swap_state)
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
@@ -366,7 +366,7 @@ class _TrialCubes:
         sign = 1 if ply % 2 == 0 else -1
         for row, p, exact_possible in zip(asking, five, bearoff):
             state, board = states[row], boards[row]
-            exact = exact_money_cube(self.evaluator, board) if exact_possible and state.is_money else None
+            exact = exact_cube(self.evaluator, board, state) if exact_possible and state.is_money else None
             decision = cube_decision(board, p, state, exact=exact)
             if not decision.should_double:
                 continue

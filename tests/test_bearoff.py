@@ -194,6 +194,16 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["table.bin"]  # and no temporary file left
 
 
+def test_unwritable_cache_keeps_the_database_in_memory(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setattr(bo, "_loaded", {})
+    two = bo.two_sided(2, directory=blocker / "nardy", progress=False)
+    assert two.win[1, 1] == pytest.approx(1.0)  # one checker each on the ace point: the side on roll wins
+    assert "cannot store the bear-off database" in capsys.readouterr().err
+    assert bo.two_sided(2, directory=blocker / "nardy", progress=False) is two  # built once per process
+
+
 # --- evaluation -------------------------------------------------------------------------
 
 

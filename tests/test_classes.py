@@ -25,10 +25,10 @@ from bot.classes import (
     ClassEvaluator,
     PositionClass,
     classify,
-    exact_money_cube,
+    exact_cube,
     over_probabilities,
 )
-from bot.cube import CubeState, Owner, Verdict
+from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities, Owner, Verdict
 from bot.facade import REPO_CHECKPOINT, Bot
 from bot.network import Network, NetworkConfig
 from bot.outcomes import invert
@@ -369,11 +369,24 @@ def test_exact_redouble_where_the_cube_life_model_holds(nets, small_databases):
     assert decision.verdict is Verdict.REDOUBLE_TAKE
 
 
-def test_exact_money_cube_only_inside_the_database(nets, small_databases):
+@pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason="no shipped network")
+def test_shipped_bot_passes_a_match_double_the_cube_model_takes():
+    """tQEAgFIBAAAAAA, 7-point match at 4-3: GNU Backgammon's 2-ply passes (1.230); solved exactly, so does the bot."""
+    state = CubeState(cube=1, owner=Owner.CENTERED, match_length=7, score=(4, 3))
+    decision = Bot.load(REPO_CHECKPOINT).evaluate(decode_position_id("tQEAgFIBAAAAAA"), state).cube
+    assert decision.verdict is Verdict.DOUBLE_PASS and not decision.should_take
+    assert decision.double_take == pytest.approx(1.21, abs=0.01)
+
+
+def test_exact_cube_only_inside_the_database(nets, small_databases):
     evaluator = ClassEvaluator(contact_only(nets), small_databases)
-    assert exact_money_cube(evaluator, BEAROFF) is None  # six a side: beyond the 4-checker two-sided table
-    assert exact_money_cube(evaluator, RACE) is None and exact_money_cube(evaluator, CONTACT) is None
+    money, match = CubeState(), CubeState(cube=1, owner="centered", match_length=7, score=(2, 4))
+    assert exact_cube(evaluator, BEAROFF, money) is None  # six a side: beyond the 4-checker two-sided table
+    assert exact_cube(evaluator, RACE, money) is None and exact_cube(evaluator, CONTACT, match) is None
     inside = board({1: 2, 2: 1}, {24: 2, 23: 1})
-    equities = exact_money_cube(evaluator, inside)
-    assert equities is not None and -1.0 <= equities.unavailable <= equities.centred <= equities.owned <= 1.0
-    assert exact_money_cube(ClassEvaluator(contact_only(nets), None), inside) is None
+    equities = exact_cube(evaluator, inside, money)
+    assert isinstance(equities, MoneyCubeEquities)
+    assert -1.0 <= equities.unavailable <= equities.centred <= equities.owned <= 1.0
+    mwcs = exact_cube(evaluator, inside, match)
+    assert isinstance(mwcs, MatchCubeMWCs) and 0.0 < mwcs.no_double < 1.0
+    assert exact_cube(ClassEvaluator(contact_only(nets), None), inside, money) is None

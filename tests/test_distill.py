@@ -138,6 +138,43 @@ def test_command_line_runs_a_round(tmp_path, capsys):
     assert "run directory" in capsys.readouterr().out
 
 
+def test_teachers_average_and_workers_change_nothing(tmp_path, capsys):
+    student = tiny_checkpoint(tmp_path)
+    (tmp_path / "other").mkdir()
+    teacher = tiny_checkpoint(tmp_path / "other", seed=1)
+    settings = dict(games=2, parallel_games=2, max_positions=9, chunk=4, epochs=1, teachers=(str(teacher),))
+    alone = tmp_path / "alone"
+    distill(DistillConfig(checkpoint=str(student), **{**settings, "teachers": ()}), alone, stages=("positions", "targets"))
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    for run, workers in ((serial, 1), (parallel, 2)):
+        (run).mkdir()
+        (run / POSITIONS).write_bytes((alone / POSITIONS).read_bytes())  # the same positions
+        distill(DistillConfig(checkpoint=str(student), workers=workers, **settings), run, stages=("positions", "targets"))
+    boards = np.load(alone / POSITIONS)["boards"]
+    theirs = search_targets(NetworkEvaluator(load_network(teacher)), boards, plies=1)
+    for index in range(3):
+        own = np.load(chunk_path(alone, index))["targets"]
+        expected = (own + theirs[index * 4 : (index + 1) * 4]) / 2
+        np.testing.assert_allclose(np.load(chunk_path(serial, index))["targets"], expected, atol=1e-6)
+        np.testing.assert_array_equal(np.load(chunk_path(parallel, index))["targets"],
+                                      np.load(chunk_path(serial, index))["targets"])
+    # The teachers are part of a run's settings: a run made without them refuses them.
+    assert main(["distill", "--checkpoint", str(student), "--out", str(alone), "--teachers", str(teacher)]) == 2
+    assert "teachers" in capsys.readouterr().err
+
+
+def test_a_run_recorded_before_teachers_existed_resumes(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    run = tmp_path / "old"
+    config = DistillConfig(checkpoint=str(path), games=2, parallel_games=2, max_positions=4, chunk=4, epochs=1)
+    distill(config, run, stages=("positions",))
+    recorded = json.loads((run / "distill.json").read_text())
+    del recorded["teachers"], recorded["workers"]
+    (run / "distill.json").write_text(json.dumps(recorded))
+    distill(config, run, stages=("positions", "targets"))
+    assert chunk_path(run, 0).is_file()
+
+
 @pytest.mark.parametrize("plies", [0])
 def test_zero_ply_targets_are_the_network(tmp_path, plies):
     evaluator = NetworkEvaluator(load_network(tiny_checkpoint(tmp_path)))

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from bot import bearoff as bo
-from bot.classes import BearoffDatabases, ClassEvaluator, exact_money_cube
-from bot.cube import CubeState, MatchScore, Verdict
+from bot.classes import BearoffDatabases, ClassEvaluator, exact_cube
+from bot.cube import CubeState, MatchScore, MoneyCubeEquities, Verdict
 from bot.rollout import ROLLS36, RolloutDice, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
 from bot.search import InvalidSearchError
 from engine import START, encode_position_id, flip
@@ -132,8 +132,8 @@ def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, thei
     """Both sides doubling, taking and passing inside the trials reproduce the exact cubeful money equities."""
     evaluator = small_bearoff_evaluator()
     position = board(mine, theirs)
-    exact = exact_money_cube(evaluator, position)
-    assert exact is not None
+    exact = exact_cube(evaluator, position, CubeState())
+    assert isinstance(exact, MoneyCubeEquities)
     settings = RolloutSettings(trials=1296, variance_reduction=variance_reduction)
     cube = rollout_cube(evaluator, position, CubeState(), np.random.default_rng(1), settings)
     nd_error, dt_error, dp_error = cube.std_errors

@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
                                 help="fit a copy with this many hidden units, the extra ones starting silent")
     distill_parser.add_argument("--encoding", help="fit a copy on this input encoding (one that extends the "
                                 "network's, e.g. contact), the new inputs starting with zero weights")
+    distill_parser.add_argument("--teachers", nargs="+", metavar="CHECKPOINT",
+                                help="more networks: each target is the mean of their searched values and the checkpoint's")
+    distill_parser.add_argument("--workers", type=int, help="processes computing the targets (default 1)")
     distill_parser.set_defaults(run=_distill)
 
     args = parser.parse_args(argv)

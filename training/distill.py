@@ -9,9 +9,12 @@ Three stages, each resumable, all in one run directory:
    position ``b`` is re-scored by the bot's own search, ``invert(probabilities_at(
    evaluator, flip(b)[None], plies)[0])``: the side on roll's probabilities,
    averaged over its 21 rolls after its best play by 0-ply equity (1-ply), batched
-   over the whole chunk, with the numpy network and one BLAS thread. Each chunk is
-   written atomically; a rerun skips chunks that are there and intact, so a killed
-   run continues where it stopped.
+   over the whole chunk, with the numpy network and one BLAS thread. With
+   ``teachers`` (more networks of the bot's own, earlier rounds say) each target is
+   the mean of every network's searched value: an ensemble, distilled into one
+   network. ``workers`` processes share the chunks. Each chunk is written
+   atomically; a rerun skips chunks that are there and intact, so a killed run
+   continues where it stopped.
 3. **fit** (``distilled.pt``, ``distilled.npz``, ``fit.json``): the torch network,
    from the checkpoint's weights (widened first with ``widen``: extra hidden units
    that start silent), is fitted to those targets with the six-outcome
@@ -24,6 +27,7 @@ evaluation enters the data (fixtures are for measurement only).
 
     python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 --games 6000
     python -m training distill --checkpoint runs/distill/r1/distilled.pt --out runs/distill/r2   # iterate
+    python -m training distill --checkpoint r8.pt --teachers r7.pt r9.pt --workers 2 --out runs/distill/r10
 """
 
 from __future__ import annotations
@@ -74,6 +78,13 @@ class DistillConfig:
     holdout: float = 0.05  # share of positions held out to watch over-fitting
     widen: int = 0  # fit a copy widened to this many hidden units (0: the network as it is)
     encoding: str = ""  # fit a copy on this encoding, which extends the network's ("": its own)
+    teachers: tuple[str, ...] = ()  # more networks whose searched values are averaged with the checkpoint's
+    workers: int = 1  # processes computing targets (the results do not depend on it)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "teachers", tuple(str(t) for t in self.teachers))  # a JSON list when read back
+        if self.workers < 1:
+            raise ValueError(f"workers {self.workers!r}: expected 1 or more")
 
 
 def _save_npz(path: Path, **arrays: Any) -> None:
@@ -92,8 +103,11 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
     path = run_dir / SETTINGS
     if path.exists():
         stored = json.loads(path.read_text())
-        fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed")
-        differ = [f"{k}: run has {stored.get(k)!r}, asked {getattr(config, k)!r}" for k in fixed if stored.get(k) != getattr(config, k)]
+        asked = json.loads(json.dumps(asdict(config)))  # as JSON holds it: tuples read back as lists
+        default = json.loads(json.dumps(asdict(DistillConfig(checkpoint=""))))  # for keys older runs lack
+        fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed", "teachers")
+        differ = [f"{k}: run has {stored.get(k, default[k])!r}, asked {asked[k]!r}"
+                  for k in fixed if stored.get(k, default[k]) != asked[k]]
         if differ:
             raise ValueError(f"{path}: the run was started with other settings ({'; '.join(differ)}); use another --out")
     with atomic_write(path, "w") as f:
@@ -187,28 +201,78 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
     return boards
 
 
-def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator, boards: np.ndarray) -> np.ndarray:
-    """(P, 5) search targets of ``boards``, computed chunk by chunk; chunks already on disk are reused."""
+def target_evaluators(config: DistillConfig) -> list[ProbabilityEvaluator]:
+    """The networks whose searched values, averaged, are the targets: the checkpoint's, then each teacher's."""
+    return [NetworkEvaluator(load_network(path)) for path in (config.checkpoint, *config.teachers)]
+
+
+def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray, plies: int) -> np.ndarray:
+    """(B, 5) float32: the mean of each evaluator's ``search_targets``."""
+    return np.mean([search_targets(e, boards, plies) for e in evaluators], axis=0).astype(np.float32)
+
+
+_worker_evaluators: list[ProbabilityEvaluator] = []
+
+
+def _start_worker(config: DistillConfig) -> None:
     from threadpoolctl import threadpool_limits
 
-    parts = []
+    threadpool_limits(1)  # one BLAS thread per process, for the life of the process
+    _worker_evaluators[:] = target_evaluators(config)
+
+
+def _write_chunk(path: Path, chunk: np.ndarray, plies: int) -> int:
+    """Compute and store one chunk's targets in a worker process; its size."""
+    _save_npz(path, boards=chunk, targets=ensemble_targets(_worker_evaluators, chunk, plies))
+    return len(chunk)
+
+
+def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator, boards: np.ndarray) -> np.ndarray:
+    """(P, 5) search targets of ``boards``, computed chunk by chunk; chunks already on disk are reused.
+
+    ``evaluator`` is the checkpoint's; with teachers each target is the mean of every
+    network's. With ``config.workers`` > 1, missing chunks are computed by that many
+    processes, each writing its own chunks; the targets are the same.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_context
+
+    from threadpoolctl import threadpool_limits
+
     count = (len(boards) + config.chunk - 1) // config.chunk
+    chunks = [boards[i * config.chunk : (i + 1) * config.chunk] for i in range(count)]
+    missing = [i for i in range(count) if _read_chunk(chunk_path(run_dir, i), chunks[i]) is None]
+    to_do = sum(len(chunks[i]) for i in missing)
     start, computed = time.perf_counter(), 0
-    with threadpool_limits(1):
-        for index in range(count):
-            chunk = boards[index * config.chunk : (index + 1) * config.chunk]
-            path = chunk_path(run_dir, index)
-            targets = _read_chunk(path, chunk)
-            if targets is None:
-                targets = search_targets(evaluator, chunk, config.plies)
-                _save_npz(path, boards=chunk, targets=targets)
-                computed += len(chunk)
-                elapsed = time.perf_counter() - start
-                left = len(boards) - (index + 1) * config.chunk
-                _log(f"targets: chunk {index + 1}/{count}, {computed / elapsed:.0f} positions/s, "
-                     f"about {max(left, 0) / (computed / elapsed) / 60:.1f} min left")
-            parts.append(targets)
-    return np.concatenate(parts) if parts else np.zeros((0, 5), dtype=np.float32)
+
+    def progress(done: int) -> None:
+        rate = computed / (time.perf_counter() - start)
+        _log(f"targets: chunk {done}/{len(missing)} to do, {rate:.0f} positions/s, "
+             f"about {(to_do - computed) / rate / 60:.1f} min left")
+
+    if config.workers > 1 and len(missing) > 1:
+        with ProcessPoolExecutor(min(config.workers, len(missing)), mp_context=get_context("spawn"),
+                                 initializer=_start_worker, initargs=(config,)) as pool:
+            futures = [pool.submit(_write_chunk, chunk_path(run_dir, i), chunks[i], config.plies) for i in missing]
+            try:
+                for done, future in enumerate(as_completed(futures), 1):
+                    computed += future.result()
+                    progress(done)
+            except BaseException:
+                pool.shutdown(cancel_futures=True)
+                raise
+    elif missing:
+        evaluators = [evaluator] + [NetworkEvaluator(load_network(path)) for path in config.teachers]
+        with threadpool_limits(1):
+            for done, i in enumerate(missing, 1):
+                targets = ensemble_targets(evaluators, chunks[i], config.plies)
+                _save_npz(chunk_path(run_dir, i), boards=chunks[i], targets=targets)
+                computed += len(chunks[i])
+                progress(done)
+    parts = [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
+    if any(part is None for part in parts):
+        raise RuntimeError(f"{run_dir}: a target chunk could not be read back after it was written")
+    return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros((0, 5), dtype=np.float32)
 
 
 def fit(
