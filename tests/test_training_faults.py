@@ -113,6 +113,48 @@ def test_sigkill_of_the_learner_leaves_no_worker_or_tracker_behind(tmp_path):
         _kill_group(learner)
 
 
+def _distill_with_workers(tmp_path: Path) -> subprocess.Popen:
+    """A distillation computing targets in two worker processes, once all of them are running."""
+    shipped = ROOT / "checkpoints" / "default.pt"
+    if not shipped.exists():
+        pytest.skip("no shipped network")
+    run = _start(["distill", "--checkpoint", str(shipped), "--out", str(tmp_path / "run"), "--games", "400",
+                  "--chunk", "256", "--workers", "2", "--stage", "targets"], tmp_path)
+    # The run, the resource tracker and two workers.
+    assert _wait_for(lambda: len(_group(run.pid)) >= 4, timeout=120), _group(run.pid)
+    assert run.poll() is None, run.communicate(timeout=10)
+    return run
+
+
+@needs_proc
+@pytest.mark.parametrize("settle", [0.0, 3.0], ids=["workers-starting", "workers-busy"])
+def test_sigkill_of_a_distillation_leaves_no_target_worker_behind(tmp_path, settle):
+    run = _distill_with_workers(tmp_path)
+    try:
+        time.sleep(settle)
+        os.kill(run.pid, signal.SIGKILL)
+        run.wait(timeout=10)
+        left = _wait_for(lambda: not _group(run.pid), timeout=10)
+        assert left, f"processes left behind: {_group(run.pid)}"
+    finally:
+        _kill_group(run)
+
+
+@needs_proc
+def test_a_killed_target_worker_ends_the_run_with_one_clear_error(tmp_path):
+    run = _distill_with_workers(tmp_path)
+    try:
+        assert _wait_for(lambda: list((tmp_path / "run").glob("targets-*.npz")), timeout=120)
+        worker = max(pid for pid in _group(run.pid) if pid != run.pid)  # the last started: a worker
+        os.kill(worker, signal.SIGKILL)
+        _, err = run.communicate(timeout=60)
+        assert run.returncode == 1 and "a target worker died" in err and "Traceback" not in err, err
+        assert _wait_for(lambda: not _group(run.pid), timeout=10), _group(run.pid)
+        assert list((tmp_path / "run").glob("targets-*.npz"))  # what was done is kept for the rerun
+    finally:
+        _kill_group(run)
+
+
 # SIGTERM saves as Ctrl-C does.
 
 

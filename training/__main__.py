@@ -18,6 +18,7 @@ import numpy as np
 from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
+from training.distill import TargetError
 from training.evaluate import evaluate
 from training.network import load_value_network
 from training.ship import ship, ship_classes
@@ -159,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, CheckpointError and the engine's errors among them
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except TargetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM (Terminated): 128 + the signal's number
         print(f"interrupted: {interrupt}" if interrupt.args else "interrupted", file=sys.stderr)
         return 143 if isinstance(interrupt, Terminated) else 130

@@ -33,7 +33,9 @@ evaluation enters the data (fixtures are for measurement only).
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -57,6 +59,13 @@ from training.selfplay import SelfPlay
 POSITIONS = "positions.npz"
 SETTINGS = "distill.json"
 DISTILLED = "distilled.pt"
+
+
+class TargetError(RuntimeError):
+    """Targets could not be made: a worker process died (killed, out of memory) or a chunk would not read back.
+
+    The chunks already written are kept; rerunning the same command continues from them.
+    """
 
 
 @dataclass(frozen=True)
@@ -214,11 +223,20 @@ def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray,
 _worker_evaluators: list[ProbabilityEvaluator] = []
 
 
-def _start_worker(config: DistillConfig) -> None:
+def _start_worker(config: DistillConfig, parent: int) -> None:
     from threadpoolctl import threadpool_limits
 
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     threadpool_limits(1)  # one BLAS thread per process, for the life of the process
     _worker_evaluators[:] = target_evaluators(config)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker ends within a second of its run's process (``parent``, the pid it was started by),
+    however that ended, killed too, and even before the worker got going."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _write_chunk(path: Path, chunk: np.ndarray, plies: int) -> int:
@@ -235,6 +253,7 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
     processes, each writing its own chunks; the targets are the same.
     """
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
     from multiprocessing import get_context
 
     from threadpoolctl import threadpool_limits
@@ -252,12 +271,15 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
 
     if config.workers > 1 and len(missing) > 1:
         with ProcessPoolExecutor(min(config.workers, len(missing)), mp_context=get_context("spawn"),
-                                 initializer=_start_worker, initargs=(config,)) as pool:
+                                 initializer=_start_worker, initargs=(config, os.getpid())) as pool:
             futures = [pool.submit(_write_chunk, chunk_path(run_dir, i), chunks[i], config.plies) for i in missing]
             try:
                 for done, future in enumerate(as_completed(futures), 1):
                     computed += future.result()
                     progress(done)
+            except BrokenProcessPool as error:
+                raise TargetError(f"{run_dir}: a target worker died ({error}); the same command continues "
+                                  "from the chunks written") from None
             except BaseException:
                 pool.shutdown(cancel_futures=True)
                 raise
@@ -271,7 +293,7 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
                 progress(done)
     parts = [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
     if any(part is None for part in parts):
-        raise RuntimeError(f"{run_dir}: a target chunk could not be read back after it was written")
+        raise TargetError(f"{run_dir}: a target chunk could not be read back after it was written")
     return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros((0, 5), dtype=np.float32)
 
 
