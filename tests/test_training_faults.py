@@ -105,12 +105,17 @@ def test_sigkill_of_the_learner_leaves_no_worker_or_tracker_behind(tmp_path):
         assert _wait_for(lambda: len(_group(learner.pid)) >= 4, timeout=60), _group(learner.pid)
         time.sleep(3)
         assert learner.poll() is None, learner.communicate(timeout=10)
-        os.kill(learner.pid, signal.SIGKILL)
-        learner.wait(timeout=10)
-        left = _wait_for(lambda: not _group(learner.pid), timeout=10)
-        assert left, f"processes left behind: {_group(learner.pid)}"
+        _assert_sigkill_leaves_nothing(learner)
     finally:
         _kill_group(learner)
+
+
+def _assert_sigkill_leaves_nothing(process: subprocess.Popen) -> None:
+    """SIGKILL ``process`` alone: within 10 s nothing of its process group may be left."""
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    left = _wait_for(lambda: not _group(process.pid), timeout=10)
+    assert left, f"processes left behind: {_group(process.pid)}"
 
 
 def _distill_with_workers(tmp_path: Path) -> subprocess.Popen:
@@ -132,10 +137,7 @@ def test_sigkill_of_a_distillation_leaves_no_target_worker_behind(tmp_path, sett
     run = _distill_with_workers(tmp_path)
     try:
         time.sleep(settle)
-        os.kill(run.pid, signal.SIGKILL)
-        run.wait(timeout=10)
-        left = _wait_for(lambda: not _group(run.pid), timeout=10)
-        assert left, f"processes left behind: {_group(run.pid)}"
+        _assert_sigkill_leaves_nothing(run)
     finally:
         _kill_group(run)
 
