@@ -145,6 +145,33 @@ def turn_children(
     return np.concatenate(segments), np.concatenate(children)
 
 
+@dataclass(frozen=True)
+class MoveTable:
+    """``turn_children`` by position: the results of position p are ``child[start[p] : start[p] + size[p]]``,
+    ``roll`` the index in ``ROLLS`` of each, the rolls in order (every roll has at least one result)."""
+
+    start: np.ndarray
+    size: np.ndarray
+    roll: np.ndarray
+    child: np.ndarray
+
+    @classmethod
+    def of(cls, checkers: int, counts: np.ndarray | None = None, progress: bool = False) -> "MoveTable":
+        """The table for positions of up to ``checkers`` checkers (``counts`` in index order, if at hand)."""
+        segment, child = turn_children(checkers, counts, progress)
+        root, roll = np.divmod(segment, len(ROLLS))
+        n = positions_count(checkers)
+        return cls(np.searchsorted(root, np.arange(n)), np.bincount(root, minlength=n), roll, child)
+
+    def results(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, child, run starts): every result of ``positions``, its row in ``positions``,
+        and where each (row, roll) run of results starts (21 runs a row, in roll order)."""
+        sizes = self.size[positions]
+        row = np.repeat(np.arange(len(positions)), sizes)
+        entry = self.start[positions][row] + np.arange(len(row)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return row, self.child[entry], segment_starts(row * len(ROLLS) + self.roll[entry])
+
+
 def segment_starts(keys: np.ndarray) -> np.ndarray:
     """Start of each run of equal values in sorted ``keys``."""
     return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
@@ -267,10 +294,7 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
     counts = _all_counts(checkers)
     n = len(counts)
     pips = counts @ np.arange(1, POINTS + 1)
-    segment_of, child = turn_children(counts=counts, progress=progress)
-    root, roll = np.divmod(segment_of, len(ROLLS))
-    start_of = np.searchsorted(root, np.arange(n))
-    size_of = np.bincount(root, minlength=n)
+    moves = MoveTable.of(checkers, counts, progress)
     n_rolls = len(ROLLS)
 
     win = np.zeros((n, n))
@@ -290,11 +314,8 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
     for lo, hi in tqdm(list(zip(bounds[:-1], bounds[1:])), desc=f"two-sided bear-off ({checkers})",
                        disable=not progress, leave=False):
         i, j = mine[lo:hi], theirs[lo:hi]
-        sizes = size_of[i]
-        pair = np.repeat(np.arange(len(i)), sizes)
-        entry = start_of[i][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        c, jj = child[entry], j[pair]
-        starts = segment_starts(pair * n_rolls + roll[entry])
+        pair, c, starts = moves.results(i)
+        jj = j[pair]
 
         def average(values: np.ndarray) -> np.ndarray:
             best = np.maximum.reduceat(values, starts).reshape(-1, n_rolls)

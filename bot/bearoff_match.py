@@ -28,37 +28,24 @@ from bot.met import MatchEquityTable
 MAX_PAIRS = 60_000
 
 
-@functools.lru_cache(maxsize=1)
-def _moves() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(start, size, roll, child): each database position's results, by roll, as in ``bot.bearoff.turn_children``."""
-    count = bo.positions_count(bo.TWO_SIDED_CHECKERS)
-    segment, child = bo.turn_children(bo.TWO_SIDED_CHECKERS)
-    root, roll = np.divmod(segment, len(bo.ROLLS))
-    return np.searchsorted(root, np.arange(count)), np.bincount(root, minlength=count), roll, child
+@functools.cache
+def _moves() -> bo.MoveTable:
+    """Every two-sided database position's results, by roll."""
+    return bo.MoveTable.of(bo.TWO_SIDED_CHECKERS)
 
 
+@functools.cache
 def reachable(index: int) -> np.ndarray:
-    """Sorted home-board indices one side can reach from ``index`` (itself and 0, all off, included)."""
-    start, size, _, child = _moves()
+    """Sorted home-board indices one side can reach from ``index`` (itself and 0, all off, included); read-only."""
+    moves = _moves()
     seen = np.zeros(index + 1, dtype=bool)
     seen[index] = True
     for i in range(index, 0, -1):  # every result has a smaller index than its position
         if seen[i]:
-            seen[child[start[i] : start[i] + size[i]]] = True
-    return np.flatnonzero(seen)
-
-
-def _results(positions: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every result of ``positions`` as a local index, and where each (position, roll) run of them starts.
-
-    Every position has a result for each of the 21 rolls (its own board when it cannot move),
-    so the runs come 21 to a position, in roll order.
-    """
-    start, size, roll, child = _moves()
-    rows = np.repeat(np.arange(len(positions)), size[positions])
-    entry = start[positions][rows] + np.arange(len(rows)) - np.repeat(np.cumsum(size[positions]) - size[positions],
-                                                                      size[positions])
-    return local[child[entry]], bo.segment_starts(rows * len(bo.ROLLS) + roll[entry])
+            seen[moves.child[moves.start[i] : moves.start[i] + moves.size[i]]] = True
+    found = np.flatnonzero(seen)
+    found.setflags(write=False)  # cached: shared by every caller
+    return found
 
 
 @dataclass(frozen=True)
@@ -117,12 +104,14 @@ def _solve_default(mine: int, theirs: int, state: CubeState) -> MatchCubeMWCs:
 def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTable]) -> MatchCubeMWCs:
     score = MatchScore.of(state, met)
     levels = _levels(state, score)
+    moves = _moves()
     ra, rb = reachable(mine), reachable(theirs)
     local_a = np.zeros(mine + 1, dtype=np.int64)
     local_a[ra] = np.arange(len(ra))
     local_b = np.zeros(theirs + 1, dtype=np.int64)
     local_b[rb] = np.arange(len(rb))
-    b_child, b_runs = _results(rb[1:], local_b)
+    _, b_child, b_runs = moves.results(rb[1:])
+    b_child = local_b[b_child]
     shape = (len(levels), len(ra), len(rb))
     a_on_roll = np.empty(shape)  # A's MWC with A on roll, before A's cube decision
     b_on_roll = np.empty(shape)  # A's MWC with B on roll, before B's cube decision
@@ -131,7 +120,8 @@ def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTa
         a_on_roll[k, :, 0] = b_on_roll[k, :, 0] = level.b_wins
     a_no_double = np.empty((len(levels), len(rb) - 1))
     for a in range(1, len(ra)):  # results have smaller indices: every value needed is there
-        a_child, a_runs = _results(ra[a : a + 1], local_a)
+        _, a_child, a_runs = moves.results(ra[a : a + 1])
+        a_child = local_a[a_child]
         # A plays each roll to its best; then B is on roll.
         best = np.maximum.reduceat(b_on_roll[:, a_child, 1:], a_runs, axis=1)
         a_no_double[:] = np.einsum("r,krj->kj", bo.ROLL_WEIGHTS, best)
