@@ -210,9 +210,11 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
     return boards
 
 
-def target_evaluators(config: DistillConfig) -> list[ProbabilityEvaluator]:
-    """The networks whose searched values, averaged, are the targets: the checkpoint's, then each teacher's."""
-    return [NetworkEvaluator(load_network(path)) for path in (config.checkpoint, *config.teachers)]
+def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = None) -> list[ProbabilityEvaluator]:
+    """The networks whose searched values, averaged, are the targets: the checkpoint's (``own``, if
+    already loaded), then each teacher's."""
+    teachers = [NetworkEvaluator(load_network(path)) for path in config.teachers]
+    return [own if own is not None else NetworkEvaluator(load_network(config.checkpoint)), *teachers]
 
 
 def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray, plies: int) -> np.ndarray:
@@ -260,7 +262,8 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
 
     count = (len(boards) + config.chunk - 1) // config.chunk
     chunks = [boards[i * config.chunk : (i + 1) * config.chunk] for i in range(count)]
-    missing = [i for i in range(count) if _read_chunk(chunk_path(run_dir, i), chunks[i]) is None]
+    parts = [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
+    missing = [i for i, part in enumerate(parts) if part is None]
     to_do = sum(len(chunks[i]) for i in missing)
     start, computed = time.perf_counter(), 0
 
@@ -284,14 +287,15 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
                 pool.shutdown(cancel_futures=True)
                 raise
     elif missing:
-        evaluators = [evaluator] + [NetworkEvaluator(load_network(path)) for path in config.teachers]
+        evaluators = target_evaluators(config, evaluator)
         with threadpool_limits(1):
             for done, i in enumerate(missing, 1):
                 targets = ensemble_targets(evaluators, chunks[i], config.plies)
                 _save_npz(chunk_path(run_dir, i), boards=chunks[i], targets=targets)
                 computed += len(chunks[i])
                 progress(done)
-    parts = [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
+    for i in missing:
+        parts[i] = _read_chunk(chunk_path(run_dir, i), chunks[i])
     if any(part is None for part in parts):
         raise TargetError(f"{run_dir}: a target chunk could not be read back after it was written")
     return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros((0, 5), dtype=np.float32)
