@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import load_checkpoint, load_network, save_checkpoint
+from bot.checkpoint import load_checkpoint, load_evaluator, load_network, save_checkpoint
 from bot.evaluator import NetworkEvaluator
 from bot.network import NetworkConfig
 from bot.outcomes import invert, is_finished
+from bot.rollout import RolloutSettings, rollout_boards
 from bot.search import probabilities_at
 from engine import START, flip
 from training.__main__ import main
@@ -19,6 +20,7 @@ from training.distill import (
     POSITIONS,
     DistillConfig,
     chunk_path,
+    chunk_targets,
     distill,
     fit,
     sample_positions,
@@ -224,3 +226,46 @@ def test_reencoding_moves_each_global_input_to_its_named_column(tmp_path):
     np.testing.assert_allclose(reencode(hits, "contact").eval().probabilities(boards), hits.probabilities(boards), atol=1e-6)
     with pytest.raises(ValueError, match=r"lacks its global features \['mover.break_contact'"):
         reencode(reencode(narrow, "contact"), "hits")
+
+
+def test_rollout_targets_are_the_bots_own_games_and_do_not_depend_on_workers(tmp_path):
+    path = tiny_checkpoint(tmp_path)
+    settings = dict(games=2, parallel_games=2, max_positions=6, chunk=3, epochs=1, rollout_trials=4)
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    distill(DistillConfig(checkpoint=str(path), **settings), serial, stages=("positions", "targets"))
+    parallel.mkdir()
+    (parallel / POSITIONS).write_bytes((serial / POSITIONS).read_bytes())
+    distill(DistillConfig(checkpoint=str(path), workers=2, **settings), parallel, stages=("positions", "targets"))
+    boards = np.load(serial / POSITIONS)["boards"]
+    bot = load_evaluator(path)
+    for index in range(2):
+        chunk = boards[index * 3 : (index + 1) * 3]
+        games = rollout_boards(bot, chunk, np.random.default_rng([1, 3, index]),
+                               RolloutSettings(trials=4, variance_reduction=False))
+        stored = np.load(chunk_path(serial, index))["targets"]
+        np.testing.assert_allclose(stored, games.mean(axis=1), atol=1e-6)
+        np.testing.assert_array_equal(np.load(chunk_path(parallel, index))["targets"], stored)
+        # Each target is a mean of four finished games: win and gammon rates in quarters.
+        np.testing.assert_allclose(stored * 4, np.round(stored * 4), atol=1e-5)
+    # With variance reduction: the same games, each result less its summed luck.
+    config = DistillConfig(checkpoint=str(path), rollout_trials=4, rollout_vr=True)
+    reduced = rollout_boards(bot, boards[:3], np.random.default_rng([1, 3, 0]),
+                             RolloutSettings(trials=4, variance_reduction=True))
+    np.testing.assert_allclose(chunk_targets(config, [bot], boards[:3], 0), reduced.mean(axis=1), atol=1e-6)
+
+
+def test_also_fits_other_runs_targets_and_refuses_an_unfinished_run(tmp_path, capsys):
+    path = tiny_checkpoint(tmp_path)
+    searched, rolled = tmp_path / "searched", tmp_path / "rolled"
+    distill(DistillConfig(checkpoint=str(path), games=2, parallel_games=2, max_positions=5, chunk=5), searched,
+            stages=("positions", "targets"))
+    args = ["distill", "--checkpoint", str(path), "--out", str(rolled), "--games", "2", "--max-positions", "4",
+            "--seed", "2", "--rollout-trials", "2", "--epochs", "1", "--also", str(searched)]
+    assert main(args) == 0
+    assert load_checkpoint(rolled / "distilled.pt")["training"]["distill"]["also_positions"] == 5
+    assert json.loads((rolled / "fit.json").read_text())["train_positions"] + 1 == 9
+    chunk_path(searched, 0).unlink()
+    assert main(args[:-2] + ["--stage", "fit", "--also", str(searched)]) == 2
+    assert "targets-00000.npz is missing" in capsys.readouterr().err
+    assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "one"), "--rollout-trials", "1"]) == 2
+    assert "rollout trials 1" in capsys.readouterr().err

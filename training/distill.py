@@ -1,4 +1,4 @@
-"""Search-backed targets from self-play: fit the network to its own 1-ply values (issue 9, part 4).
+"""Search-backed targets from self-play: fit the network to its own 1-ply values or rollouts (issue 9, part 4).
 
 Three stages, each resumable, all in one run directory:
 
@@ -12,7 +12,11 @@ Three stages, each resumable, all in one run directory:
    over the whole chunk, with the numpy network and one BLAS thread. With
    ``teachers`` (more networks of the bot's own, earlier rounds say) each target is
    the mean of every network's searched value: an ensemble, distilled into one
-   network. ``workers`` processes share the chunks. Each chunk is written
+   network. With ``rollout_trials`` the target is instead the mean result of that
+   many cubeless games played from the position by the bot itself at 0-ply
+   (``bot.rollout``, bear-offs exact; cut after ``rollout_truncate`` plies for the
+   network's value when that is set; with ``rollout_vr`` variance-reduced): unbiased where the network's own search
+   carries its misjudgements on. ``workers`` processes share the chunks. Each chunk is written
    atomically; a rerun skips chunks that are there and intact, so a killed run
    continues where it stopped.
 3. **fit** (``distilled.pt``, ``distilled.npz``, ``fit.json``): the torch network,
@@ -21,6 +25,9 @@ Three stages, each resumable, all in one run directory:
    cross-entropy of ``training.td`` (targets through ``bot.outcomes.to_six``,
    clipped and renormalized), Adam at a small learning rate, a held-out share of the
    positions scored after every epoch; the epoch with the lowest held-out loss is kept.
+   ``also`` names finished runs whose positions and targets are fitted as well (a
+   position in two runs is fitted to the mean of its targets: that minimises the
+   cross-entropy).
 
 Only the bot's own network makes positions and targets: no other program's
 evaluation enters the data (fixtures are for measurement only).
@@ -28,6 +35,7 @@ evaluation enters the data (fixtures are for measurement only).
     python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 --games 6000
     python -m training distill --checkpoint runs/distill/r1/distilled.pt --out runs/distill/r2   # iterate
     python -m training distill --checkpoint r8.pt --teachers r7.pt r9.pt --workers 2 --out runs/distill/r10
+    python -m training distill --checkpoint r8.pt --rollout-trials 36 --also runs/distill/r9 --out runs/distill/r12
 """
 
 from __future__ import annotations
@@ -47,11 +55,13 @@ from bot.checkpoint import (
     atomic_write,
     export_numpy,
     load_checkpoint,
+    load_evaluator,
     load_network,
     save_checkpoint,
 )
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.outcomes import invert, is_finished, to_six
+from bot.rollout import RolloutSettings, rollout_boards
 from bot.search import probabilities_at
 from engine import flip
 from training.selfplay import SelfPlay
@@ -89,11 +99,22 @@ class DistillConfig:
     encoding: str = ""  # fit a copy on this encoding, which extends the network's ("": its own)
     teachers: tuple[str, ...] = ()  # more networks whose searched values are averaged with the checkpoint's
     workers: int = 1  # processes computing targets (the results do not depend on it)
+    rollout_trials: int = 0  # > 0: targets are the mean of this many 0-ply rollout games (not a search)
+    rollout_truncate: int = 0  # rollout games stop after this many plies for the network's value (0: at the end)
+    rollout_vr: bool = False  # rollout games with variance reduction (lookahead: ~20x the work, ~35x less spread)
+    also: tuple[str, ...] = ()  # finished run directories whose positions and targets are fitted too
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "teachers", tuple(str(t) for t in self.teachers))  # a JSON list when read back
+        for name in ("teachers", "also"):  # JSON lists when read back
+            object.__setattr__(self, name, tuple(str(t) for t in getattr(self, name)))
         if self.workers < 1:
             raise ValueError(f"workers {self.workers!r}: expected 1 or more")
+        if self.rollout_trials < 0 or self.rollout_trials == 1:
+            raise ValueError(f"rollout trials {self.rollout_trials!r}: expected 0 (search targets) or 2 or more")
+        if self.rollout_truncate < 0:
+            raise ValueError(f"rollout truncate {self.rollout_truncate!r}: expected 0 (play to the end) or more plies")
+        if self.rollout_trials and self.teachers:
+            raise ValueError("teachers average searched values; rollout targets are the checkpoint's own games")
 
 
 def _save_npz(path: Path, **arrays: Any) -> None:
@@ -114,7 +135,8 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
         stored = json.loads(path.read_text())
         asked = json.loads(json.dumps(asdict(config)))  # as JSON holds it: tuples read back as lists
         default = json.loads(json.dumps(asdict(DistillConfig(checkpoint=""))))  # for keys older runs lack
-        fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed", "teachers")
+        fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed", "teachers",
+                 "rollout_trials", "rollout_truncate", "rollout_vr")
         differ = [f"{k}: run has {stored.get(k, default[k])!r}, asked {asked[k]!r}"
                   for k in fixed if stored.get(k, default[k]) != asked[k]]
         if differ:
@@ -170,6 +192,19 @@ def search_targets(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
     return invert(probabilities_at(evaluator, flip(np.asarray(boards, dtype=np.int8)), plies)).astype(np.float32)
 
 
+def rollout_targets(evaluator: ProbabilityEvaluator, boards: np.ndarray, config: DistillConfig,
+                    rng: np.random.Generator) -> np.ndarray:
+    """(B, 5) float32 mean results, for the side on roll of ``boards`` (B, 26), of ``config.rollout_trials``
+    cubeless games each.
+
+    The games are ``bot.rollout``'s (0-ply play, rotated first rolls, variance reduction
+    if ``rollout_vr``), stopped after ``rollout_truncate`` plies for ``evaluator``'s value if > 0.
+    """
+    settings = RolloutSettings(trials=config.rollout_trials, truncate=config.rollout_truncate or None,
+                               variance_reduction=config.rollout_vr)
+    return rollout_boards(evaluator, boards, rng, settings).mean(axis=1).astype(np.float32)
+
+
 def six_targets(five: np.ndarray) -> np.ndarray:
     """(B, 6) float32 outcome distributions from five probabilities: ``to_six``, clipped to [0, 1], summing to 1."""
     six = np.clip(to_six(np.asarray(five, dtype=np.float64)), 0.0, 1.0)
@@ -194,6 +229,27 @@ def _read_chunk(path: Path, boards: np.ndarray) -> np.ndarray | None:
     return targets
 
 
+def split_chunks(boards: np.ndarray, size: int) -> list[np.ndarray]:
+    """``boards`` in consecutive chunks of ``size`` (the last one shorter): chunk i is ``targets-i``'s."""
+    return [boards[i : i + size] for i in range(0, len(boards), size)]
+
+
+def finished_targets(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(boards, (P, 5) targets) of a run whose targets are all written; ValueError naming what is not."""
+    if not (run_dir / POSITIONS).is_file() or not (run_dir / SETTINGS).is_file():
+        raise ValueError(f"{run_dir}: not a distillation run (no {POSITIONS} or {SETTINGS})")
+    with np.load(run_dir / POSITIONS, allow_pickle=False) as data:
+        boards = data["boards"]
+    parts = []
+    for i, chunk in enumerate(split_chunks(boards, int(json.loads((run_dir / SETTINGS).read_text())["chunk"]))):
+        part = _read_chunk(chunk_path(run_dir, i), chunk)
+        if part is None:
+            raise ValueError(f"{run_dir}: {chunk_path(run_dir, i).name} is missing or damaged; "
+                             "finish that run first (its command with --stage targets)")
+        parts.append(part)
+    return boards, np.concatenate(parts)
+
+
 def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator) -> np.ndarray:
     """The run's positions: read from ``positions.npz``, or sampled and written there."""
     path = run_dir / POSITIONS
@@ -212,7 +268,9 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
 
 def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = None) -> list[ProbabilityEvaluator]:
     """The networks whose searched values, averaged, are the targets: the checkpoint's (``own``, if
-    already loaded), then each teacher's."""
+    already loaded), then each teacher's. Rollout targets: the checkpoint's bot, bear-offs exact."""
+    if config.rollout_trials:
+        return [load_evaluator(config.checkpoint)]
     teachers = [NetworkEvaluator(load_network(path)) for path in config.teachers]
     return [own if own is not None else NetworkEvaluator(load_network(config.checkpoint)), *teachers]
 
@@ -220,6 +278,14 @@ def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = 
 def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray, plies: int) -> np.ndarray:
     """(B, 5) float32: the mean of each evaluator's ``search_targets``."""
     return np.mean([search_targets(e, boards, plies) for e in evaluators], axis=0).astype(np.float32)
+
+
+def chunk_targets(config: DistillConfig, evaluators: list[ProbabilityEvaluator], chunk: np.ndarray, index: int) -> np.ndarray:
+    """(B, 5) the targets of chunk ``index``: rollouts (their dice seeded by the chunk) or searched values."""
+    if config.rollout_trials:
+        rng = np.random.default_rng([config.seed, 3, index])
+        return rollout_targets(evaluators[0], chunk, config, rng)
+    return ensemble_targets(evaluators, chunk, config.plies)
 
 
 _worker_evaluators: list[ProbabilityEvaluator] = []
@@ -241,9 +307,9 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _write_chunk(path: Path, chunk: np.ndarray, plies: int) -> int:
+def _write_chunk(config: DistillConfig, run_dir: Path, index: int, chunk: np.ndarray) -> int:
     """Compute and store one chunk's targets in a worker process; its size."""
-    _save_npz(path, boards=chunk, targets=ensemble_targets(_worker_evaluators, chunk, plies))
+    _save_npz(chunk_path(run_dir, index), boards=chunk, targets=chunk_targets(config, _worker_evaluators, chunk, index))
     return len(chunk)
 
 
@@ -260,8 +326,7 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
 
     from threadpoolctl import threadpool_limits
 
-    count = (len(boards) + config.chunk - 1) // config.chunk
-    chunks = [boards[i * config.chunk : (i + 1) * config.chunk] for i in range(count)]
+    chunks = split_chunks(boards, config.chunk)
     parts = [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
     missing = [i for i, part in enumerate(parts) if part is None]
     to_do = sum(len(chunks[i]) for i in missing)
@@ -275,7 +340,7 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
     if config.workers > 1 and len(missing) > 1:
         with ProcessPoolExecutor(min(config.workers, len(missing)), mp_context=get_context("spawn"),
                                  initializer=_start_worker, initargs=(config, os.getpid())) as pool:
-            futures = [pool.submit(_write_chunk, chunk_path(run_dir, i), chunks[i], config.plies) for i in missing]
+            futures = [pool.submit(_write_chunk, config, run_dir, i, chunks[i]) for i in missing]
             try:
                 for done, future in enumerate(as_completed(futures), 1):
                     computed += future.result()
@@ -290,7 +355,7 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
         evaluators = target_evaluators(config, evaluator)
         with threadpool_limits(1):
             for done, i in enumerate(missing, 1):
-                targets = ensemble_targets(evaluators, chunks[i], config.plies)
+                targets = chunk_targets(config, evaluators, chunks[i], i)
                 _save_npz(chunk_path(run_dir, i), boards=chunks[i], targets=targets)
                 computed += len(chunks[i])
                 progress(done)
@@ -380,6 +445,7 @@ def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("po
     prepare(config, run_dir)
     payload = load_checkpoint(config.checkpoint)
     evaluator = NetworkEvaluator(load_network(config.checkpoint))
+    others = [finished_targets(Path(other)) for other in config.also] if "fit" in stages else []  # refused early
     start = time.perf_counter()
     boards = make_positions(config, run_dir, evaluator)
     if "targets" not in stages and "fit" not in stages:
@@ -392,10 +458,13 @@ def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("po
 
     torch.set_num_threads(1)
     start = time.perf_counter()
-    network, report = fit(payload, boards, five, config)
+    fitted_boards = np.concatenate([boards, *(b for b, _ in others)])
+    fitted_targets = np.concatenate([five, *(t for _, t in others)])
+    network, report = fit(payload, fitted_boards, fitted_targets, config)
     training = dict(payload.get("training") or {})
     state = {"games": training.get("games"), "wall_seconds": training.get("wall_seconds"),
              "distill": {"from": config.checkpoint, "positions": len(boards), "plies": config.plies,
+                         "rollout_trials": config.rollout_trials, "also_positions": len(fitted_boards) - len(boards),
                          "best_epoch": report["best_epoch"]}}
     recorded = payload.get("config")
     if (config.widen or config.encoding) and isinstance(recorded, dict):  # the run config describes the network that was fitted
