@@ -1,12 +1,13 @@
-"""Which of two networks plays better at 0-ply, where they disagree, by GNU Backgammon's 2-ply judgement.
+"""Which of two networks plays better at 0-ply (or 1-ply), where they disagree, by GNU Backgammon's 2-ply judgement.
 
 Positions come from fresh self-play games of the ``baseline`` network (random
-dice); each network chooses its 0-ply play; where the plays differ, gnubg-nn's
+dice); each network chooses its play, at 0-ply or with ``--plies 1`` searched as the
+doors search (``bot.facade.search_filters``); where the plays differ, gnubg-nn's
 2-ply equity scores both (a measure only: nothing of it goes into training). The
 figure is the mean gain per move, equity x1000, with its 95% interval: more
 sensitive than a few hundred fixture positions or a 10,000-game match.
 
-    python benchmarks/compare_plays.py BASELINE.npz CANDIDATE.npz [...] [--positions 15000] [--seed 99]
+    python benchmarks/compare_plays.py BASELINE.npz CANDIDATE.npz [...] [--positions 15000] [--seed 99] [--plies 1]
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bot.checkpoint import load_evaluator
-from bot.evaluator import choose_afterstates
+from bot.evaluator import Evaluator, choose_afterstates
+from bot.facade import search_filters
 from bot.outcomes import equity
+from bot.search import SearchEvaluator
 from training.distill import sample_positions
 from training.selfplay import roll_dice
 
@@ -33,27 +36,34 @@ def gnubg_two_ply(afterstates: np.ndarray) -> np.ndarray:
     return np.array([-float(equity(np.array(gnubg_nn.probabilities(gnubg_board(-a[::-1]), 2)))) for a in afterstates])
 
 
+def player(path: str, plies: int) -> Evaluator:
+    """The network at ``path`` choosing its plays ``plies`` deep."""
+    evaluator = load_evaluator(path)
+    return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("baseline")
     parser.add_argument("candidates", nargs="+")
     parser.add_argument("--positions", type=int, default=15_000)
     parser.add_argument("--seed", type=int, default=99)
+    parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="depth of both networks' move choice")
     args = parser.parse_args()
     with threadpool_limits(limits=1, user_api="blas"):
         baseline = load_evaluator(args.baseline)
         rng = np.random.default_rng(args.seed)
         boards = sample_positions(baseline, 400, 0.0, 400, rng)[: args.positions]
         dice = roll_dice(len(boards), rng)
-        before = choose_afterstates(baseline, boards, dice)
+        before = choose_afterstates(player(args.baseline, args.plies), boards, dice)
         for path in args.candidates:
             start = time.perf_counter()
-            after = choose_afterstates(load_evaluator(path), boards, dice)
+            after = choose_afterstates(player(path, args.plies), boards, dice)
             differ = np.flatnonzero((before != after).any(axis=1))
             gain = np.zeros(len(boards))
             gain[differ] = 1000 * (gnubg_two_ply(after[differ]) - gnubg_two_ply(before[differ]))
             half_width = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
-            print(f"{path}: {len(boards)} positions, {len(differ)} plays differ; candidate minus baseline, "
+            print(f"{path}, {args.plies}-ply: {len(boards)} positions, {len(differ)} plays differ; candidate minus baseline, "
                   f"equity x1000 per move {gain.mean():+.2f} +- {half_width:.2f} (95%) "
                   f"({time.perf_counter() - start:.0f} s)")
 

@@ -269,3 +269,5 @@ def test_also_fits_other_runs_targets_and_refuses_an_unfinished_run(tmp_path, ca
     assert "targets-00000.npz is missing" in capsys.readouterr().err
     assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "one"), "--rollout-trials", "1"]) == 2
     assert "rollout trials 1" in capsys.readouterr().err
+    assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "two"), "--rollout-vr"]) == 2
+    assert "give rollout trials too" in capsys.readouterr().err

@@ -15,8 +15,9 @@ Three stages, each resumable, all in one run directory:
    network. With ``rollout_trials`` the target is instead the mean result of that
    many cubeless games played from the position by the bot itself at 0-ply
    (``bot.rollout``, bear-offs exact; cut after ``rollout_truncate`` plies for the
-   network's value when that is set; with ``rollout_vr`` variance-reduced): unbiased where the network's own search
-   carries its misjudgements on. ``workers`` processes share the chunks. Each chunk is written
+   network's value when that is set; variance-reduced with ``rollout_vr``): unbiased
+   where the network's own search carries its misjudgements on. ``workers``
+   processes share the chunks. Each chunk is written
    atomically; a rerun skips chunks that are there and intact, so a killed run
    continues where it stopped.
 3. **fit** (``distilled.pt``, ``distilled.npz``, ``fit.json``): the torch network,
@@ -113,6 +114,8 @@ class DistillConfig:
             raise ValueError(f"rollout trials {self.rollout_trials!r}: expected 0 (search targets) or 2 or more")
         if self.rollout_truncate < 0:
             raise ValueError(f"rollout truncate {self.rollout_truncate!r}: expected 0 (play to the end) or more plies")
+        if not self.rollout_trials and (self.rollout_truncate or self.rollout_vr):
+            raise ValueError("rollout truncate and rollout vr shape rollout targets: give rollout trials too")
         if self.rollout_trials and self.teachers:
             raise ValueError("teachers average searched values; rollout targets are the checkpoint's own games")
 
