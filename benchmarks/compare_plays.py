@@ -19,14 +19,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from bot.checkpoint import load_evaluator
-from bot.evaluator import Evaluator, choose_afterstates
-from bot.facade import search_filters
+from bot.evaluator import choose_afterstates
 from bot.outcomes import equity
-from bot.search import SearchEvaluator
 from training.distill import sample_positions
 from training.selfplay import roll_dice
 
 from cube import gnubg_board  # benchmarks/cube.py, beside this script
+from strength import served_search  # benchmarks/strength.py: move choice searched as the doors search
 
 
 def gnubg_two_ply(afterstates: np.ndarray) -> np.ndarray:
@@ -34,12 +33,6 @@ def gnubg_two_ply(afterstates: np.ndarray) -> np.ndarray:
     import gnubg_nn
 
     return np.array([-float(equity(np.array(gnubg_nn.probabilities(gnubg_board(-a[::-1]), 2)))) for a in afterstates])
-
-
-def player(path: str, plies: int) -> Evaluator:
-    """The network at ``path`` choosing its plays ``plies`` deep."""
-    evaluator = load_evaluator(path)
-    return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters())
 
 
 def main() -> None:
@@ -55,10 +48,10 @@ def main() -> None:
         rng = np.random.default_rng(args.seed)
         boards = sample_positions(baseline, 400, 0.0, 400, rng)[: args.positions]
         dice = roll_dice(len(boards), rng)
-        before = choose_afterstates(player(args.baseline, args.plies), boards, dice)
+        before = choose_afterstates(served_search(baseline, args.plies), boards, dice)
         for path in args.candidates:
             start = time.perf_counter()
-            after = choose_afterstates(player(path, args.plies), boards, dice)
+            after = choose_afterstates(served_search(load_evaluator(path), args.plies), boards, dice)
             differ = np.flatnonzero((before != after).any(axis=1))
             gain = np.zeros(len(boards))
             gain[differ] = 1000 * (gnubg_two_ply(after[differ]) - gnubg_two_ply(before[differ]))
