@@ -1,8 +1,10 @@
 """Cube decisions against GNU Backgammon's 2-ply answers on the 400 fixture positions.
 
 For each position of ``fixtures/cube.jsonl`` (money and match play, every cube
-position, Crawford and post-Crawford scores) the bot decides from cubeless
-probabilities with ``bot.cube.cube_decision``. Printed:
+position, Crawford and post-Crawford scores) the bot decides as it plays: at 0-ply
+``bot.cube.cube_decision`` on cubeless probabilities, at 1-ply and 2-ply the cubeful
+lookahead of ``bot.cubeful`` (``--no-lookahead``: the model on the searched cubeless
+probabilities instead). Printed:
 
 - agreement on ``should_double`` (an ``OPTIONAL_*`` verdict accepts either answer),
   over all positions and over those where GNU Backgammon lets the side double;
@@ -15,14 +17,14 @@ probabilities with ``bot.cube.cube_decision``. Printed:
 Probabilities come from the project's network (``--probabilities network``,
 checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
 own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
-(``--probabilities gnubg``); 0-ply unless ``--plies``: with the same inputs as
+(``--probabilities gnubg``, its cubeless probabilities ``--plies`` deep and the model): with the same inputs as
 GNU Backgammon the decisions should mostly agree. With the network, the figures come
 twice in one run: "before" plays bear-offs with the race network, "after" with the exact
 bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
 two-sided database exact cube values (money equities, or match-winning chances solved for
 the score); and split by position class.
 
-    python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies N]
+    python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead]
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
+from bot.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +89,7 @@ def network_evaluators(checkpoint: Path) -> dict:
 
 
 def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarray:
-    """An evaluator's probabilities for the side on roll, at 0-ply or 1-ply (the average over its 21 rolls)."""
+    """An evaluator's cubeless probabilities for the side on roll, ``plies`` deep (deeper than 0: over its 21 rolls)."""
     from bot.search import probabilities_at
     from bot.outcomes import invert
     from engine import flip
@@ -96,6 +98,25 @@ def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarr
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64)
     # The position before the roll is the opponent's afterstate: its 1-ply value, turned around.
     return np.asarray(invert(probabilities_at(evaluator, flip(boards), 1)), dtype=np.float64)
+
+
+def model_decisions(records: list[dict], boards: np.ndarray, probs: np.ndarray,
+                    exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]]) -> list[CubeDecision]:
+    """``bot.cube``'s decisions from ``probs`` (and exact cube values where given)."""
+    return [cube_decision(board, p, state_of(record), exact=known)
+            for record, board, p, known in zip(records, boards, probs, exact)]
+
+
+def network_decisions(records: list[dict], boards: np.ndarray, evaluator, plies: int, lookahead: bool) -> list[CubeDecision]:
+    """The bot's decisions: the model on its 0-ply probabilities, or deeper the cubeful lookahead
+    (``bot.cubeful``; without ``lookahead``, the model on the ``plies``-deep probabilities)."""
+    from bot.classes import exact_cube
+    from bot.cubeful import lookahead_cube_decision
+
+    if plies and lookahead:
+        return [lookahead_cube_decision(evaluator, board, state_of(record), plies) for record, board in zip(records, boards)]
+    exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
+    return model_decisions(records, boards, network_probabilities(boards, evaluator, plies), exact)
 
 
 def doubler_cost(record: dict, doubles: bool) -> float:
@@ -113,13 +134,12 @@ def taker_cost(record: dict, takes: bool) -> float:
     return chosen - min(record["double_take"], record["double_pass"])
 
 
-def run(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]]) -> dict:
-    """Agreement and costs of the decisions from ``probs`` (and exact money equities where given)."""
+def run(records: list[dict], decisions: Sequence[CubeDecision]) -> dict:
+    """Agreement and costs of the bot's ``decisions``, one per record."""
     tally: Counter = Counter()
     double_cost = take_cost = 0.0
     misses = []
-    for record, board, p, known in zip(records, boards, probs, exact):
-        decision = cube_decision(board, p, state_of(record), exact=known)
+    for record, decision in zip(records, decisions):
         optional = record["decision"].startswith("OPTIONAL_")
         double_ok = optional or decision.should_double == record["should_double"]
         tie = abs(record["double_take"] - record["double_pass"]) <= TIE
@@ -151,7 +171,10 @@ def main() -> int:
     parser.add_argument("--probabilities", choices=("network", "gnubg"), default="network",
                         help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
-    parser.add_argument("--plies", type=int, default=0, help="plies of the cubeless evaluation: 0 or 1 for the network, 0-2 for gnubg-nn")
+    parser.add_argument("--plies", type=int, choices=(0, 1, 2), default=0, help="search depth of the decisions (default 0)")
+    parser.add_argument("--no-lookahead", action="store_true",
+                        help="at 1-ply and deeper, the model on the network's searched cubeless probabilities "
+                             "instead of the cubeful lookahead")
     parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
     args = parser.parse_args()
 
@@ -163,36 +186,35 @@ def main() -> int:
         except ImportError:
             print("gnubg mode needs the PyPI package gnubg-nn (pip install gnubg-nn)", file=sys.stderr)
             return 2
-        report(records, probs, boards, [None] * len(boards), f"GNU Backgammon's net, {args.plies}-ply cubeless "
-               "(gnubg-nn) -- checks the cube arithmetic only", args.show)
+        report(records, model_decisions(records, boards, probs, [None] * len(boards)),
+               f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only", args.show)
         return 0
     try:
         evaluators = network_evaluators(args.checkpoint)
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.classes import PositionClass, classify, exact_cube
+    from bot.classes import PositionClass, classify
 
     classes = classify(boards)
+    how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
     for name, evaluator in evaluators.items():
-        probs = network_probabilities(boards, evaluator, args.plies)
-        exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
-        report(records, probs, boards, exact, f"the project's network at {args.plies}-ply, {args.checkpoint} ({name})",
+        decisions = network_decisions(records, boards, evaluator, args.plies, not args.no_lookahead)
+        report(records, decisions, f"the project's network at {args.plies}-ply ({how}), {args.checkpoint} ({name})",
                args.show)
         cells = []
         for kind in (PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF):
             rows = np.flatnonzero(classes == kind)
             if rows.size:
-                part = run([records[i] for i in rows], probs[rows], boards[rows], [exact[i] for i in rows])
+                part = run([records[i] for i in rows], [decisions[i] for i in rows])
                 cells.append(f"{kind.label} ({rows.size}) {part['double']:.1%} / {part['take']:.1%}")
         print(f"  by class, double / take agreement: {'; '.join(cells)}")
     return 0
 
 
-def report(records: list[dict], probs: np.ndarray, boards: np.ndarray, exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]],
-           source: str, show: int) -> None:
-    """Print the agreement and cost of the cube decisions from ``probs`` (and ``show`` disagreements)."""
-    result = run(records, probs, boards, exact)
+def report(records: list[dict], decisions: Sequence[CubeDecision], source: str, show: int) -> None:
+    """Print the agreement and cost of ``decisions`` (and ``show`` disagreements)."""
+    result = run(records, decisions)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
     print(f"  should_double agreement: {result['double']:.1%} "
           f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)")

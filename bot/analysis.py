@@ -7,14 +7,14 @@
   match's decisions in one batch per depth), the played one evaluated as deep as
   the best; the error is the best play's value minus the played one's;
 - every cube decision: each turn on which the side on roll had access to the cube
-  (no double / double), and each answer to a double (take / pass), from the
-  ``plies``-deep probabilities through ``bot.cube``;
+  (no double / double), and each answer to a double (take / pass): at 0-ply
+  ``bot.cube``'s model, deeper ``bot.cubeful``'s lookahead;
 - the luck of each roll: the value after the best 0-ply play of the rolled dice
   minus its mean over all rolls (over the 15 non-doubles for a game's first roll).
 
 Units (GNU Backgammon's EMG, "equivalent to money game"): a play's value is the
-mover's cubeful equity after it, per unit of the current cube (money: the opponent's
-``bot.cube`` equity on roll next, negated; match: the mover's cubeful MWC mapped by
+mover's cubeful equity after it, per unit of the current cube (``bot.cubeful.value_after_play``;
+money: the opponent's ``bot.cube`` equity on roll next, negated; match: the mover's cubeful MWC mapped by
 ``bot.cube.MatchScore.normalise``, -1/+1 = losing/winning the current cube). Cube
 equities are ``bot.cube``'s normalised ones, in the view of the side on roll
 (take decisions: the taker's). Marks use GNU Backgammon's default thresholds.
@@ -30,10 +30,11 @@ from typing import Optional
 import numpy as np
 
 from bot.classes import exact_cube
-from bot.cube import CubeState, MatchScore, cube_decision, cube_state_for, swap_state
+from bot.cube import CubeState, cube_decision, cube_state_for
+from bot.cubeful import lookahead_cube_decision, value_after_play
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
 from bot.facade import Bot, search_filters
-from bot.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.outcomes import equity, invert
 from bot.search import InvalidSearchError, probabilities_at, rank_afterstates
 from engine.board import flip
 from engine.errors import BackgammonError
@@ -347,30 +348,11 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
 
 
 def _values(children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> np.ndarray:
-    """(N,) each mover's EMG value after a play: the opponent's right cube action and cubeful equity, negated.
+    """(N,) each mover's EMG value after a play (``bot.cubeful.value_after_play``).
 
     ``children`` (N, 26) and ``five`` (N, 5) in the mover's view; ``states[i]`` the mover's cube state.
-    In a match the MWC is mapped to EMG at the mover's score and cube.
     """
-    out = np.empty(len(children))
-    finished = is_finished(children)
-    for i, (child, p, state) in enumerate(zip(children, five, states)):
-        if finished[i]:  # the mover has won: 1, 2 or 3 times the cube
-            points = int(round(float(equity(finished_probabilities(child[None]))[0])))
-            if state.is_money:
-                out[i] = points
-            else:
-                score = MatchScore.of(state)
-                out[i] = score.normalise(score.after(points * state.cube), state.cube)
-            continue
-        p = np.clip(p.astype(np.float64), 0.0, 1.0)
-        theirs = cube_decision(flip(child), invert(p), swap_state(state))
-        if state.is_money:
-            out[i] = -theirs.equity
-        else:
-            assert theirs.mwc is not None  # a match's cube decision has its match-winning chances
-            out[i] = MatchScore.of(state).normalise(1.0 - theirs.mwc, state.cube)
-    return out
+    return np.array([value_after_play(child, p, state) for child, p, state in zip(children, five, states)])
 
 
 def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], plies: int) -> None:
@@ -439,11 +421,13 @@ def afterstate_five(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np
 def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], plies: int) -> None:
     if not points:
         return
-    boards = np.stack([p.board for p in points])
-    five = invert(probabilities_at(evaluator, flip(boards), plies))
-    for p, probs in zip(points, five):
-        c = cube_decision(p.board, np.clip(probs.astype(np.float64), 0.0, 1.0), p.state,
-                          exact=exact_cube(evaluator, p.board, p.state))
+    if plies == 0:  # one batch of probabilities for the model
+        five = invert(probabilities_at(evaluator, flip(np.stack([p.board for p in points])), 0)).astype(np.float64)
+        decisions = [cube_decision(p.board, np.clip(probs, 0.0, 1.0), p.state, exact=exact_cube(evaluator, p.board, p.state))
+                     for p, probs in zip(points, five)]
+    else:
+        decisions = [lookahead_cube_decision(evaluator, p.board, p.state, plies) for p in points]
+    for p, c in zip(points, decisions):
         d = p.decision
         doubling = min(c.double_take, c.double_pass)
         d.values = {"no_double": c.no_double, "double_take": c.double_take, "double_pass": c.double_pass}

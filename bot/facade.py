@@ -31,6 +31,7 @@ import numpy as np
 from bot.checkpoint import CheckpointError, load_evaluator
 from bot.classes import exact_cube
 from bot.cube import CubeDecision, CubeState, cube_decision, swap_state
+from bot.cubeful import lookahead_cube_decision
 from bot.evaluator import ProbabilityEvaluator
 from bot.outcomes import equity, invert
 from bot.search import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
@@ -254,10 +255,17 @@ class Bot:
     # ------------------------------------------------------------ positions and the cube
 
     def evaluate(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> Evaluation:
-        """Probabilities, equities and cube decision of the side on roll of ``board``."""
+        """Probabilities, equities and cube decision of the side on roll of ``board``.
+
+        The probabilities are cubeless, ``plies`` deep; the cube decision is Janowski's model
+        on them at 0-ply, and deeper a cubeful lookahead (``bot.cubeful``).
+        """
         board = check_game_on(board)
         five = self.probabilities(board, plies)
-        decision = cube_decision(board, five, state, exact=exact_cube(self.evaluator, board, state))
+        if plies == 0:
+            decision = cube_decision(board, five, state, exact=exact_cube(self.evaluator, board, state))
+        else:
+            decision = lookahead_cube_decision(self.evaluator, board, state, plies)
         return Evaluation(
             probabilities=five,
             cubeless_equity=float(equity(five)),

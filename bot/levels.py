@@ -29,7 +29,6 @@ from typing import Optional
 
 import numpy as np
 
-from bot.classes import exact_cube
 from bot.cube import CubeDecision, CubeState, MatchScore, cube_decision
 from bot.facade import Bot
 from engine.board import Dice
@@ -124,14 +123,16 @@ class LevelPlayer:
     def cube_decision(self, board: np.ndarray, state: CubeState, salt: str = "double") -> CubeDecision:
         """The side on roll's cube decision from noisy probabilities (P(win) moved by the level's noise).
 
-        ``salt`` tells the doubler's noise (``"double"``) from the taker's (``"take"``).
+        ``salt`` tells the doubler's noise (``"double"``) from the taker's (``"take"``). Without
+        noise, the bot's decision at the level's depth (exact in the bear-off database, a cubeful
+        lookahead deeper than 0-ply).
         """
-        five = self.bot.probabilities(board, self.level.plies).astype(np.float64)
         shift = float(self._noise(board, salt)[0])
-        if shift:  # noise moves the probabilities; exact bear-off equities are for noiseless levels only
-            five[0] = np.clip(five[0] + shift, five[1], 1.0 - five[3])
-            return cube_decision(board, five, state)
-        return cube_decision(board, five, state, exact=exact_cube(self.bot.evaluator, board, state))
+        if not shift:
+            return self.bot.cube_decision(board, state, self.level.plies)
+        five = self.bot.probabilities(board, self.level.plies).astype(np.float64)
+        five[0] = np.clip(five[0] + shift, five[1], 1.0 - five[3])
+        return cube_decision(board, five, state)
 
     def should_double(self, board: np.ndarray, state: CubeState) -> bool:
         return self.cube_decision(board, state).should_double

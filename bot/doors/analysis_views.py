@@ -25,7 +25,8 @@ from engine.errors import InvalidDiceError
 from engine.matfile import parse_mat
 
 # Bounds that keep one request short (measured in docs/analysis.md): a 7-point match is about
-# 4 KB and takes ~1.5 s at 0-ply, ~5 s at 1-ply; so at most ~10 s at 0-ply, ~12 s at 1-ply.
+# 4 KB and takes ~1.5 s at 0-ply, ~7 s at 1-ply (its ~100 cube decisions looked ahead); so at most
+# ~10 s at 0-ply, ~16 s at 1-ply.
 MAX_MAT_BYTES = 32 * 1024
 MAX_ONE_PLY_BYTES = 8 * 1024
 MAX_TRIALS = 1296
