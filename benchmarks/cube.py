@@ -113,10 +113,12 @@ def network_decisions(records: list[dict], boards: np.ndarray, evaluator, plies:
     from bot.classes import exact_cube
     from bot.cubeful import lookahead_cube_decision
 
-    if plies and lookahead:
-        return [lookahead_cube_decision(evaluator, board, state_of(record), plies) for record, board in zip(records, boards)]
-    exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
-    return model_decisions(records, boards, network_probabilities(boards, evaluator, plies), exact)
+    if plies and not lookahead:
+        exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
+        return model_decisions(records, boards, network_probabilities(boards, evaluator, plies), exact)
+    five = network_probabilities(boards, evaluator, 0)
+    return [lookahead_cube_decision(evaluator, board, state_of(record), plies, five=p)
+            for record, board, p in zip(records, boards, five)]
 
 
 def doubler_cost(record: dict, doubles: bool) -> float:

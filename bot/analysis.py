@@ -29,8 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.classes import exact_cube
-from bot.cube import CubeState, cube_decision, cube_state_for
+from bot.cube import CubeState, cube_state_for
 from bot.cubeful import lookahead_cube_decision, value_after_play
 from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
 from bot.facade import Bot, search_filters
@@ -421,13 +420,9 @@ def afterstate_five(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np
 def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], plies: int) -> None:
     if not points:
         return
-    if plies == 0:  # one batch of probabilities for the model
-        five = invert(probabilities_at(evaluator, flip(np.stack([p.board for p in points])), 0)).astype(np.float64)
-        decisions = [cube_decision(p.board, np.clip(probs, 0.0, 1.0), p.state, exact=exact_cube(evaluator, p.board, p.state))
-                     for p, probs in zip(points, five)]
-    else:
-        decisions = [lookahead_cube_decision(evaluator, p.board, p.state, plies) for p in points]
-    for p, c in zip(points, decisions):
+    five = invert(probabilities_at(evaluator, flip(np.stack([p.board for p in points])), 0))  # 0-ply, one batch
+    for p, probs in zip(points, five):
+        c = lookahead_cube_decision(evaluator, p.board, p.state, plies, five=probs)
         d = p.decision
         doubling = min(c.double_take, c.double_pass)
         d.values = {"no_double": c.no_double, "double_take": c.double_take, "double_pass": c.double_pass}

@@ -35,20 +35,23 @@ def lookahead_cube_decision(
     state: CubeState,
     plies: int,
     met: Optional[MatchEquityTable] = None,
+    five: Optional[np.ndarray] = None,
 ) -> CubeDecision:
     """The cube decision of the side on roll of ``board`` (its view, game not over) searched ``plies`` deep.
 
     0-ply, and any depth inside the two-sided bear-off database (exact cube values), is
-    ``bot.cube.cube_decision`` on the evaluator's probabilities. Deeper, a double is
-    priced even where the side may not double, for the take / pass answer.
+    ``bot.cube.cube_decision`` on the evaluator's 0-ply probabilities (``five``, if the
+    caller has them). Deeper, a double is priced even where the side may not double, for
+    the take / pass answer.
     """
     if plies < 0:
         raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
     board = np.asarray(board, dtype=np.int8)
     exact = exact_cube(evaluator, board, state)
     if plies == 0 or exact is not None:
-        five = np.asarray(evaluator.probabilities(board[None]), dtype=np.float64)[0]
-        return cube_decision(board, five, state, met, exact=exact)
+        if five is None:
+            five = evaluator.probabilities(board[None])[0]
+        return cube_decision(board, np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0), state, met, exact=exact)
     searched = _search(evaluator, board, {state}, plies, met, every_double=True)
     return _decision(searched.raw[state], state, searched, met)
 

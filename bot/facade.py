@@ -29,7 +29,6 @@ from typing import Optional
 import numpy as np
 
 from bot.checkpoint import CheckpointError, load_evaluator
-from bot.classes import exact_cube
 from bot.cube import CubeDecision, CubeState, cube_decision, swap_state
 from bot.cubeful import lookahead_cube_decision
 from bot.evaluator import ProbabilityEvaluator
@@ -262,10 +261,7 @@ class Bot:
         """
         board = check_game_on(board)
         five = self.probabilities(board, plies)
-        if plies == 0:
-            decision = cube_decision(board, five, state, exact=exact_cube(self.evaluator, board, state))
-        else:
-            decision = lookahead_cube_decision(self.evaluator, board, state, plies)
+        decision = lookahead_cube_decision(self.evaluator, board, state, plies, five=five if plies == 0 else None)
         return Evaluation(
             probabilities=five,
             cubeless_equity=float(equity(five)),
