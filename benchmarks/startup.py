@@ -92,8 +92,7 @@ def throughput(numpy_network, torch_network, positions: list[tuple[str, str]], s
     """Print the microseconds per board of each network at each batch size, and their ratio."""
     import numpy as np
 
-    from bot.evaluator import ROLLS
-    from engine import afterstates, flip
+    from engine import ROLLS, afterstates, flip
     from engine.positions import read_position
 
     boards = np.stack([read_position(position_id).board for position_id, _ in positions])

@@ -31,11 +31,11 @@ import numpy as np
 
 from bot.cube import CubeState, cube_state_for
 from bot.cubeful import lookahead_cube_decision, value_after_play
-from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
+from bot.evaluator import ProbabilityEvaluator, best_children
 from bot.facade import Bot, search_filters
 from bot.outcomes import equity, invert
 from bot.search import InvalidSearchError, probabilities_at, rank_afterstates
-from engine.board import flip
+from engine.board import ROLL_WEIGHTS, ROLLS, flip
 from engine.errors import BackgammonError
 from engine.game import Game, GameResult, Phase
 from engine.match import MatchState, after_game, may_double

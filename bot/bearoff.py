@@ -42,17 +42,13 @@ import numpy as np
 from tqdm import tqdm
 
 from bot.storage import atomic_write, cache_dir
-from engine import afterstates
+from engine import ROLL_WEIGHTS, ROLLS, afterstates
 
 POINTS = 6
 CHECKERS = 15
 MAX_ROLLS = 32  # distributions hold P(0 rolls) .. P(31 rolls)
 TWO_SIDED_CHECKERS = 6
 FORMAT_VERSION = 1
-
-# The 21 distinct rolls, larger die first, and their probabilities.
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int64)
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 
 # C(n, k) for n < 32, k <= 6, zero where k > n.
 _BINOMIAL = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(32)], dtype=np.int64)

@@ -23,6 +23,7 @@ import numpy as np
 from bot import bearoff as bo
 from bot.cube import CubeState, MatchCubeMWCs, MatchScore, Owner
 from bot.met import MatchEquityTable
+from engine import ROLL_WEIGHTS, ROLLS
 
 # Above this many pairs of reachable home boards the solve would take seconds; callers use the cube model.
 MAX_PAIRS = 60_000
@@ -124,7 +125,7 @@ def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTa
         a_child = local_a[a_child]
         # A plays each roll to its best; then B is on roll.
         best = np.maximum.reduceat(b_on_roll[:, a_child, 1:], a_runs, axis=1)
-        a_no_double[:] = np.einsum("r,krj->kj", bo.ROLL_WEIGHTS, best)
+        a_no_double[:] = np.einsum("r,krj->kj", ROLL_WEIGHTS, best)
         for k, level in enumerate(levels):
             a_on_roll[k, a, 1:] = a_no_double[k]
             if level.a_doubles is not None:  # B takes or passes, whichever is better for it
@@ -132,7 +133,7 @@ def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTa
                 a_on_roll[k, a, 1:] = np.maximum(a_no_double[k], doubled)
         # B, on roll at each of its boards against A's board a, plays to A's worst.
         worst = np.minimum.reduceat(a_on_roll[:, a, b_child], b_runs, axis=1)
-        b_no_double = worst.reshape(len(levels), len(rb) - 1, len(bo.ROLLS)) @ bo.ROLL_WEIGHTS
+        b_no_double = worst.reshape(len(levels), len(rb) - 1, len(ROLLS)) @ ROLL_WEIGHTS
         for k, level in enumerate(levels):
             b_on_roll[k, a, 1:] = b_no_double[k]
             if level.b_doubles is not None:

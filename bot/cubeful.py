@@ -22,11 +22,11 @@ import numpy as np
 from bot.bearoff import is_bearoff
 from bot.classes import exact_cube
 from bot.cube import CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency, decision_from_equities, swap_state
-from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator
+from bot.evaluator import ProbabilityEvaluator
 from bot.met import MatchEquityTable
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import InvalidSearchError, best_replies
-from engine import flip
+from engine import ROLL_WEIGHTS, ROLLS, flip
 
 
 def lookahead_cube_decision(

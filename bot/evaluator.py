@@ -23,11 +23,6 @@ import numpy as np
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from engine import afterstates, flip
 
-# The 21 distinct rolls and their probabilities (doubles 1/36, others 2/36). Float64: in
-# float32 they add up to 1.0000001, and an average of sure wins would come out above 1.
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
-
 
 class Evaluator(ABC):
     """Anything that can rank the afterstates of a roll for the mover."""

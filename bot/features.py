@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from bot.compiled import kernel
-from engine.board import MOVER_BAR as BAR, flip
+from engine.board import MOVER_BAR as BAR, ROLL_WEIGHTS, ROLLS, flip
 
 # One half's features, in column order, with their group and meaning (own's view).
 _HALF: tuple[tuple[str, str, str], ...] = (
@@ -74,9 +74,8 @@ GROUPS: dict[str, tuple[int, ...]] = {
 
 _POINTS = np.arange(26)
 
-# The 21 rolls (high, low) and how many of the 36 they stand for.
-ROLLS: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
-_WEIGHT = {roll: 1 if roll[0] == roll[1] else 2 for roll in ROLLS}
+# How many of the 36 rolls each of ``ROLLS`` stands for.
+_WEIGHTS = np.rint(36 * ROLL_WEIGHTS).astype(np.int64)
 
 
 def _escape_table() -> np.ndarray:
@@ -89,9 +88,9 @@ def _escape_table() -> np.ndarray:
     masks = np.arange(4096)
     blocked = [(masks >> i) & 1 == 1 for i in range(12)]  # blocked[k - 1]: k pips ahead
     count = np.zeros(4096, dtype=np.int64)
-    for a, b in ROLLS:
+    for (a, b), weight in zip(ROLLS.tolist(), _WEIGHTS):
         escapes = ~blocked[a + b - 1] & ~(blocked[a - 1] & blocked[b - 1])
-        count += _WEIGHT[(a, b)] * escapes
+        count += weight * escapes
     return count
 
 
@@ -110,14 +109,14 @@ def _enter_tables() -> tuple[np.ndarray, np.ndarray]:
     many = np.zeros(64, dtype=np.int64)
     for mask in range(64):
         closed = [False] + [bool(mask >> (d - 1) & 1) for d in range(1, 7)]
-        for a, b in ROLLS:
+        for (a, b), weight in zip(ROLLS.tolist(), _WEIGHTS):
             if a == b:
                 loss_one = loss_many = 4 * a * closed[a]
             else:
                 loss_one = (a + b) * (closed[a] and closed[b])
                 loss_many = a * closed[a] + b * closed[b]
-            one[mask] += _WEIGHT[(a, b)] * loss_one
-            many[mask] += _WEIGHT[(a, b)] * loss_many
+            one[mask] += weight * loss_one
+            many[mask] += weight * loss_many
     return one, many
 
 
@@ -388,12 +387,9 @@ def hits_by_roll(boards: np.ndarray) -> np.ndarray:
     return _roll_hits(np.maximum(boards, 0), np.maximum(-boards, 0))
 
 
-_ROLL_WEIGHTS = np.array([_WEIGHT[roll] for roll in ROLLS])
-
-
 def _hits(own: np.ndarray, other_seen: np.ndarray) -> dict[str, np.ndarray]:
     """Own's shots at other's blots summed over the 36 rolls: pips other loses, rolls hitting one or two."""
-    per_roll = _roll_hits(own, other_seen) * _ROLL_WEIGHTS[None, :, None]
+    per_roll = _roll_hits(own, other_seen) * _WEIGHTS[None, :, None]
     best, one, two = per_roll.sum(axis=1).T
     return {"pip_loss": best / (12.0 * 36.0), "hit1": one / 36.0, "hit2": two / 36.0}
 
@@ -405,10 +401,10 @@ _BAR_BIT = np.int32(1 << BAR)
 _BOARD = _ALL & ~_BAR_BIT
 # The non-doubles (larger die first) and the doubles' dice, as rows for broadcasting, and where
 # each goes among ROLLS.
-_MIXED = np.array([roll for roll in ROLLS if roll[0] != roll[1]], dtype=np.int32)
-_MIXED_COLUMNS = [i for i, (a, b) in enumerate(ROLLS) if a != b]
-_DOUBLE = np.array([a for a, b in ROLLS if a == b], dtype=np.int32)[None, :]
-_DOUBLE_COLUMNS = [i for i, (a, b) in enumerate(ROLLS) if a == b]
+_MIXED_COLUMNS = np.flatnonzero(ROLLS[:, 0] != ROLLS[:, 1])
+_MIXED = ROLLS[_MIXED_COLUMNS, ::-1].astype(np.int32)
+_DOUBLE_COLUMNS = np.flatnonzero(ROLLS[:, 0] == ROLLS[:, 1])
+_DOUBLE = ROLLS[_DOUBLE_COLUMNS, 0].astype(np.int32)[None, :]
 
 
 def _count(masks: np.ndarray) -> np.ndarray:

@@ -30,10 +30,10 @@ from bot.bearoff import is_bearoff
 from bot.classes import exact_cube
 from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency,
                       decision_from_equities, swap_state)
-from bot.evaluator import ROLL_WEIGHTS, ROLLS, ProbabilityEvaluator, best_children
+from bot.evaluator import ProbabilityEvaluator, best_children
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
-from engine import afterstates, encode_position_id, flip
+from engine import ROLL_WEIGHTS, ROLLS, afterstates, encode_position_id, flip
 from engine.movegen import HASH
 
 # The 36 ordered rolls, and the index in ROLLS (21 distinct rolls) of each (d1, d2).

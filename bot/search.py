@@ -20,9 +20,9 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from bot.evaluator import ROLL_WEIGHTS, ROLLS, Evaluator, ProbabilityEvaluator, best_children, group_starts
+from bot.evaluator import Evaluator, ProbabilityEvaluator, best_children, group_starts
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from engine import afterstates, flip
+from engine import ROLL_WEIGHTS, ROLLS, afterstates, flip
 from engine.errors import BackgammonError
 
 

@@ -1,6 +1,6 @@
 """Backgammon rules with numpy only: boards, batched legal moves, formats, match state."""
 
-from engine.board import START, flip, pip_counts, validate_board, validate_dice
+from engine.board import ROLL_WEIGHTS, ROLLS, START, flip, pip_counts, validate_board, validate_dice
 from engine.errors import (
     BackgammonError,
     IllegalMoveError,

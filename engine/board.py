@@ -28,6 +28,13 @@ START[[24, 13, 8, 6]] = [2, 5, 3, 5]
 START[[1, 12, 17, 19]] = [-2, -5, -3, -5]
 START.setflags(write=False)
 
+# The 21 distinct rolls, smaller die first, and the chance of each (a double 1/36, others 2/36).
+# Float64: in float32 they add up to 1.0000001, and an average of sure wins would come out above 1.
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int64)
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+ROLLS.setflags(write=False)
+ROLL_WEIGHTS.setflags(write=False)
+
 
 def flip(boards: np.ndarray) -> np.ndarray:
     """The same position(s) seen by the other side: ``-b[::-1]`` on the last axis."""

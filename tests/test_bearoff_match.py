@@ -10,16 +10,16 @@ import pytest
 from bot import bearoff as bo
 from bot.bearoff_match import MAX_PAIRS, reachable, solve
 from bot.cube import CubeState, MatchScore, Owner, Verdict, cube_decision
-from engine import afterstates, decode_position_id
+from engine import ROLL_WEIGHTS, ROLLS, afterstates, decode_position_id
 from tests.conftest import load_fixture
 
 
 @functools.cache
 def results(index: int, roll: int) -> tuple[int, ...]:
-    """One side's home-board indices after each play of ``bo.ROLLS[roll]``, straight from the engine."""
+    """One side's home-board indices after each play of ``ROLLS[roll]``, straight from the engine."""
     board = np.zeros((1, 26), dtype=np.int8)
     board[0, 1:7] = bo.home_counts(np.array([index]))[0]
-    after, _ = afterstates(board, bo.ROLLS[roll][None])
+    after, _ = afterstates(board, ROLLS[roll][None])
     return tuple(int(i) for i in bo.home_index(after[:, 1:7]))
 
 
@@ -36,7 +36,7 @@ def brute_force(mine: int, theirs: int, state: CubeState) -> tuple[float, float]
     def before_roll(a_on_roll: bool, i: int, j: int, value: int, owner: Owner) -> float:
         """A's MWC with the cube at ``value``, before the side on roll's own roll (no cube action)."""
         total = 0.0
-        for roll, weight in enumerate(bo.ROLL_WEIGHTS):
+        for roll, weight in enumerate(ROLL_WEIGHTS):
             if a_on_roll:
                 total += weight * max(score.after(value) if c == 0 else before_cube(False, c, j, value, owner)
                                       for c in results(i, roll))

@@ -9,10 +9,9 @@ from bot import bearoff as bo
 from bot.classes import BearoffDatabases, ClassEvaluator, exact_cube
 from bot.cube import CubeState, MatchCubeMWCs, MatchScore, MoneyCubeEquities, Owner, Verdict, cube_decision
 from bot.cubeful import lookahead_cube_decision, value_after_play
-from bot.evaluator import ROLL_WEIGHTS, ROLLS
 from bot.network import Network
 from conftest import board, tiny_bot
-from engine import flip
+from engine import ROLL_WEIGHTS, ROLLS, flip
 from engine.movegen import afterstates
 from training.network import ValueNetwork
 from bot.network import NetworkConfig

@@ -14,14 +14,13 @@ from bot.features import (
     ESCAPES,
     GROUPS,
     HALF_FEATURES,
-    ROLLS,
     HIT_FEATURES,
     contact_features,
     hit_features,
     hits_by_roll,
 )
 from engine import afterstates
-from engine.board import START, flip
+from engine.board import ROLLS, START, flip
 
 HALF = len(HALF_FEATURES)
 

@@ -12,8 +12,6 @@ from conftest import board, sure_gammon_network
 from bot.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from bot.encoding import ENCODINGS, get_encoding, is_race, rearmost
 from bot.evaluator import (
-    ROLL_WEIGHTS,
-    ROLLS,
     NetworkEvaluator,
     ProbabilityEvaluator,
     best_children,
@@ -25,7 +23,7 @@ from bot.network import Network, NetworkConfig
 from bot.search import SearchEvaluator, candidates_filter, probabilities_at
 from training.network import ValueNetwork, load_value_network
 from bot.outcomes import equity, finished_probabilities, invert, is_finished, to_cumulative, to_six, winner_outcome
-from engine import START, afterstates, flip
+from engine import ROLL_WEIGHTS, ROLLS, START, afterstates, flip
 from training.selfplay import SelfPlay
 
 

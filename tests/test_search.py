@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.evaluator import ROLL_WEIGHTS, ROLLS, best_children, choose_afterstates
+from bot.evaluator import best_children, choose_afterstates
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import InvalidSearchError, MoveFilter, SearchEvaluator, candidates_filter, probabilities_at, rank_afterstates
 from conftest import load_fixture
-from engine import START, afterstates, decode_position_id, encode_position_id, flip
+from engine import ROLL_WEIGHTS, ROLLS, START, afterstates, decode_position_id, encode_position_id, flip
 from fakes import PipEvaluator
 
 
