@@ -23,6 +23,7 @@ from training.distill import (
     chunk_targets,
     distill,
     fit,
+    held_out_split,
     sample_positions,
     search_targets,
     six_targets,
@@ -93,6 +94,21 @@ def test_fitting_lowers_the_loss(tmp_path):
     network, report = fit(payload, boards, five, config, log=False)
     assert loss(network) < before
     assert report["best_epoch"] == 1
+
+
+def test_the_held_out_share_is_the_runs_own_and_never_trained_on():
+    rng = np.random.default_rng(0)
+    own = rng.integers(-2, 3, size=(40, 26)).astype(np.int8)
+    others = np.concatenate([own[:20], rng.integers(-2, 3, size=(30, 26)).astype(np.int8)])  # 20 copies of own boards
+    boards = np.concatenate([own, others])
+    valid, train = held_out_split(boards, len(own), 0.25, np.random.default_rng(1))
+    assert len(valid) == 10 and valid.max() < len(own)
+    held = {boards[i].tobytes() for i in valid}
+    assert not any(boards[i].tobytes() in held for i in train)
+    assert len(set(valid) | set(train)) == len(train) + len(valid)  # no row twice
+    # Every row that is not a held-out board is trained on.
+    assert len(train) == sum(board.tobytes() not in held for board in boards)
+    assert len(held_out_split(boards, len(own), 0.0, np.random.default_rng(1))[1]) == len(boards)
 
 
 def test_a_round_writes_resumable_chunks_and_a_checkpoint(tmp_path, capsys):

@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     distill_parser.add_argument("--epochs", type=int, help="passes over the targets (default 10)")
     distill_parser.add_argument("--learning-rate", type=float, help="Adam's learning rate (default 1e-3)")
     distill_parser.add_argument("--batch-size", type=int, help="minibatch size (default 256)")
-    distill_parser.add_argument("--holdout", type=float, help="share of positions held out (default 0.05)")
+    distill_parser.add_argument("--holdout", type=float, help="share of the run's own positions held out to pick the epoch (default 0.05; never those of --also runs)")
     distill_parser.add_argument("--widen", type=int, metavar="HIDDEN",
                                 help="fit a copy with this many hidden units, the extra ones starting silent")
     distill_parser.add_argument("--encoding", help="fit a copy on this input encoding (one that extends the "

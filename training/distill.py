@@ -28,7 +28,8 @@ Three stages, each resumable, all in one run directory:
    positions scored after every epoch; the epoch with the lowest held-out loss is kept.
    ``also`` names finished runs whose positions and targets are fitted as well (a
    position in two runs is fitted to the mean of its targets: that minimises the
-   cross-entropy).
+   cross-entropy); the held-out share is drawn from the run's own positions only, and
+   no copy of a held-out board is trained on.
 
 Only the bot's own network makes positions and targets: no other program's
 evaluation enters the data (fixtures are for measurement only).
@@ -369,10 +370,29 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
     return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros((0, 5), dtype=np.float32)
 
 
+def held_out_split(boards: np.ndarray, own: int, share: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(held-out rows, training rows) of ``boards``: ``share`` of the first ``own`` rows (the run's own
+    positions) held out, and every other copy of a held-out board left out of training.
+
+    Only the run's own positions are held out: the starting network may have been fitted to the
+    ``also`` runs already, and on those no epoch would beat the network it started from.
+    """
+    held = max(1, round(share * own)) if share > 0 else 0
+    valid = rng.permutation(own)[:held]
+    rows = np.ascontiguousarray(boards).view(np.dtype((np.void, boards.shape[1]))).ravel()
+    copies = np.isin(rows, rows[valid])  # the held-out rows themselves, and the same boards elsewhere
+    train = np.flatnonzero(~copies)
+    return valid, train[rng.permutation(len(train))]
+
+
 def fit(
-    payload: dict[str, Any], boards: np.ndarray, five: np.ndarray, config: DistillConfig, log: bool = True
+    payload: dict[str, Any], boards: np.ndarray, five: np.ndarray, config: DistillConfig, log: bool = True,
+    own: int | None = None,
 ) -> tuple[Any, dict[str, Any]]:
-    """Fit the checkpoint's torch network to ``five`` (targets of ``boards``); (best network, report)."""
+    """Fit the checkpoint's torch network to ``five`` (targets of ``boards``); (best network, report).
+
+    The held-out share comes from the first ``own`` rows (default: all of them), the run's own positions.
+    """
     import torch
 
     from training.network import network_from_payload, reencode, widen
@@ -386,9 +406,8 @@ def fit(
     if config.encoding:
         network = reencode(network, config.encoding)
     targets = six_targets(five)
-    order = rng.permutation(len(boards))
-    held = max(1, round(config.holdout * len(boards))) if config.holdout > 0 else 0
-    valid, train = order[:held], order[held:]
+    valid, train = held_out_split(boards, len(boards) if own is None else own, config.holdout, rng)
+    held = len(valid)
     # The inputs of every position, once (expert features are costly; ~12 bytes an input).
     parts = [network.inputs(boards[i : i + 65536]) for i in range(0, len(boards), 65536)]
     input_rows = torch.cat([rows for rows, _ in parts])
@@ -463,7 +482,7 @@ def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("po
     start = time.perf_counter()
     fitted_boards = np.concatenate([boards, *(b for b, _ in others)])
     fitted_targets = np.concatenate([five, *(t for _, t in others)])
-    network, report = fit(payload, fitted_boards, fitted_targets, config)
+    network, report = fit(payload, fitted_boards, fitted_targets, config, own=len(boards))
     training = dict(payload.get("training") or {})
     state = {"games": training.get("games"), "wall_seconds": training.get("wall_seconds"),
              "distill": {"from": config.checkpoint, "positions": len(boards), "plies": config.plies,
