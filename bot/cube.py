@@ -24,7 +24,8 @@ what it gets for losing a single game at the current cube.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Optional
 
@@ -230,7 +231,7 @@ def check_probabilities(probs) -> np.ndarray:
     arr = np.asarray(probs, dtype=np.float64)
     if arr.shape != (5,):
         raise InvalidEvaluationError(f"probabilities {probs!r}: expected 5 values, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0):
+    if not all(0.0 <= value <= 1.0 for value in arr.tolist()):  # NaN fails too
         raise InvalidEvaluationError(f"probabilities {arr.tolist()}: each must be a number in [0, 1]")
     return arr
 
@@ -326,17 +327,26 @@ class MatchScore:
     away_opp: int
     post: bool  # results are read from the post-Crawford table when a side reaches 1-away
     met: MatchEquityTable
+    # after()'s answers so far: a search prices thousands of leaves at the same few scores.
+    _after: dict[int, float] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def of(cls, state: CubeState, met: Optional[MatchEquityTable] = None) -> "MatchScore":
         """The score of a match ``state`` (``met`` defaults to Kazaross-XG2)."""
+        return _default_score(state) if met is None else cls._of(state, met)
+
+    @classmethod
+    def _of(cls, state: CubeState, met: MatchEquityTable) -> "MatchScore":
         # After the Crawford game, or during it, any game that follows is post-Crawford.
         post = state.crawford or 1 in state.away
-        return cls(*state.away, post, met or default_met())
+        return cls(*state.away, post, met)
 
     def after(self, points: int) -> float:
         """My MWC after this game if I win ``points`` (negative: the opponent wins them)."""
-        return self.met.mwc(self.away_me - max(points, 0), self.away_opp - max(-points, 0), self.post)
+        known = self._after.get(points)
+        if known is None:
+            known = self._after[points] = self.met.mwc(self.away_me - max(points, 0), self.away_opp - max(-points, 0), self.post)
+        return known
 
     def player_after(self, on_roll: bool, points: int) -> float:
         """MWC of one player (the side on roll, or else the opponent) if that player gains ``points``."""
@@ -346,6 +356,12 @@ class MatchScore:
         """MWC as equity: -1 = I lose ``cube`` points, +1 = I win them (linear between)."""
         win, lose = self.after(cube), self.after(-cube)
         return float((2.0 * mwc - (win + lose)) / (win - lose))
+
+
+@functools.lru_cache(maxsize=1024)
+def _default_score(state: CubeState) -> MatchScore:
+    """``MatchScore.of`` with the default table, one per state (its ``after`` answers kept)."""
+    return MatchScore._of(state, default_met())
 
 
 def _outcome_average(score: MatchScore, on_roll: bool, points: int, gammons: float, backgammons: float) -> float:

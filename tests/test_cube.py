@@ -244,7 +244,7 @@ def test_bad_cube_state(kwargs, message):
         CubeState(**kwargs)
 
 
-@pytest.mark.parametrize("probs", [[0.5, 0.1, 0.0, 0.1], [1.2, 0, 0, 0, 0], [0.5, float("nan"), 0, 0, 0]])
+@pytest.mark.parametrize("probs", [[0.5, 0.1, 0.0, 0.1], [1.2, 0, 0, 0, 0], [0.5, float("nan"), 0, 0, 0], [0.5, 0, 0, float("inf"), 0], [0.5, 0, -0.01, 0, 0]])
 def test_bad_probabilities(probs):
     with pytest.raises(InvalidEvaluationError, match="probabilities"):
         cube_decision(START, probs, MONEY)
