@@ -20,9 +20,13 @@
 4. Head to head against GNU Backgammon 0-ply (gnubg-nn's evaluator in-process, the
    bench extra): cubeless money games with duplicate dice, the bot at 0-ply (and at
    the depths ``--gnubg-plies`` names), points per game with a 95% confidence interval.
+   The same against bgsage's static evaluation (``--bgsage-games``; bgsage calls it
+   "1ply", its production model), a second yardstick. Where gnubg-nn and bgsage are
+   installed, their own 0-ply move-choice errors on the fixture are printed beside the
+   bot's, as references.
 
     python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000]
-        [--gnubg-games 10000] [--gnubg-plies 0 1] [--record]
+        [--gnubg-games 10000] [--gnubg-plies 0 1] [--bgsage-games 10000] [--record]
 
 ``--games 0`` skips the games against pubeval, ``--gnubg-games 0`` those against gnubg.
 
@@ -125,11 +129,30 @@ class GnubgZeroPly(ProbabilityEvaluator):
         return np.array([gnubg_nn.probabilities(gnubg_board(b), 0) for b in boards], dtype=np.float32)
 
 
-def against_gnubg(bot: ProbabilityEvaluator, games: int, plies: int, seed: int) -> dict:
-    """Cubeless money games, duplicate dice, the bot ``plies`` deep against gnubg 0-ply; printed and returned."""
+class BgsageZeroPly(ProbabilityEvaluator):
+    """bgsage's static evaluation ("1ply" in its terms, its production model) as an opponent, in-process."""
+
+    def probabilities(self, boards: np.ndarray) -> np.ndarray:
+        import bgsage
+
+        positions = [{"board": bgsage_board(b), "cube_value": 1, "cube_owner": "centered"} for b in boards]
+        evaluations = bgsage.batch_evaluate(positions, "1ply", n_threads=1)
+        return np.array([e.probs.to_list() for e in evaluations], dtype=np.float32)
+
+
+def bgsage_board(board: np.ndarray) -> list[int]:
+    """Our board (side on roll's view) as bgsage's: the same points, the opponent's bar count positive."""
+    cells = [int(v) for v in board]
+    cells[0] = -cells[0]
+    return cells
+
+
+def against(bot: ProbabilityEvaluator, opponent: ProbabilityEvaluator, name: str, games: int, plies: int,
+            seed: int) -> dict:
+    """Cubeless money games, duplicate dice, the bot ``plies`` deep against ``opponent``; printed and returned."""
     start = time.perf_counter()
-    result = evaluate(served_search(bot, plies), GnubgZeroPly(), games, seed=seed)
-    print(f"against gnubg 0-ply, bot {plies}-ply: {result.summary()}  ({time.perf_counter() - start:.0f} s)")
+    result = evaluate(served_search(bot, plies), opponent, games, seed=seed)
+    print(f"against {name}, bot {plies}-ply: {result.summary()}  ({time.perf_counter() - start:.0f} s)")
     return {
         "games": result.games,
         "seed": seed,
@@ -199,6 +222,8 @@ def main() -> None:
                         help="games against gnubg 0-ply (even; needs gnubg-nn, the bench extra; 0 = skip)")
     parser.add_argument("--gnubg-plies", type=int, nargs="+", default=[0], choices=(0, 1, 2),
                         help="the bot's depths against gnubg (default 0; 1-ply takes about 15x longer)")
+    parser.add_argument("--bgsage-games", type=int, default=0,
+                        help="games against bgsage's static evaluation at 0-ply (even; needs bgsage, the bench extra)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--record", action="store_true", help="store the figures in the checkpoint's .json metadata")
     args = parser.parse_args()
@@ -223,22 +248,32 @@ def main() -> None:
             "win_rate": round(result.win_rate, 4),
         }
 
-    if args.gnubg_games and importlib.util.find_spec("gnubg_nn"):
+    has_gnubg, has_bgsage = (importlib.util.find_spec(name) is not None for name in ("gnubg_nn", "bgsage"))
+    if args.gnubg_games and has_gnubg:
         for plies in args.gnubg_plies:
-            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against_gnubg(network, args.gnubg_games, plies, args.seed)
+            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against(network, GnubgZeroPly(), "gnubg 0-ply",
+                                                               args.gnubg_games, plies, args.seed)
     elif args.gnubg_games:
         print("against gnubg 0-ply: skipped (pip install -e '.[bench]' brings gnubg-nn)")
+    if args.bgsage_games and has_bgsage:
+        results["vs_bgsage_0ply_bot_0ply"] = against(network, BgsageZeroPly(), "bgsage 0-ply", args.bgsage_games, 0,
+                                                     args.seed)
+    elif args.bgsage_games:
+        print("against bgsage 0-ply: skipped (pip install -e '.[bench]' brings bgsage)")
 
     records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
+    references = [("gnubg 0-ply (reference)", "gnubg_0ply", GnubgZeroPly())] if has_gnubg else []
+    references += [("bgsage 0-ply (reference)", "bgsage_0ply", BgsageZeroPly())] if has_bgsage else []
     for name, key, evaluator in (
         ("pubeval (baseline)", "pubeval", pubeval),
+        *references,
         ("bot 0-ply", "bot_0ply", network),
         ("bot 1-ply", "bot_1ply", served_search(network, 1)),
     ):
         start = time.perf_counter()
         rate, outside = error_rate(evaluator, records)
         print(
-            f"move-choice error, {name:18s}: {rate:6.1f} (x1000 equity/move; "
+            f"move-choice error, {name:24s}: {rate:6.1f} (x1000 equity/move; "
             f"{outside} plays outside gnubg's top 8; {time.perf_counter() - start:.1f} s)"
         )
         results[f"move_choice_error_{key}"] = {"error_x1000": round(rate, 2), "positions": len(records)}
