@@ -12,7 +12,9 @@ probabilities instead). Printed:
 - the average cost of the bot's choices measured with GNU Backgammon's own
   normalised equities (pass = +1): for the doubler, best of no double and
   double (the taker answering as GNU Backgammon says) minus what the bot's
-  choice is worth; for the taker, what the bot's answer gives away.
+  choice is worth; for the taker, what the bot's answer gives away;
+- the time a decision takes, beside (where gnubg-nn is installed) the time gnubg-nn
+  takes for its cubeless evaluation of a position at the same depth, in the same run.
 
 Probabilities come from the project's network (``--probabilities network``,
 checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
@@ -30,9 +32,11 @@ the score); and split by position class.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Optional, Sequence
@@ -200,10 +204,20 @@ def main() -> int:
 
     classes = classify(boards)
     how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
+    baseline_ms = None
+    if importlib.util.find_spec("gnubg_nn"):
+        start = time.perf_counter()
+        gnubg_probabilities(boards, args.plies)
+        baseline_ms = 1000 * (time.perf_counter() - start) / len(boards)
     for name, evaluator in evaluators.items():
+        start = time.perf_counter()
         decisions = network_decisions(records, boards, evaluator, args.plies, not args.no_lookahead)
+        ms = 1000 * (time.perf_counter() - start) / len(boards)
         report(records, decisions, f"the project's network at {args.plies}-ply ({how}), {args.checkpoint} ({name})",
                args.show)
+        baseline = (f"; gnubg-nn's {args.plies}-ply cubeless evaluation of a position {baseline_ms:.2f} ms, "
+                    f"ratio {ms / baseline_ms:.1f}") if baseline_ms else ""
+        print(f"  time: {ms:.2f} ms a decision{baseline}")
         cells = []
         for kind in (PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF):
             rows = np.flatnonzero(classes == kind)

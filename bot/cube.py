@@ -32,7 +32,7 @@ from typing import Optional
 import numpy as np
 
 from bot.met import MatchEquityTable, default_met
-from engine.board import pip_counts, validate_board
+from engine.board import validate_board
 from engine.errors import BackgammonError, InvalidMatchError
 from engine.match import MatchState, is_cube_value
 
@@ -242,67 +242,77 @@ def cube_efficiency(board: np.ndarray) -> float:
     0.68 with contact; in a race 0.55 + 0.00125 x (pips of the side on roll), kept
     in 0.6..0.7; 0.6 once both sides are bearing off; 0 when the game is over.
     """
-    b = validate_board(board)
-    mine, theirs = np.flatnonzero(b > 0), np.flatnonzero(b < 0)
-    if mine.size == 0 or theirs.size == 0:
-        return 0.0
-    if mine.max() > theirs.min():
-        return CONTACT_EFFICIENCY
-    if mine.max() <= 6 and theirs.min() >= 19:
-        return BEAROFF_EFFICIENCY
-    x = RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * pip_counts(b)[0]
-    return float(min(max(x, RACE_EFFICIENCY_MIN), RACE_EFFICIENCY_MAX))
+    return float(cube_efficiencies(validate_board(board)[None])[0])
 
 
-def _line(p: float, start: tuple[float, float], end: tuple[float, float]) -> float:
+def cube_efficiencies(boards: np.ndarray) -> np.ndarray:
+    """(N,) ``cube_efficiency`` of each of boards (N, 26), valid ones in the on-roll side's view."""
+    b = np.asarray(boards).reshape(-1, 26)
+    points = np.arange(26)
+    mine_last = np.where(b > 0, points, -1).max(axis=1)  # -1: no checker left
+    theirs_first = np.where(b < 0, points, 26).min(axis=1)  # 26: none left
+    pips = (np.maximum(b, 0) * points).sum(axis=1)
+    race = np.clip(RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * pips, RACE_EFFICIENCY_MIN, RACE_EFFICIENCY_MAX)
+    x = np.where(mine_last > theirs_first, CONTACT_EFFICIENCY,
+                 np.where((mine_last <= 6) & (theirs_first >= 19), BEAROFF_EFFICIENCY, race))
+    return np.where((mine_last >= 0) & (theirs_first <= 25), x, 0.0)
+
+
+# The cube arithmetic below is batched: probabilities (N, 5), an efficiency and a value per
+# position (N,); branches the scalar arithmetic would take are np.where over the batch.
+
+
+def _line(p: np.ndarray, start: tuple, end: tuple) -> np.ndarray:
     """The straight line through ``start`` and ``end`` (x, y) at ``p``."""
     (x0, y0), (x1, y1) = start, end
     return y0 + (y1 - y0) * (p - x0) / (x1 - x0)
 
 
 def _live(
-    p: float,
-    lose: float,
-    win: float,
-    opp_cash: Optional[tuple[float, float]],
-    my_cash: Optional[tuple[float, float]],
-) -> float:
+    p: np.ndarray,
+    lose: np.ndarray | float,
+    win: np.ndarray | float,
+    opp_cash: Optional[tuple],
+    my_cash: Optional[tuple],
+) -> np.ndarray:
     """Live-cube value at P(win) ``p``: piecewise linear from (0, lose) to (1, win).
 
     ``opp_cash`` = (point, value): the opponent cashes (doubles me out) when my P(win)
     is at most ``point``; ``my_cash``: I cash from ``point`` up. None where that side
     has no access to the cube.
     """
-    if opp_cash is not None and p <= opp_cash[0]:
-        return _line(p, (0.0, lose), opp_cash) if opp_cash[0] > 0.0 else lose
-    if my_cash is not None and p >= my_cash[0]:
-        return _line(p, my_cash, (1.0, win)) if my_cash[0] < 1.0 else win
-    return _line(p, opp_cash or (0.0, lose), my_cash or (1.0, win))
+    with np.errstate(divide="ignore", invalid="ignore"):  # lines of the branches not taken
+        value = _line(p, opp_cash if opp_cash is not None else (0.0, lose), my_cash if my_cash is not None else (1.0, win))
+        if my_cash is not None:
+            value = np.where(p >= my_cash[0], np.where(my_cash[0] < 1.0, _line(p, my_cash, (1.0, win)), win), value)
+        if opp_cash is not None:  # the opponent's cash point first, as it is checked first
+            value = np.where(p <= opp_cash[0], np.where(opp_cash[0] > 0.0, _line(p, (0.0, lose), opp_cash), lose), value)
+    return value
 
 
-def _gammon_rates(p: np.ndarray) -> tuple[float, float, float, float]:
+def _gammon_rates(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(my gammons, my backgammons, opponent's gammons, opponent's backgammons) as shares of wins.
 
     Gammons here exclude backgammons.
     """
-    win, wg, wbg, lg, lbg = p
-    mine = ((wg - wbg) / win, wbg / win) if win > 0.0 else (0.0, 0.0)
-    theirs = ((lg - lbg) / (1.0 - win), lbg / (1.0 - win)) if win < 1.0 else (0.0, 0.0)
-    return mine + theirs
+    win, wg, wbg, lg, lbg = p.T
+    wins, losses = np.where(win > 0.0, win, 1.0), np.where(win < 1.0, 1.0 - win, 1.0)
+    return (np.where(win > 0.0, (wg - wbg) / wins, 0.0), np.where(win > 0.0, wbg / wins, 0.0),
+            np.where(win < 1.0, (lg - lbg) / losses, 0.0), np.where(win < 1.0, lbg / losses, 0.0))
 
 
 # ---------------------------------------------------------------- money play
 
 
-def _money_cubeful(p: np.ndarray, x: float, owner: Owner, jacoby: bool) -> float:
+def _money_cubeful(p: np.ndarray, x: np.ndarray, owner: Owner, jacoby: bool) -> np.ndarray:
     """Money cubeful equity per unit of cube for the side on roll (Janowski)."""
-    win, wg, wbg, lg, lbg = p
+    win, wg, wbg, lg, lbg = p.T
     gammons_count = not (jacoby and owner is Owner.CENTERED)
     dead = 2.0 * win - 1.0 + ((wg - lg + wbg - lbg) if gammons_count else 0.0)
-    if win <= CERTAIN_EPSILON or win >= 1.0 - CERTAIN_EPSILON:
-        return float(dead)
-    avg_win = 1.0 + (wg + wbg) / win  # W: average value of a game won
-    avg_loss = 1.0 + (lg + lbg) / (1.0 - win)  # L: average value of a game lost
+    certain = (win <= CERTAIN_EPSILON) | (win >= 1.0 - CERTAIN_EPSILON)  # the cube is dead
+    some = np.where(certain, 0.5, win)
+    avg_win = 1.0 + (wg + wbg) / some  # W: average value of a game won
+    avg_loss = 1.0 + (lg + lbg) / (1.0 - some)  # L: average value of a game lost
     take_point = (avg_loss - 0.5) / (avg_win + avg_loss + 0.5)  # the opponent's, as my P(win)
     cash_point = (avg_loss + 1.0) / (avg_win + avg_loss + 0.5)
     lose_value, win_value = (-avg_loss, avg_win) if gammons_count else (-1.0, 1.0)
@@ -313,7 +323,7 @@ def _money_cubeful(p: np.ndarray, x: float, owner: Owner, jacoby: bool) -> float
         opp_cash=(take_point, -1.0) if owner is not Owner.ME else None,
         my_cash=(cash_point, 1.0) if owner is not Owner.OPP else None,
     )
-    return float((1.0 - x) * dead + x * live)
+    return np.where(certain, dead, (1.0 - x) * dead + x * live)
 
 
 # ---------------------------------------------------------------- match play
@@ -364,7 +374,8 @@ def _default_score(state: CubeState) -> MatchScore:
     return MatchScore._of(state, default_met())
 
 
-def _outcome_average(score: MatchScore, on_roll: bool, points: int, gammons: float, backgammons: float) -> float:
+def _outcome_average(score: MatchScore, on_roll: bool, points: int, gammons: np.ndarray,
+                     backgammons: np.ndarray) -> np.ndarray:
     """MWC of a player (the side on roll, or else the opponent) winning a game worth ``points``
     a single, twice that a gammon, three times a backgammon, averaged over those."""
     return (
@@ -374,9 +385,9 @@ def _outcome_average(score: MatchScore, on_roll: bool, points: int, gammons: flo
     )
 
 
-def _match_cubeless(p: np.ndarray, score: MatchScore, cube: int) -> float:
+def _match_cubeless(p: np.ndarray, score: MatchScore, cube: int) -> np.ndarray:
     """Dead-cube MWC: every outcome of this game weighted by its probability."""
-    win, wg, wbg, lg, lbg = p
+    win, wg, wbg, lg, lbg = p.T
     return (
         (win - wg) * score.after(cube)
         + (wg - wbg) * score.after(2 * cube)
@@ -387,7 +398,7 @@ def _match_cubeless(p: np.ndarray, score: MatchScore, cube: int) -> float:
     )
 
 
-def _match_cash_points(rates: tuple[float, float, float, float], score: MatchScore, cube: int) -> tuple[float, float]:
+def _match_cash_points(rates: tuple[np.ndarray, ...], score: MatchScore, cube: int) -> tuple[np.ndarray, np.ndarray]:
     """Live-cube cash points (each as the doubler's own P(win)) of (me, opponent) with ``cube`` on.
 
     Starting from the highest cube level that can still be useful to both sides, where
@@ -401,10 +412,10 @@ def _match_cash_points(rates: tuple[float, float, float, float], score: MatchSco
     top = cube
     while score.away_me > 2 * top and score.away_opp > 2 * top:
         top *= 2
-    cash: dict[bool, float] = {}
+    cash: dict[bool, np.ndarray] = {}
     value = top
     while value >= cube:
-        level: dict[bool, float] = {}
+        level: dict[bool, np.ndarray] = {}
         for side in (True, False):
             g_side, b_side = gammons[side]
             g_other, b_other = gammons[not side]
@@ -435,21 +446,22 @@ def _cube_alive(score: MatchScore, cube: int, crawford: bool) -> bool:
     return not (score.away_me == 2 and score.away_opp == 2)
 
 
-def _match_cubeful(p: np.ndarray, x: float, score: MatchScore, cube: int, owner: Owner, crawford: bool) -> float:
+def _match_cubeful(p: np.ndarray, x: np.ndarray, score: MatchScore, cube: int, owner: Owner,
+                   crawford: bool) -> np.ndarray:
     """Match cubeful MWC for the side on roll (Janowski on MWC)."""
     dead = _match_cubeless(p, score, cube)
     if not _cube_alive(score, cube, crawford):
-        return float(dead)
+        return dead
     rates = _gammon_rates(p)
     my_cash, opp_cash = _match_cash_points(rates, score, cube)
     live = _live(
-        float(p[0]),
+        p[:, 0],
         1.0 - _outcome_average(score, False, cube, rates[2], rates[3]),
         _outcome_average(score, True, cube, rates[0], rates[1]),
         opp_cash=(1.0 - opp_cash, score.after(-cube)) if owner is not Owner.ME else None,
         my_cash=(my_cash, score.after(cube)) if owner is not Owner.OPP else None,
     )
-    return float((1.0 - x) * dead + x * live)
+    return (1.0 - x) * dead + x * live
 
 
 # ---------------------------------------------------------------- decisions
@@ -522,29 +534,41 @@ def cube_decision(
     """
     p = check_probabilities(probs)
     x = _efficiency(board, efficiency)
-    doubled = 2 * state.cube
-    mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None)
     if state.is_money and isinstance(exact, MoneyCubeEquities):
-        nd = exact.no_double(state.owner)
-        dt = 2.0 * exact.unavailable
-        dp = 1.0
-    elif state.is_money:
+        return decision_from_equities(exact.no_double(state.owner), 2.0 * exact.unavailable, 1.0, state,
+                                      bool(p[1] > 0.0), x)
+    if not state.is_money and isinstance(exact, MatchCubeMWCs):
+        score = MatchScore.of(state, met)
+        nd, dt = (score.normalise(m, state.cube) for m in (exact.no_double, exact.double_take))
+        return decision_from_equities(nd, dt, 1.0, state, bool(p[1] > 0.0), x,
+                                      (exact.no_double, exact.double_take, score.after(state.cube)))
+    return model_decisions(p[None], np.array([x]), state, met)[0]
+
+
+def model_decisions(probs: np.ndarray, efficiencies: np.ndarray, state: CubeState,
+                    met: Optional[MatchEquityTable] = None) -> list[CubeDecision]:
+    """``cube_decision`` by the model for many positions at one cube state, the arithmetic batched.
+
+    ``probs`` (N, 5) are valid cubeless probabilities of the side on roll of each position,
+    ``efficiencies`` (N,) their cube efficiencies (``cube_efficiencies`` of the boards).
+    """
+    p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
+    x = np.asarray(efficiencies, dtype=np.float64)
+    if state.is_money:
         nd = _money_cubeful(p, x, state.owner, state.jacoby)
         dt = 2.0 * _money_cubeful(p, x, Owner.OPP, state.jacoby)
-        dp = 1.0
-    else:
-        score = MatchScore.of(state, met)
-        if isinstance(exact, MatchCubeMWCs):
-            mwcs = (exact.no_double, exact.double_take, score.after(state.cube))
-        else:
-            mwcs = (
-                _match_cubeful(p, x, score, state.cube, state.owner, state.crawford),
-                _match_cubeful(p, x, score, doubled, Owner.OPP, state.crawford),
-                score.after(state.cube),
-            )
-        nd, dt = (score.normalise(m, state.cube) for m in mwcs[:2])
-        dp = 1.0  # winning the current cube, by the normalisation
-    return decision_from_equities(nd, dt, dp, state, bool(p[1] > 0.0), x, mwcs)
+        return [decision_from_equities(float(a), float(b), 1.0, state, bool(g > 0.0), float(e))
+                for a, b, g, e in zip(nd, dt, p[:, 1], x)]
+    score = MatchScore.of(state, met)
+    no_double = _match_cubeful(p, x, score, state.cube, state.owner, state.crawford)
+    double_take = _match_cubeful(p, x, score, 2 * state.cube, Owner.OPP, state.crawford)
+    double_pass = score.after(state.cube)
+    decisions = []
+    for a, b, g, e in zip(no_double.tolist(), double_take.tolist(), p[:, 1], x):
+        # dp: winning the current cube, +1 by the normalisation
+        decisions.append(decision_from_equities(score.normalise(a, state.cube), score.normalise(b, state.cube), 1.0,
+                                                state, bool(g > 0.0), float(e), (a, b, double_pass)))
+    return decisions
 
 
 def decision_from_equities(
@@ -588,7 +612,7 @@ def cubeful_equity(
     """
     if state.is_money:
         p = check_probabilities(probs)
-        return float(_money_cubeful(p, _efficiency(board, efficiency), state.owner, state.jacoby))
+        return float(_money_cubeful(p[None], np.array([_efficiency(board, efficiency)]), state.owner, state.jacoby)[0])
     return MatchScore.of(state, met).normalise(cubeful_mwc(board, probs, state, met, efficiency), state.cube)
 
 
@@ -604,7 +628,8 @@ def cubeful_mwc(
         raise InvalidMatchError("cubeful_mwc: a money game has no match-winning chance")
     p = check_probabilities(probs)
     score = MatchScore.of(state, met)
-    return float(_match_cubeful(p, _efficiency(board, efficiency), score, state.cube, state.owner, state.crawford))
+    return float(_match_cubeful(p[None], np.array([_efficiency(board, efficiency)]), score, state.cube, state.owner,
+                                state.crawford)[0])
 
 
 def swap_state(state: CubeState) -> CubeState:

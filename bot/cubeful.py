@@ -21,7 +21,8 @@ import numpy as np
 
 from bot.bearoff import is_bearoff
 from bot.classes import exact_cube
-from bot.cube import CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency, decision_from_equities, swap_state
+from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiencies, cube_efficiency,
+                      decision_from_equities, model_decisions, swap_state)
 from bot.evaluator import ProbabilityEvaluator
 from bot.met import MatchEquityTable
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
@@ -109,10 +110,13 @@ def _search(
         for s in states
     }
     their_states = {t for pair in branches.values() for t in pair if t is not None}
-    after_roll = [
-        None if done else _values(evaluator, flip(child), _before_roll(p), their_states, plies - 1, met, next_plays)
-        for child, p, done, next_plays in zip(replies, mover_five, finished, below)
-    ]
+    if plies == 1:
+        after_roll = _leaf_values(evaluator, replies, mover_five, finished, their_states, met)
+    else:
+        after_roll = [
+            None if done else _values(evaluator, flip(child), _before_roll(p), their_states, plies - 1, met, next_plays)
+            for child, p, done, next_plays in zip(replies, mover_five, finished, below)
+        ]
 
     def mean_after(theirs: CubeState) -> float:
         mine = swap_state(theirs)
@@ -125,6 +129,32 @@ def _search(
     return _Searched(raw, bool(np.dot(ROLL_WEIGHTS, mover_five[:, 1]) > 0.0), cube_efficiency(board))
 
 
+def _leaf_values(
+    evaluator: ProbabilityEvaluator,
+    replies: np.ndarray,
+    mover_five: np.ndarray,
+    finished: np.ndarray,
+    states: set[CubeState],
+    met: Optional[MatchEquityTable],
+) -> list[Optional[dict[CubeState, float]]]:
+    """The opponent's raw values at ``states`` after each of the mover's plays ``replies`` (mover's view, 0-ply
+    probabilities ``mover_five``), by the model in one batch per state, exact inside the bear-off database;
+    None for a finished game."""
+    live = np.flatnonzero(~finished)
+    boards = flip(replies[live])  # the opponent on roll
+    fives = _before_roll(mover_five[live])
+    efficiencies = cube_efficiencies(boards)
+    bearoff = is_bearoff(boards)
+    modelled = {s: model_decisions(fives, efficiencies, s, met) for s in states}
+    values: list[Optional[dict[CubeState, float]]] = [None] * len(replies)
+    for k, i in enumerate(live):
+        exact = {s: exact_cube(evaluator, boards[k], s) for s in states} if bearoff[k] else {}
+        values[i] = {s: _raw(modelled[s][k] if exact.get(s) is None
+                             else cube_decision(boards[k], fives[k], s, met, float(efficiencies[k]), exact[s]), s)
+                     for s in states}
+    return values
+
+
 def _values(
     evaluator: ProbabilityEvaluator,
     board: np.ndarray,
@@ -134,13 +164,8 @@ def _values(
     met: Optional[MatchEquityTable],
     expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
 ) -> dict[CubeState, float]:
-    """The side on roll's raw value after its right cube action at each of ``states``; ``five`` its 0-ply
-    probabilities, ``expanded`` as for ``_search``."""
-    if plies == 0:  # the model at the leaves: the board's efficiency and bear-off lookup once for all states
-        efficiency = cube_efficiency(board)
-        bearoff = bool(is_bearoff(board[None])[0])
-        return {s: _raw(cube_decision(board, five, s, met, efficiency,
-                                      exact_cube(evaluator, board, s) if bearoff else None), s) for s in states}
+    """The side on roll's raw value after its right cube action at each of ``states`` (``plies`` > 0); ``five``
+    its 0-ply probabilities, ``expanded`` as for ``_search``."""
     searched = _search(evaluator, board, states, plies, met, expanded=expanded)
     return {s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
             for s, (no_double, double_take) in searched.raw.items()}

@@ -13,9 +13,11 @@ from bot.cube import (
     Owner,
     Verdict,
     cube_decision,
+    cube_efficiencies,
     cube_efficiency,
     cubeful_equity,
     cubeful_mwc,
+    model_decisions,
 )
 from bot.met import mwc
 from engine import START, decode_position_id
@@ -53,6 +55,26 @@ def test_cube_efficiency_by_position_kind():
     hit = race({6: 5}, {5: 6})
     hit[25] = 1  # a checker of the side on roll on the bar: contact again
     assert cube_efficiency(hit) == CONTACT_EFFICIENCY
+
+
+def test_batched_cube_arithmetic_is_the_one_position_answer():
+    # A search prices many leaves at once: each must be what cube_decision says of it alone.
+    rng = np.random.default_rng(3)
+    boards = np.stack([START, race({10: 8}, {6: 8}), race({12: 11}, {12: 11}), race({6: 5, 2: 3}, {5: 6}),
+                       race({}, {5: 6}), decode_position_id("4HPwATDgc/ABMA")])
+    np.testing.assert_array_equal(cube_efficiencies(boards), [cube_efficiency(b) for b in boards])
+    win = rng.uniform(0.0, 1.0, 40)
+    gammons = rng.uniform(0.0, 0.3, (40, 2)) * np.stack([win, 1.0 - win], axis=1)
+    probs = np.column_stack([win, gammons[:, 0], gammons[:, 0] / 4, gammons[:, 1], gammons[:, 1] / 4])
+    probs[:3] = [no_gammons(0.0), no_gammons(1.0), [1.0, 1.0, 1.0, 0.0, 0.0]]  # sure results: a dead cube
+    efficiencies = rng.uniform(0.0, 1.0, 40)
+    states = [MONEY, CubeState(cube=2, owner=Owner.ME), CubeState(jacoby=True),
+              CubeState(match_length=7, score=(2, 4)), CubeState(cube=2, owner=Owner.OPP, match_length=5, score=(3, 1)),
+              CubeState(match_length=5, score=(4, 2), crawford=True)]
+    for state in states:
+        batched = model_decisions(probs, efficiencies, state)
+        alone = [cube_decision(START, p, state, efficiency=x) for p, x in zip(probs, efficiencies)]
+        assert batched == alone
 
 
 # ------------------------------------------------------------ money: Janowski
