@@ -97,19 +97,43 @@ def solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTab
     return _solve_default(mine, theirs, state) if met is None else _solve(mine, theirs, state, met)
 
 
+def solve_many(pairs: list[tuple[int, int]], state: CubeState,
+               met: Optional[MatchEquityTable] = None) -> list[Optional[MatchCubeMWCs]]:
+    """``solve`` for many pairs of home-board indices at one state (a search's leaves): one backward
+    pass over every pair of boards they can reach, where that stays within ``MAX_PAIRS``."""
+    if not pairs:
+        return []
+    ra = functools.reduce(np.union1d, (reachable(i) for i, _ in pairs))
+    rb = functools.reduce(np.union1d, (reachable(j) for _, j in pairs))
+    if len(ra) * len(rb) > MAX_PAIRS or state.is_money or min(min(pair) for pair in pairs) <= 0:
+        return [solve(i, j, state, met) for i, j in pairs]
+    no_double = _solve_boards(ra, rb, state, met)
+    local_a, local_b = np.searchsorted(ra, [i for i, _ in pairs]), np.searchsorted(rb, [j for _, j in pairs])
+    return [MatchCubeMWCs(no_double=float(no_double[0, a, b - 1]), double_take=float(no_double[1, a, b - 1]))
+            for a, b in zip(local_a, local_b)]
+
+
 @functools.lru_cache(maxsize=256)
 def _solve_default(mine: int, theirs: int, state: CubeState) -> MatchCubeMWCs:
     return _solve(mine, theirs, state, None)
 
 
 def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTable]) -> MatchCubeMWCs:
+    no_double = _solve_boards(reachable(mine), reachable(theirs), state, met)
+    # The last row and column are the root's boards; level 1 is A's double, taken.
+    return MatchCubeMWCs(no_double=float(no_double[0, -1, -1]), double_take=float(no_double[1, -1, -1]))
+
+
+def _solve_boards(ra: np.ndarray, rb: np.ndarray, state: CubeState, met: Optional[MatchEquityTable]) -> np.ndarray:
+    """(levels, len(ra), len(rb) - 1) A's MWC on roll before its cube decision, with A's boards ``ra`` and B's
+    ``rb`` (sorted home-board indices, 0 first, closed under moves), B not yet off; level 0 ``state``'s own,
+    level 1 A's double, taken."""
     score = MatchScore.of(state, met)
     levels = _levels(state, score)
     moves = _moves()
-    ra, rb = reachable(mine), reachable(theirs)
-    local_a = np.zeros(mine + 1, dtype=np.int64)
+    local_a = np.zeros(int(ra[-1]) + 1, dtype=np.int64)
     local_a[ra] = np.arange(len(ra))
-    local_b = np.zeros(theirs + 1, dtype=np.int64)
+    local_b = np.zeros(int(rb[-1]) + 1, dtype=np.int64)
     local_b[rb] = np.arange(len(rb))
     _, b_child, b_runs = moves.results(rb[1:])
     b_child = local_b[b_child]
@@ -119,12 +143,14 @@ def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTa
     for k, level in enumerate(levels):  # a side with every checker off has won
         a_on_roll[k, 0, :] = b_on_roll[k, 0, :] = level.a_wins
         a_on_roll[k, :, 0] = b_on_roll[k, :, 0] = level.b_wins
-    a_no_double = np.empty((len(levels), len(rb) - 1))
+    no_double = np.empty((len(levels), len(ra), len(rb) - 1))
+    no_double[:, 0] = np.array([level.a_wins for level in levels])[:, None]  # A has borne off
     for a in range(1, len(ra)):  # results have smaller indices: every value needed is there
         _, a_child, a_runs = moves.results(ra[a : a + 1])
         a_child = local_a[a_child]
         # A plays each roll to its best; then B is on roll.
         best = np.maximum.reduceat(b_on_roll[:, a_child, 1:], a_runs, axis=1)
+        a_no_double = no_double[:, a]
         a_no_double[:] = np.einsum("r,krj->kj", ROLL_WEIGHTS, best)
         for k, level in enumerate(levels):
             a_on_roll[k, a, 1:] = a_no_double[k]
@@ -139,5 +165,4 @@ def _solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTa
             if level.b_doubles is not None:
                 doubled = np.maximum(b_no_double[level.b_doubles], level.b_wins)
                 b_on_roll[k, a, 1:] = np.minimum(b_no_double[k], doubled)
-    # The last row and column are the root's boards; level 1 is A's double, taken.
-    return MatchCubeMWCs(no_double=float(a_no_double[0, -1]), double_take=float(a_no_double[1, -1]))
+    return no_double

@@ -115,16 +115,29 @@ class BearoffDatabases:
         (``bot.bearoff_match``; None where that would take seconds). Other boards return
         before the database is read (or built).
         """
-        board = np.asarray(board).reshape(1, 26)
-        mine, theirs = bo.home_boards(board)
+        return self.cubes(np.asarray(board).reshape(1, 26), state)[0]
+
+    def cubes(self, boards: np.ndarray, state: CubeState) -> list[MoneyCubeEquities | MatchCubeMWCs | None]:
+        """``cube`` of each of boards (N, 26) at one state; a match's are solved together
+        (``bearoff_match.solve_many``: the boards a search's leaves reach overlap)."""
+        boards = np.asarray(boards).reshape(-1, 26)
+        mine, theirs = bo.home_boards(boards)
         size = self._two.checkers if self._two is not None else bo.TWO_SIDED_CHECKERS
-        if not bo.is_bearoff(board)[0] or mine.sum() > size or theirs.sum() > size:
-            return None
-        i, j = int(bo.home_index(mine)[0]), int(bo.home_index(theirs)[0])
+        inside = bo.is_bearoff(boards) & (mine.sum(axis=1) <= size) & (theirs.sum(axis=1) <= size)
+        cubes: list[MoneyCubeEquities | MatchCubeMWCs | None] = [None] * len(boards)
+        rows = np.flatnonzero(inside)
+        if not rows.size:
+            return cubes
+        pairs = list(zip(bo.home_index(mine[rows]).tolist(), bo.home_index(theirs[rows]).tolist()))
         if not state.is_money:
-            return bearoff_match.solve(i, j, state) if i and j else None
+            playing = [k for k, (i, j) in enumerate(pairs) if i and j]  # with a side off the game is over
+            for k, solved in zip(playing, bearoff_match.solve_many([pairs[k] for k in playing], state)):
+                cubes[rows[k]] = solved
+            return cubes
         two = self._two_sided()
-        return MoneyCubeEquities(float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j]))
+        for row, (i, j) in zip(rows, pairs):
+            cubes[row] = MoneyCubeEquities(float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j]))
+        return cubes
 
 
 class ClassEvaluator(ProbabilityEvaluator):
@@ -177,6 +190,14 @@ class _Over:
     @staticmethod
     def probabilities(boards: np.ndarray) -> np.ndarray:
         return over_probabilities(boards)
+
+
+def exact_cubes(evaluator: ProbabilityEvaluator, boards: np.ndarray,
+                state: CubeState) -> list[MoneyCubeEquities | MatchCubeMWCs | None]:
+    """``exact_cube`` of each of boards (N, 26) at one state, a match's solved together."""
+    if isinstance(evaluator, ClassEvaluator) and evaluator.bearoff is not None:
+        return evaluator.bearoff.cubes(boards, state)
+    return [None] * len(boards)
 
 
 def exact_cube(evaluator: ProbabilityEvaluator, board: np.ndarray,

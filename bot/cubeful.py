@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 
 from bot.bearoff import is_bearoff
-from bot.classes import exact_cube
+from bot.classes import exact_cube, exact_cubes
 from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiencies, cube_efficiency,
                       decision_from_equities, model_decisions, swap_state)
 from bot.evaluator import ProbabilityEvaluator
@@ -144,14 +144,15 @@ def _leaf_values(
     boards = flip(replies[live])  # the opponent on roll
     fives = _before_roll(mover_five[live])
     efficiencies = cube_efficiencies(boards)
-    bearoff = is_bearoff(boards)
-    modelled = {s: model_decisions(fives, efficiencies, s, met) for s in states}
+    bearoffs = np.flatnonzero(is_bearoff(boards))
+    decisions = {s: model_decisions(fives, efficiencies, s, met) for s in states}
+    for s in states:  # exact values where the databases have them, a match's solved together
+        for row, exact in zip(bearoffs.tolist(), exact_cubes(evaluator, boards[bearoffs], s)):
+            if exact is not None:
+                decisions[s][row] = cube_decision(boards[row], fives[row], s, met, float(efficiencies[row]), exact)
     values: list[Optional[dict[CubeState, float]]] = [None] * len(replies)
     for k, i in enumerate(live):
-        exact = {s: exact_cube(evaluator, boards[k], s) for s in states} if bearoff[k] else {}
-        values[i] = {s: _raw(modelled[s][k] if exact.get(s) is None
-                             else cube_decision(boards[k], fives[k], s, met, float(efficiencies[k]), exact[s]), s)
-                     for s in states}
+        values[i] = {s: _raw(decisions[s][k], s) for s in states}
     return values
 
 

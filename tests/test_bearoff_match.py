@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bot import bearoff as bo
-from bot.bearoff_match import MAX_PAIRS, reachable, solve
+from bot.bearoff_match import MAX_PAIRS, reachable, solve, solve_many
 from bot.cube import CubeState, MatchScore, Owner, Verdict, cube_decision
 from engine import ROLL_WEIGHTS, ROLLS, afterstates, decode_position_id
 from tests.conftest import load_fixture
@@ -84,6 +84,18 @@ def test_solve_is_the_plain_recursion(mine, theirs, state):
     no_double, double_take = brute_force(index(mine), index(theirs), state)
     assert exact.no_double == pytest.approx(no_double, abs=1e-12)
     assert exact.double_take == pytest.approx(double_take, abs=1e-12)
+
+
+@pytest.mark.parametrize("state", STATES[:4], ids=lambda s: f"{s.match_length}-{s.score}-{s.cube}{s.owner.value}")
+def test_many_pairs_solved_together_are_each_solved_alone(state):
+    # A search's leaves: overlapping sets of reachable boards, one backward pass for all.
+    pairs = [(index(a), index(b)) for a, b in POSITIONS] + [(index({3: 2, 1: 1}), index({6: 1, 5: 1, 2: 2}))]
+    for together, (mine, theirs) in zip(solve_many(pairs, state), pairs):
+        alone = solve(mine, theirs, state)
+        assert together is not None and alone is not None
+        assert together.no_double == pytest.approx(alone.no_double, abs=1e-12)
+        assert together.double_take == pytest.approx(alone.double_take, abs=1e-12)
+    assert solve_many([], state) == []
 
 
 def test_the_crawford_game_is_cubeless():
