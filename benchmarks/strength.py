@@ -22,8 +22,8 @@
    the depths ``--gnubg-plies`` names), points per game with a 95% confidence interval.
    The same against bgsage's static evaluation (``--bgsage-games``; bgsage calls it
    "1ply", its production model), a second yardstick. Where gnubg-nn and bgsage are
-   installed, their own 0-ply move-choice errors on the fixture are printed beside the
-   bot's, as references.
+   installed, their own move-choice errors on the fixture at 0-ply and 1-ply (every play
+   scored at that depth) are printed beside the bot's, as references.
 
     python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000]
         [--gnubg-games 10000] [--gnubg-plies 0 1] [--bgsage-games 10000] [--record]
@@ -117,26 +117,34 @@ def decision_ms(evaluator: ProbabilityEvaluator, records: list[dict], plies: int
     return np.array(times)
 
 
-class GnubgZeroPly(ProbabilityEvaluator):
-    """GNU Backgammon 0-ply as an opponent (gnubg-nn's evaluator, in-process: its nets, race and bear-off classes).
+class GnubgEvaluator(ProbabilityEvaluator):
+    """GNU Backgammon ``plies`` deep as an opponent or reference (gnubg-nn's evaluator, in-process: its nets,
+    race and bear-off classes).
 
-    Scoring every afterstate by gnubg's own 0-ply equity plays gnubg's 0-ply best move.
+    Scoring every afterstate by gnubg's own equity plays gnubg's best move at that depth.
     """
+
+    def __init__(self, plies: int = 0) -> None:
+        self.plies = plies
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         import gnubg_nn
 
-        return np.array([gnubg_nn.probabilities(gnubg_board(b), 0) for b in boards], dtype=np.float32)
+        return np.array([gnubg_nn.probabilities(gnubg_board(b), self.plies) for b in boards], dtype=np.float32)
 
 
-class BgsageZeroPly(ProbabilityEvaluator):
-    """bgsage's static evaluation ("1ply" in its terms, its production model) as an opponent, in-process."""
+class BgsageEvaluator(ProbabilityEvaluator):
+    """bgsage as an opponent or reference, in-process: ``level`` "1ply" is its static evaluation (its
+    production model; our 0-ply), "2ply" that searched one ply (our 1-ply)."""
+
+    def __init__(self, level: str = "1ply") -> None:
+        self.level = level
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         import bgsage
 
         positions = [{"board": bgsage_board(b), "cube_value": 1, "cube_owner": "centered"} for b in boards]
-        evaluations = bgsage.batch_evaluate(positions, "1ply", n_threads=1)
+        evaluations = bgsage.batch_evaluate(positions, self.level, n_threads=1)
         return np.array([e.probs.to_list() for e in evaluations], dtype=np.float32)
 
 
@@ -251,19 +259,21 @@ def main() -> None:
     has_gnubg, has_bgsage = (importlib.util.find_spec(name) is not None for name in ("gnubg_nn", "bgsage"))
     if args.gnubg_games and has_gnubg:
         for plies in args.gnubg_plies:
-            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against(network, GnubgZeroPly(), "gnubg 0-ply",
+            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against(network, GnubgEvaluator(), "gnubg 0-ply",
                                                                args.gnubg_games, plies, args.seed)
     elif args.gnubg_games:
         print("against gnubg 0-ply: skipped (pip install -e '.[bench]' brings gnubg-nn)")
     if args.bgsage_games and has_bgsage:
-        results["vs_bgsage_0ply_bot_0ply"] = against(network, BgsageZeroPly(), "bgsage 0-ply", args.bgsage_games, 0,
+        results["vs_bgsage_0ply_bot_0ply"] = against(network, BgsageEvaluator(), "bgsage 0-ply", args.bgsage_games, 0,
                                                      args.seed)
     elif args.bgsage_games:
         print("against bgsage 0-ply: skipped (pip install -e '.[bench]' brings bgsage)")
 
     records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
-    references = [("gnubg 0-ply (reference)", "gnubg_0ply", GnubgZeroPly())] if has_gnubg else []
-    references += [("bgsage 0-ply (reference)", "bgsage_0ply", BgsageZeroPly())] if has_bgsage else []
+    references = [(f"gnubg {plies}-ply (reference)", f"gnubg_{plies}ply", GnubgEvaluator(plies))
+                  for plies in (0, 1)] if has_gnubg else []
+    references += [(f"bgsage {plies}-ply (reference)", f"bgsage_{plies}ply", BgsageEvaluator(f"{plies + 1}ply"))
+                   for plies in (0, 1)] if has_bgsage else []
     for name, key, evaluator in (
         ("pubeval (baseline)", "pubeval", pubeval),
         *references,
