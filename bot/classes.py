@@ -27,7 +27,9 @@ import numpy as np
 
 from bot import bearoff as bo
 from bot import bearoff_match
-from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities
+from bot.cube import (CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision, cube_efficiencies,
+                      model_decisions)
+from bot.met import MatchEquityTable
 from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
 from bot.outcomes import finished_probabilities, invert, is_finished
@@ -198,6 +200,22 @@ def exact_cubes(evaluator: ProbabilityEvaluator, boards: np.ndarray,
     if isinstance(evaluator, ClassEvaluator) and evaluator.bearoff is not None:
         return evaluator.bearoff.cubes(boards, state)
     return [None] * len(boards)
+
+
+def cube_decisions(evaluator: ProbabilityEvaluator, boards: np.ndarray, fives: np.ndarray, state: CubeState,
+                   met: MatchEquityTable | None = None, exact_in_match: bool = True) -> list[CubeDecision]:
+    """``bot.cube.cube_decision`` for each of boards (N, 26) at one state, their probabilities ``fives`` (N, 5),
+    all in the side on roll's view: the model in one batch, exact values where the evaluator's databases have
+    them (a match's solved together; ``exact_in_match`` False keeps the model in a match, whose exact values
+    cost a solve)."""
+    efficiencies = cube_efficiencies(boards)
+    decisions = model_decisions(fives, efficiencies, state, met)
+    if state.is_money or exact_in_match:
+        bearoffs = np.flatnonzero(bo.is_bearoff(boards))
+        for row, exact in zip(bearoffs.tolist(), exact_cubes(evaluator, boards[bearoffs], state)):
+            if exact is not None:
+                decisions[row] = cube_decision(boards[row], fives[row], state, met, float(efficiencies[row]), exact)
+    return decisions
 
 
 def exact_cube(evaluator: ProbabilityEvaluator, board: np.ndarray,

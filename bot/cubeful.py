@@ -19,10 +19,9 @@ from typing import Optional
 
 import numpy as np
 
-from bot.bearoff import is_bearoff
-from bot.classes import exact_cube, exact_cubes
-from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiencies, cube_efficiency,
-                      decision_from_equities, model_decisions, swap_state)
+from bot.classes import cube_decisions, exact_cube
+from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency, decision_from_equities,
+                      swap_state)
 from bot.evaluator import ProbabilityEvaluator
 from bot.met import MatchEquityTable
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
@@ -143,13 +142,7 @@ def _leaf_values(
     live = np.flatnonzero(~finished)
     boards = flip(replies[live])  # the opponent on roll
     fives = _before_roll(mover_five[live])
-    efficiencies = cube_efficiencies(boards)
-    bearoffs = np.flatnonzero(is_bearoff(boards))
-    decisions = {s: model_decisions(fives, efficiencies, s, met) for s in states}
-    for s in states:  # exact values where the databases have them, a match's solved together
-        for row, exact in zip(bearoffs.tolist(), exact_cubes(evaluator, boards[bearoffs], s)):
-            if exact is not None:
-                decisions[s][row] = cube_decision(boards[row], fives[row], s, met, float(efficiencies[row]), exact)
+    decisions = {s: cube_decisions(evaluator, boards, fives, s, met) for s in states}
     values: list[Optional[dict[CubeState, float]]] = [None] * len(replies)
     for k, i in enumerate(live):
         values[i] = {s: _raw(decisions[s][k], s) for s in states}

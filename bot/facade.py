@@ -29,7 +29,7 @@ from typing import Optional
 import numpy as np
 
 from bot.checkpoint import CheckpointError, load_evaluator
-from bot.cube import CubeDecision, CubeState, cube_decision, swap_state
+from bot.cube import CubeDecision, CubeState, cube_efficiencies, model_decisions, swap_state
 from bot.cubeful import lookahead_cube_decision
 from bot.evaluator import ProbabilityEvaluator
 from bot.outcomes import equity, invert
@@ -238,14 +238,9 @@ class Bot:
         """
         if not state.match_length:
             return equity(five).astype(np.float64)
-        theirs = swap_state(state)
-
-        def mover_mwc(child: np.ndarray, mover_five: np.ndarray) -> float:
-            mwc = cube_decision(flip(child), invert(mover_five), theirs).mwc
-            assert mwc is not None  # a match's cube decision has its match-winning chances
-            return 1.0 - mwc
-
-        return np.array([mover_mwc(child, p) for child, p in zip(children, five)])
+        theirs = [d.mwc for d in model_decisions(invert(five), cube_efficiencies(flip(children)), swap_state(state))]
+        assert all(mwc is not None for mwc in theirs)  # a match's cube decisions have their match-winning chances
+        return 1.0 - np.array(theirs, dtype=np.float64)
 
     def best_play(self, board: np.ndarray, dice: Dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
         """The best legal play of ``dice`` on ``board`` (mover's view)."""

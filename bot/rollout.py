@@ -26,10 +26,8 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from bot.bearoff import is_bearoff
-from bot.classes import exact_cube
-from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency,
-                      decision_from_equities, swap_state)
+from bot.classes import cube_decisions
+from bot.cube import CubeDecision, CubeState, MatchScore, Owner, cube_efficiency, decision_from_equities, swap_state
 from bot.evaluator import ProbabilityEvaluator, best_children
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
@@ -361,13 +359,9 @@ class _TrialCubes:
         asking = np.flatnonzero([s.can_double for s in states])
         if not asking.size:
             return passed, points
-        five = np.clip(np.asarray(self.evaluator.probabilities(boards[asking]), dtype=np.float64), 0.0, 1.0)
-        bearoff = is_bearoff(boards[asking])
+        decisions = self._decisions(boards[asking], [states[row] for row in asking])
         sign = 1 if ply % 2 == 0 else -1
-        for row, p, exact_possible in zip(asking, five, bearoff):
-            state, board = states[row], boards[row]
-            exact = exact_cube(self.evaluator, board, state) if exact_possible and state.is_money else None
-            decision = cube_decision(board, p, state, exact=exact)
+        for row, decision in zip(asking, decisions):
             if not decision.should_double:
                 continue
             trial = trials[row]
@@ -375,8 +369,21 @@ class _TrialCubes:
                 self.values[trial] *= 2
                 self.owners[trial] = OTHER_OWNS if ply % 2 == 0 else ROOT_OWNS
             else:
-                passed[row], points[row] = True, sign * state.cube
+                passed[row], points[row] = True, sign * states[row].cube
         return passed, points
+
+    def _decisions(self, boards: np.ndarray, states: Sequence[CubeState]) -> list[CubeDecision]:
+        """The 0-ply cube decision of the side on roll of each of ``boards`` at its state: one batch per
+        state, exact in money bear-offs within the database (a match's exact values would cost a solve)."""
+        five = np.clip(np.asarray(self.evaluator.probabilities(boards), dtype=np.float64), 0.0, 1.0)
+        rows_of: dict[CubeState, list[int]] = {}
+        for row, state in enumerate(states):
+            rows_of.setdefault(state, []).append(row)
+        decisions: dict[int, CubeDecision] = {}
+        for state, rows in rows_of.items():
+            decisions.update(zip(rows, cube_decisions(self.evaluator, boards[rows], five[rows], state,
+                                                      exact_in_match=False)))
+        return [decisions[row] for row in range(len(states))]
 
     def finished(self, trials: np.ndarray, chosen: np.ndarray, ply: int) -> np.ndarray:
         """Points won (root's view) of trials whose mover at ``ply`` has just borne off its last checker."""
@@ -388,11 +395,9 @@ class _TrialCubes:
 
     def truncated(self, trials: np.ndarray, boards: np.ndarray, ply: int) -> np.ndarray:
         """Normalised values (root's view) of unfinished trials: the 0-ply cubeful value after the right cube action."""
-        five = np.clip(np.asarray(self.evaluator.probabilities(boards), dtype=np.float64), 0.0, 1.0)
+        states = [self.state(int(self.values[trial]), int(self.owners[trial]), ply) for trial in trials]
         values = np.empty(len(trials))
-        for i, (trial, board, p) in enumerate(zip(trials, boards, five)):
-            state = self.state(int(self.values[trial]), int(self.owners[trial]), ply)
-            decision = cube_decision(board, p, state)
+        for i, (state, decision) in enumerate(zip(states, self._decisions(boards, states))):
             if self.score is None:
                 mine = decision.equity * state.cube / self.root.cube
                 values[i] = mine if ply % 2 == 0 else -mine

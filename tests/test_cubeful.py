@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bot import bearoff as bo
-from bot.classes import BearoffDatabases, ClassEvaluator, exact_cube
+from bot.classes import BearoffDatabases, ClassEvaluator, cube_decisions, exact_cube
 from bot.cube import CubeState, MatchCubeMWCs, MatchScore, MoneyCubeEquities, Owner, Verdict, cube_decision
 from bot.cubeful import lookahead_cube_decision, value_after_play
 from bot.network import Network
@@ -116,3 +116,17 @@ def test_the_bot_decides_searched_cubes_by_lookahead():
     assert bot.cube_decision(position, MONEY, plies=1) == lookahead_cube_decision(bot.evaluator, position, MONEY, 1)
     five = bot.probabilities(position)
     assert bot.cube_decision(position, MONEY) == cube_decision(position, five, MONEY)
+
+
+def test_batched_cube_decisions_are_the_single_ones_exact_inside_the_database(evaluator):
+    inside = board({1: 2, 2: 1}, {24: 2, 23: 1})
+    boards = np.stack([ROOT, inside, board({6: 3, 13: 2}, {1: 2, 19: 3}), inside])
+    fives = np.asarray(evaluator.probabilities(boards), dtype=np.float64)
+    for state in (MONEY, MATCH, CubeState(cube=2, owner=Owner.ME)):
+        expected = [cube_decision(b, p, state, exact=exact_cube(evaluator, b, state)) for b, p in zip(boards, fives)]
+        assert cube_decisions(evaluator, boards, fives, state) == expected
+    # Without the match solve, a match bear-off is priced by the model like any other position.
+    model = cube_decisions(evaluator, boards, fives, MATCH, exact_in_match=False)
+    assert model[1] == cube_decision(inside, fives[1], MATCH) != cube_decisions(evaluator, boards, fives, MATCH)[1]
+    assert cube_decisions(evaluator, boards, fives, MONEY, exact_in_match=False)[1].no_double == pytest.approx(
+        exact_cube(evaluator, inside, MONEY).no_double(Owner.CENTERED))

@@ -238,20 +238,23 @@ def split_chunks(boards: np.ndarray, size: int) -> list[np.ndarray]:
     return [boards[i : i + size] for i in range(0, len(boards), size)]
 
 
+def read_chunks(run_dir: Path, chunks: list[np.ndarray]) -> list[np.ndarray | None]:
+    """The stored targets of each of a run's ``chunks`` (``split_chunks``), None where not intact."""
+    return [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
+
+
 def finished_targets(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     """(boards, (P, 5) targets) of a run whose targets are all written; ValueError naming what is not."""
     if not (run_dir / POSITIONS).is_file() or not (run_dir / SETTINGS).is_file():
         raise ValueError(f"{run_dir}: not a distillation run (no {POSITIONS} or {SETTINGS})")
     with np.load(run_dir / POSITIONS, allow_pickle=False) as data:
         boards = data["boards"]
-    parts = []
-    for i, chunk in enumerate(split_chunks(boards, int(json.loads((run_dir / SETTINGS).read_text())["chunk"]))):
-        part = _read_chunk(chunk_path(run_dir, i), chunk)
+    parts = read_chunks(run_dir, split_chunks(boards, int(json.loads((run_dir / SETTINGS).read_text())["chunk"])))
+    for i, part in enumerate(parts):
         if part is None:
             raise ValueError(f"{run_dir}: {chunk_path(run_dir, i).name} is missing or damaged; "
                              "finish that run first (its command with --stage targets)")
-        parts.append(part)
-    return boards, np.concatenate(parts)
+    return boards, np.concatenate([part for part in parts if part is not None])
 
 
 def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator) -> np.ndarray:
@@ -331,7 +334,7 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
     from threadpoolctl import threadpool_limits
 
     chunks = split_chunks(boards, config.chunk)
-    parts = [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
+    parts = read_chunks(run_dir, chunks)
     missing = [i for i, part in enumerate(parts) if part is None]
     to_do = sum(len(chunks[i]) for i in missing)
     start, computed = time.perf_counter(), 0
