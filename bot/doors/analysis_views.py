@@ -24,9 +24,9 @@ from engine.board import validate_dice
 from engine.errors import InvalidDiceError
 from engine.matfile import parse_mat
 
-# Bounds that keep one request short (measured in docs/analysis.md): a 7-point match is about
-# 4 KB and takes ~1.5 s at 0-ply, ~7 s at 1-ply (its ~100 cube decisions looked ahead); so at most
-# ~10 s at 0-ply, ~16 s at 1-ply.
+# Bounds that keep one request short (measured in docs/analysis.md): a long 7-point match of 7 KB
+# (264 checker plays, 136 cube decisions) takes ~3 s at 0-ply and ~3.6 s at 1-ply on a quiet machine,
+# about twice that under load; so at most ~14 s at 0-ply and ~4 s at 1-ply here, twice under load.
 MAX_MAT_BYTES = 32 * 1024
 MAX_ONE_PLY_BYTES = 8 * 1024
 MAX_TRIALS = 1296
