@@ -107,8 +107,9 @@ def main() -> int:
         print(f"  {name:12s} should_double {result['double']:.1%} ({1 - wrong / len(records):.1%} over all "
               f"{len(records)}), should_take {result['take']:.1%}; "
               f"mean cost doubler {result['double_cost']:.4f}, taker {result['take_cost']:.4f}")
-    print(f"  bot 0-ply over all {len(records)}: should_double {run(records, ours)['double']:.1%}, "
-          f"should_take {run(records, ours)['take']:.1%}")
+    overall = run(records, ours)
+    print(f"  bot 0-ply over all {len(records)}: should_double {overall['double']:.1%}, "
+          f"should_take {overall['take']:.1%}")
     return 0
 
 

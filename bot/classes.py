@@ -211,8 +211,7 @@ def cube_decisions(evaluator: ProbabilityEvaluator, boards: np.ndarray, fives: n
     efficiencies = cube_efficiencies(boards)
     decisions = model_decisions(fives, efficiencies, state, met)
     if state.is_money or exact_in_match:
-        bearoffs = np.flatnonzero(bo.is_bearoff(boards))
-        for row, exact in zip(bearoffs.tolist(), exact_cubes(evaluator, boards[bearoffs], state)):
+        for row, exact in enumerate(exact_cubes(evaluator, boards, state)):  # None outside the databases
             if exact is not None:
                 decisions[row] = cube_decision(boards[row], fives[row], state, met, float(efficiencies[row]), exact)
     return decisions
