@@ -5,9 +5,12 @@ dice); each network chooses its play, at 0-ply or with ``--plies 1`` searched as
 doors search (``bot.facade.search_filters``); where the plays differ, gnubg-nn's
 2-ply equity scores both (a measure only: nothing of it goes into training). The
 figure is the mean gain per move, equity x1000, with its 95% interval: more
-sensitive than a few hundred fixture positions or a 10,000-game match.
+sensitive than a few hundred fixture positions or a 10,000-game match. With
+``--position-class`` (``crashed``, say) only positions of that class (``bot.classes``)
+are kept, from ``--games`` games: where a class's own network is what differs.
 
     python benchmarks/compare_plays.py BASELINE.npz CANDIDATE.npz [...] [--positions 15000] [--seed 99] [--plies 1]
+        [--position-class crashed --games 6000]
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from threadpoolctl import threadpool_limits
 from bot.checkpoint import load_evaluator
 from bot.evaluator import choose_afterstates
 from bot.outcomes import equity
-from training.distill import sample_positions
+from bot.classes import NETWORK_CLASSES
+from training.distill import class_rows, sample_positions
 from training.selfplay import roll_dice
 
 from cube import gnubg_board  # benchmarks/cube.py, beside this script
@@ -42,11 +46,14 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=15_000)
     parser.add_argument("--seed", type=int, default=99)
     parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="depth of both networks' move choice")
+    parser.add_argument("--position-class", choices=NETWORK_CLASSES, help="keep only positions of this class")
+    parser.add_argument("--games", type=int, default=400, help="self-play games that give the positions")
     args = parser.parse_args()
     with threadpool_limits(limits=1, user_api="blas"):
         baseline = load_evaluator(args.baseline)
         rng = np.random.default_rng(args.seed)
-        boards = sample_positions(baseline, 400, 0.0, 400, rng)[: args.positions]
+        boards = sample_positions(baseline, args.games, 0.0, 400, rng)
+        boards = boards[class_rows(boards, args.position_class or "")][: args.positions]
         dice = roll_dice(len(boards), rng)
         before = choose_afterstates(served_search(baseline, args.plies), boards, dice)
         for path in args.candidates:

@@ -149,13 +149,17 @@ def in_process(count: int) -> None:
     import torch
     from threadpoolctl import threadpool_limits
 
-    from bot.evaluator import NetworkEvaluator
+    from bot.checkpoint import load_class_payloads
+    from bot.classes import ClassEvaluator
     from bot.facade import Bot, default_checkpoint
-    from training.network import load_value_network
+    from training.network import network_from_payload
 
     torch.set_num_threads(1)
     numpy_bot = Bot.load()
-    torch_bot = Bot(NetworkEvaluator(load_value_network(default_checkpoint().with_suffix(".pt"))))
+    payloads = load_class_payloads(default_checkpoint().with_suffix(".pt"))[0]  # the same networks, in torch
+    torch_evaluator = ClassEvaluator({label: network_from_payload(payload).eval() for label, payload in payloads.items()},
+                                     numpy_bot.evaluator.bearoff)
+    torch_bot = Bot(torch_evaluator)
     lines = (SHARED / "fixtures" / "move_choice.jsonl").read_text().splitlines()[:count]
     positions = [(r["position_id"], "".join(map(str, r["dice"]))) for r in map(json.loads, lines)]
     with threadpool_limits(limits=1, user_api="blas"):
@@ -166,7 +170,7 @@ def in_process(count: int) -> None:
             same = np.mean([a == b for a, b in zip(numpy_choices, torch_choices)])
             print(f"  {plies}-ply: numpy {numpy_ms:6.2f} ms, torch {torch_ms:6.2f} ms, "
                   f"numpy/torch {numpy_ms / torch_ms:.2f}x (same play chosen in {same:.0%})")
-        throughput(numpy_bot.evaluator.networks["contact"], torch_bot.evaluator.network, positions)
+        throughput(numpy_bot.evaluator.networks["contact"], torch_evaluator.networks["contact"], positions)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
    1-ply, with pubeval's figure measured in the same run as the baseline. A
    play outside gnubg's top 8 has no stored 2-ply equity: it is computed with
    the PyPI package ``gnubg-nn`` when installed, else its 0-ply equity stands in.
-   Also by position class of the fixture position (contact, race, bear-off:
+   Also by position class of the fixture position (contact, crashed, race, bear-off:
    ``bot.classes.classify``), for the bot without and with its exact bear-off class
    ("before" plays bear-offs with its race network), in the same run.
 3. Speed: the median wall time of one move choice for a single position (the plays
@@ -77,7 +77,7 @@ def error_rate(evaluator: Evaluator, records: list[dict]) -> tuple[float, int]:
     return 1000 * float(np.mean(losses)), outside
 
 
-CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF)
+CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.CRASHED, PositionClass.RACE, PositionClass.BEAROFF)
 
 
 def fixture_classes(records: list[dict]) -> np.ndarray:

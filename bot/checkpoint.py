@@ -37,6 +37,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from bot.classes import NETWORK_CLASSES, BearoffDatabases, ClassEvaluator
+from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.network import Network, NetworkConfig, weight_shapes
 from bot.storage import atomic_write
 
@@ -178,18 +179,16 @@ def _check_archive(path: Path, source: str) -> None:
 
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
-    """The payload dict of the ``.pt`` checkpoint at ``path``; raise CheckpointError if it is not one."""
-    import torch
-
+    """The payload dict of the single-network ``.pt`` checkpoint at ``path``; raise CheckpointError if it is not
+    one (a file of a network per class names its classes: ``load_class_payload`` reads one of them)."""
     path = Path(path)
     source = f"checkpoint {str(path)!r}"
-    if not path.is_file():
-        raise CheckpointError(f"{source}: no such file")
-    _check_archive(path, source)
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a corrupt or foreign file
-        raise CheckpointError(f"{source}: unreadable ({type(error).__name__})") from None
+    payload = _read_torch_file(path, source)
+    if isinstance(payload, dict) and "classes_format" in payload:
+        networks = payload.get("networks")
+        labels = ", ".join(sorted(networks)) if isinstance(networks, dict) else "?"
+        raise CheckpointError(f"{source}: holds a network per position class ({labels}); "
+                              "read one with bot.checkpoint.load_class_payload, or the bot with load_evaluator")
     return _check_payload(payload, source)
 
 
@@ -285,7 +284,7 @@ def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None)
 #
 # ``bearoff`` is ``"databases"`` (bear-offs exact, from ``bot.bearoff``) or ``"network"``
 # (played by the race network). Labels are ``bot.classes.NETWORK_CLASSES``; ``contact`` is
-# required, a missing ``race`` falls back to the contact network. An old single-network file
+# required, a missing ``race`` or ``crashed`` falls back to the contact network. An old single-network file
 # loads as contact and race network with bear-offs from the databases (``load_evaluator``).
 
 CLASSES_FORMAT = 1
@@ -427,6 +426,28 @@ def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, An
         payloads = networks
     checked = {label: _check_payload(payload, f"{source} ({label} network)") for label, payload in payloads.items()}
     return checked, bearoff, True
+
+
+def load_class_payload(path: str | os.PathLike, label: str = "contact") -> dict[str, Any]:
+    """The checked payload of the network that plays ``label`` positions in the checkpoint at ``path``.
+
+    A file of several networks gives that class's own network, else its contact network (the
+    fallback ``ClassEvaluator`` plays); a single-network file gives its one network. What
+    training starts from (``--init-from``, distillation) when it is handed a shipped bot.
+    """
+    if label not in NETWORK_CLASSES:
+        raise CheckpointError(f"position class {label!r}: expected one of {list(NETWORK_CLASSES)}")
+    payloads, _, _ = load_class_payloads(path)
+    return payloads.get(label, payloads["contact"])
+
+
+def load_player(path: str | os.PathLike) -> ProbabilityEvaluator:
+    """What the checkpoint at ``path`` plays as in training's games and searches: a single-network
+    file's network on its own (bear-offs too, as every distillation round before the crashed class
+    was made), a file of several networks as the bot (``load_evaluator``)."""
+    if load_class_payloads(path)[2]:
+        return load_evaluator(path)
+    return NetworkEvaluator(load_network(path))
 
 
 def load_evaluator(

@@ -9,11 +9,13 @@ Every board is seen by the side on roll (DESIGN.md). Its class is the first that
 - ``RACE``: no contact left (every checker of the side on roll is past every checker of
   the opponent), not a bear-off; a race network, or the contact network when the bot
   has none;
+- ``CRASHED``: contact where a side's game has collapsed (GNU Backgammon's crashed class,
+  ``crashed``): a crashed network, or the contact network when the bot has none;
 - ``CONTACT``: everything else; the contact network.
 
 ``ClassEvaluator.probabilities`` classifies a batch, takes each class's boards with one
 ``np.flatnonzero`` mask, evaluates each class in one call and writes the results back in
-the batch's order: a loop over the four classes, never over positions.
+the batch's order: a loop over the five classes, never over positions.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class PositionClass(IntEnum):
     BEAROFF = 1
     RACE = 2
     CONTACT = 3
+    CRASHED = 4
 
     @property
     def label(self) -> str:
@@ -50,7 +53,7 @@ class PositionClass(IntEnum):
 
 
 # The classes a network can serve, as checkpoints name them. Over and bear-off are exact.
-NETWORK_CLASSES = ("contact", "race")
+NETWORK_CLASSES = ("contact", "race", "crashed")
 
 
 def checkers_on_board(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,6 +72,12 @@ def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndar
     boards = np.asarray(boards).reshape(-1, 26)
     mover, opponent = rearmost(boards)  # each in its own numbering: 25 the bar, 0 none left
     classes = np.where(mover + opponent <= 25, np.int8(PositionClass.RACE), np.int8(PositionClass.CONTACT))
+    contact = np.flatnonzero(classes == PositionClass.CONTACT)
+    if contact.size:  # either side crashed; the opponent's ace and deuce are the side on roll's 24 and 23
+        rows = boards[contact]
+        mine, theirs = checkers_on_board(rows)
+        collapsed = _collapsed(mine, rows[:, 1], rows[:, 2]) | _collapsed(theirs, -rows[:, 24], -rows[:, 23])
+        classes[contact[collapsed]] = PositionClass.CRASHED
     bearoff = (mover <= 6) & (opponent <= 6)  # bo.is_bearoff: every checker home or off, none on the bar
     if bearoff_checkers < bo.CHECKERS:
         mine, theirs = checkers_on_board(boards)
@@ -76,6 +85,37 @@ def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndar
     classes[bearoff] = PositionClass.BEAROFF
     classes[(mover == 0) | (opponent == 0)] = PositionClass.OVER
     return classes.astype(np.int8, copy=False)
+
+
+def _crash_discounts() -> np.ndarray:
+    """(16, 16) int32: the checkers a side's ace and deuce counts (a, d) take off its count in the crashed test.
+
+    GNU Backgammon's test (eval.c, ClassifyPosition) for n checkers on the board (bar included):
+    crashed when n <= 6; or, with two or more on the ace point, n - a <= 6, or (two or more on the
+    deuce too) n - a - d + 1 <= 6; or, with at most one on the ace, n - d + 1 <= 6. That is
+    n - discount[a, d] <= 6, the largest discount that applies.
+    """
+    a, d = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    return np.where(a > 1, a + np.where(d > 1, d - 1, 0), np.maximum(d - 1, 0)).astype(np.int32)
+
+
+CRASH_DISCOUNTS = _crash_discounts()
+CRASHED_CHECKERS = 6  # a side with at most this many checkers left beyond its discount has crashed
+
+
+def crashed(boards: np.ndarray) -> np.ndarray:
+    """(B,) whether the side on roll's game has collapsed (``CRASH_DISCOUNTS``), boards (B, 26) in its view.
+
+    The class applies to contact positions only (``classify``, which asks it of both sides).
+    """
+    boards = np.asarray(boards).reshape(-1, 26)
+    return _collapsed(checkers_on_board(boards)[0], boards[:, 1], boards[:, 2])
+
+
+def _collapsed(left: np.ndarray, ace: np.ndarray, deuce: np.ndarray) -> np.ndarray:
+    """(B,) the crashed test of one side from its checkers on the board and its signed ace and deuce counts
+    (negative: the other side's checkers, none of its own)."""
+    return left - CRASH_DISCOUNTS[np.maximum(ace, 0), np.maximum(deuce, 0)] <= CRASHED_CHECKERS
 
 
 def over_probabilities(boards: np.ndarray) -> np.ndarray:
@@ -146,7 +186,7 @@ class ClassEvaluator(ProbabilityEvaluator):
     """Probabilities by position class: exact for game over and bear-offs, a network per class otherwise.
 
     ``networks`` maps class labels (``NETWORK_CLASSES``) to models; ``contact`` is required,
-    a missing ``race`` falls back to the contact network. ``bearoff`` None plays bear-offs
+    a missing ``race`` or ``crashed`` falls back to the contact network. ``bearoff`` None plays bear-offs
     with the race network too (the bot as it was before the classes).
     """
 
@@ -165,6 +205,7 @@ class ClassEvaluator(ProbabilityEvaluator):
             PositionClass.BEAROFF: bearoff if bearoff is not None else race,
             PositionClass.RACE: race,
             PositionClass.CONTACT: self.networks["contact"],
+            PositionClass.CRASHED: self.networks.get("crashed", self.networks["contact"]),
         }
 
     def classify(self, boards: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ from bot.checkpoint import (
     CheckpointError,
     export_class_numpy,
     export_numpy,
+    load_class_payload,
     load_class_payloads,
     load_evaluator,
     load_network,
@@ -25,6 +26,7 @@ from bot.classes import (
     ClassEvaluator,
     PositionClass,
     classify,
+    crashed,
     exact_cube,
     over_probabilities,
 )
@@ -95,12 +97,33 @@ def test_classify_hand_made_boards():
 
 
 def test_classify_contact_edge_cases():
-    on_bar = board({25: 1, 1: 14}, {24: 15})  # a checker on the bar can hit: contact
+    on_bar = board({25: 1, 1: 14}, {24: 15})  # a checker on the bar can hit: contact (crashed: 14 on the ace)
     passed = board({7: 15}, {8: 15})  # last checkers face each other: still no contact
     touching = board({9: 15}, {8: 15})  # the opponent's checker behind the side on roll's: contact
     outside = board({7: 1, 1: 14}, {24: 15})  # no contact, but a checker outside home: a race
     assert classify(np.stack([on_bar, passed, touching, outside])).tolist() == [
-        PositionClass.CONTACT, PositionClass.RACE, PositionClass.CONTACT, PositionClass.RACE]
+        PositionClass.CRASHED, PositionClass.RACE, PositionClass.CONTACT, PositionClass.RACE]
+
+
+# GNU Backgammon's crashed test, counted by hand (the opponent's anchor on the 4-point keeps contact).
+STACKED = board({1: 5, 2: 5, 6: 3, 8: 2}, {4: 2, 12: 13})  # 15 left, ace 5, deuce 5: 15 - 10 + 1 = 6: crashed
+NEARLY_STACKED = board({1: 5, 2: 4, 6: 4, 8: 2}, {4: 2, 12: 13})  # 15 - 9 + 1 = 7: contact
+ACE_HEAVY = board({1: 9, 6: 4, 8: 2}, {4: 2, 12: 13})  # ace 9, deuce 0: 15 - 9 = 6: crashed
+DEUCE_HEAVY = board({1: 1, 2: 10, 6: 4}, {4: 2, 12: 13})  # one on the ace: 15 - 10 + 1 = 6: crashed
+FEW_LEFT = board({3: 2, 6: 2, 8: 2}, {4: 2, 12: 13})  # nine borne off, six left: crashed
+HEALTHY = board({6: 5, 8: 3, 13: 5, 24: 2}, {4: 2, 12: 13})
+
+
+def test_crashed_counts_checkers_beyond_stacked_low_points():
+    boards = np.stack([STACKED, NEARLY_STACKED, ACE_HEAVY, DEUCE_HEAVY, FEW_LEFT, HEALTHY])
+    assert crashed(boards).tolist() == [True, False, True, True, True, False]
+    assert not crashed(flip(boards)).any()  # the opponent (two back, thirteen on the mid-point) is fine
+    # Either side crashed makes a contact position crashed; without contact it stays a race.
+    assert classify(boards).tolist() == [PositionClass.CRASHED, PositionClass.CONTACT] + [PositionClass.CRASHED] * 3 + [
+        PositionClass.CONTACT]
+    assert classify(flip(boards)).tolist() == classify(boards).tolist()
+    collapsed_race = board({1: 8, 2: 4, 7: 3}, {24: 15})[None]  # 15 - 12 + 1 = 4, but no contact left
+    assert crashed(collapsed_race)[0] and classify(collapsed_race)[0] == PositionClass.RACE
 
 
 def test_classify_agrees_with_the_definitions():
@@ -112,8 +135,10 @@ def test_classify_agrees_with_the_definitions():
     children, _ = afterstates(positions, np.array([r["dice"] for r in load_fixture("move_choice.jsonl")]))
     boards = np.concatenate([positions, children, flip(children), np.stack([LOST, WON, flip(LOST)])])
     over = is_finished(boards) | is_finished(flip(boards))
+    collapsed = crashed(boards) | crashed(flip(boards))
     expected = np.where(over, PositionClass.OVER, np.where(bo.is_bearoff(boards), PositionClass.BEAROFF,
-                        np.where(is_race(boards), PositionClass.RACE, PositionClass.CONTACT)))
+                        np.where(is_race(boards), PositionClass.RACE,
+                                 np.where(collapsed, PositionClass.CRASHED, PositionClass.CONTACT))))
     assert (classify(boards) == expected).all()
     assert set(classify(boards).tolist()) == set(PositionClass)
 
@@ -139,16 +164,19 @@ class Counting:
 
 
 def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases):
-    boards = np.concatenate([fixture_boards(), np.stack([BEAROFF, BIG_BEAROFF, LOST, WON, RACE, CONTACT])])
+    boards = np.concatenate([fixture_boards(), np.stack([BEAROFF, BIG_BEAROFF, LOST, WON, RACE, CONTACT, STACKED])])
     boards = boards[np.random.default_rng(3).permutation(len(boards))]
     contact = Counting(Network(nets["contact"].config, nets["contact"].state_dict()), PositionClass.CONTACT, 6)
     race = Counting(Network(nets["race"].config, nets["race"].state_dict()), PositionClass.RACE, 6)
-    evaluator = ClassEvaluator({"contact": contact, "race": race}, small_databases)
+    other = random_network(NetworkConfig(hidden=(5,)), 3)
+    collapsed = Counting(Network(other.config, other.state_dict()), PositionClass.CRASHED, 6)
+    evaluator = ClassEvaluator({"contact": contact, "race": race, "crashed": collapsed}, small_databases)
     five = evaluator.probabilities(boards)
     classes = classify(boards, 6)
     assert set(classes.tolist()) == set(PositionClass)
-    assert contact.calls == race.calls == 1
+    assert contact.calls == race.calls == collapsed.calls == 1
     for kind, model in ((PositionClass.CONTACT, contact.model), (PositionClass.RACE, race.model),
+                        (PositionClass.CRASHED, collapsed.model),
                         (PositionClass.BEAROFF, small_databases), (PositionClass.OVER, None)):
         rows = classes == kind
         expected = over_probabilities(boards[rows]) if model is None else model.probabilities(boards[rows])
@@ -158,11 +186,11 @@ def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases
     np.testing.assert_allclose(single, five[:40], atol=1e-6)
 
 
-def test_race_falls_back_to_contact_network(nets):
+def test_race_and_crashed_fall_back_to_contact_network(nets):
     network = Network(nets["contact"].config, nets["contact"].state_dict())
     evaluator = ClassEvaluator({"contact": network})
-    boards = np.stack([RACE, CONTACT, BIG_BEAROFF])
-    np.testing.assert_allclose(evaluator.probabilities(boards[:2]), network.probabilities(boards[:2]), atol=1e-6)
+    boards = np.stack([RACE, CONTACT, STACKED, BIG_BEAROFF])
+    np.testing.assert_allclose(evaluator.probabilities(boards[:3]), network.probabilities(boards[:3]), atol=1e-6)
     with pytest.raises(ValueError, match="contact network"):
         ClassEvaluator({"race": network})
 
@@ -214,13 +242,15 @@ def test_old_single_network_files_load_through_the_fallback(tmp_path, nets):
 
 
 @pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason="no shipped network")
-def test_shipped_bot_plays_bearoffs_from_the_databases():
+def test_shipped_bot_plays_bearoffs_from_the_databases_and_each_class_with_its_network():
     _, mode, several = load_class_payloads(REPO_CHECKPOINT)
     bot = Bot.load(REPO_CHECKPOINT)
     assert isinstance(bot.evaluator, ClassEvaluator) and isinstance(bot.evaluator.bearoff, BearoffDatabases)
-    assert mode == "databases" and set(bot.evaluator.networks) <= {"contact", "race"}
-    assert several or set(bot.evaluator.networks) == {"contact"}  # today: one network, the fallback
+    assert mode == "databases" and several and set(bot.evaluator.networks) == {"contact", "race", "crashed"}
     assert bot.evaluator._models[PositionClass.BEAROFF] is bot.evaluator.bearoff
+    boards = np.stack([STACKED, CONTACT, RACE])
+    expected = [bot.evaluator.networks[label].probabilities(b[None]) for label, b in zip(("crashed", "contact", "race"), boards)]
+    np.testing.assert_allclose(bot.evaluator.probabilities(boards), np.concatenate(expected), atol=1e-6)
 
 
 @pytest.mark.parametrize("suffix", [".pt", ".npz"])
@@ -319,6 +349,17 @@ def test_ship_command_line(tmp_path, nets):
     assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--race", str(tmp_path / "b.pt"),
                  "--to", str(tmp_path / "multi.pt")]) == 0
     assert set(load_evaluator(tmp_path / "multi.npz").networks) == {"contact", "race"}
+    save_checkpoint(tmp_path / "c.pt", random_network(NetworkConfig(hidden=(5,)), 3))
+    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--crashed", str(tmp_path / "c.pt"),
+                 "--to", str(tmp_path / "crashed.pt")]) == 0
+    assert set(load_evaluator(tmp_path / "crashed.npz").networks) == {"contact", "crashed"}
+    assert json.loads((tmp_path / "crashed.json").read_text())["classes"] == {
+        "bearoff": "databases", "race": "contact network", "crashed": "crashed"}
+    # Training starts from a class's own network, else the contact network; an unknown class is refused.
+    assert load_class_payload(tmp_path / "crashed.pt", "crashed")["network_config"]["hidden"] == [5]
+    assert load_class_payload(tmp_path / "crashed.pt", "race")["network_config"]["hidden"] == [8]
+    with pytest.raises(CheckpointError, match="position class 'bearoff'"):
+        load_class_payload(tmp_path / "crashed.pt", "bearoff")
     assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--to", str(tmp_path / "single.pt")]) == 0
     assert load_class_payloads(tmp_path / "single.npz")[2] is False
     assert main(["ship", "--to", str(tmp_path / "none.pt")]) == 2

@@ -287,3 +287,28 @@ def test_also_fits_other_runs_targets_and_refuses_an_unfinished_run(tmp_path, ca
     assert "rollout trials 1" in capsys.readouterr().err
     assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "two"), "--rollout-vr"]) == 2
     assert "give rollout trials too" in capsys.readouterr().err
+
+
+def test_a_class_round_keeps_that_class_and_fits_its_network(tmp_path):
+    from bot.classes import PositionClass, classify
+    from training.distill import finished_targets
+
+    path = tiny_checkpoint(tmp_path)
+    every, races = tmp_path / "every", tmp_path / "races"
+    distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64), every, stages=("positions", "targets"))
+    all_boards, all_targets = finished_targets(every)
+    config = DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64, epochs=1, position_class="race",
+                           also=(str(every),))
+    report = distill(config, races)
+    boards = np.load(races / POSITIONS)["boards"]
+    assert len(boards) and (classify(boards) == PositionClass.RACE).all()
+    # The same games' race positions, in their order; the other run's are taken by class too.
+    expected = all_boards[classify(all_boards) == PositionClass.RACE]
+    np.testing.assert_array_equal(boards, expected)
+    race_boards, race_targets = finished_targets(every, "race")
+    np.testing.assert_array_equal(race_boards, expected)
+    np.testing.assert_array_equal(race_targets, all_targets[classify(all_boards) == PositionClass.RACE])
+    assert load_checkpoint(races / "distilled.pt")["training"]["distill"]["also_positions"] == len(expected)
+    assert report["held_out_positions"] >= 1
+    with pytest.raises(ValueError, match="position class 'bearoff'"):
+        DistillConfig(checkpoint=str(path), position_class="bearoff")

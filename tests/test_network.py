@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from conftest import board, sure_gammon_network
-from bot.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
+from bot.checkpoint import CheckpointError, load_checkpoint, load_class_payload, load_evaluator, load_network, save_checkpoint
 from bot.encoding import ENCODINGS, get_encoding, is_race, rearmost
 from bot.evaluator import (
     NetworkEvaluator,
@@ -21,7 +21,7 @@ from bot.facade import default_checkpoint
 from bot import compiled
 from bot.network import Network, NetworkConfig
 from bot.search import SearchEvaluator, candidates_filter, probabilities_at
-from training.network import ValueNetwork, load_value_network
+from training.network import ValueNetwork, network_from_payload
 from bot.outcomes import equity, finished_probabilities, invert, is_finished, to_cumulative, to_six, winner_outcome
 from engine import ROLL_WEIGHTS, ROLLS, START, afterstates, flip
 from training.selfplay import SelfPlay
@@ -205,7 +205,10 @@ def first_layer(request, monkeypatch):
 def test_numpy_network_matches_torch_on_every_class_of_position(kind, first_layer):
     boards = classed_positions()[kind]
     checkpoint = default_checkpoint()
-    assert_same_probabilities(load_network(checkpoint), load_value_network(checkpoint.with_suffix(".pt")), boards)
+    served = load_evaluator(checkpoint).networks  # every network of the shipped bot, numpy export against torch file
+    for label, network in served.items():
+        trained = network_from_payload(load_class_payload(checkpoint.with_suffix(".pt"), label)).eval()
+        assert_same_probabilities(network, trained, boards)
 
 
 @pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu", "elu"])

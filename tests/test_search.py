@@ -110,13 +110,12 @@ def test_plies_must_be_known():
 
 @pytest.fixture(scope="module")
 def network():
-    from bot.checkpoint import load_network
-    from bot.evaluator import NetworkEvaluator
+    from bot.checkpoint import load_evaluator
     from bot.facade import REPO_CHECKPOINT
 
     if not REPO_CHECKPOINT.is_file():
         pytest.skip("no shipped network")
-    return NetworkEvaluator(load_network(REPO_CHECKPOINT))
+    return load_evaluator(REPO_CHECKPOINT)
 
 
 @pytest.mark.parametrize("plies", [0, 1, 2])

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import CheckpointError, load_checkpoint, load_network
+from bot.checkpoint import CheckpointError, load_checkpoint, load_class_payload, load_evaluator, load_network
 from training.__main__ import main
 from training.config import load_config
 from training.train import LATEST, checkpoint_name, train
@@ -354,7 +354,7 @@ def test_resume_of_the_shipped_checkpoint_says_to_use_init_from(tmp_path, capsys
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped checkpoint")
 def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
-    shipped = load_network(SHIPPED)
+    shipped = load_evaluator(SHIPPED).networks["contact"]  # the network a run starts from (``load_class_payload``)
     described = load_config(CONFIGS / "shipped.toml").network
     assert shipped.config == described, "configs/shipped.toml describes the shipped network"
     config = _write_config(tmp_path / "shipped.toml", games=300, hidden=described.hidden[0], encoding=described.encoding)
@@ -363,7 +363,7 @@ def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     trained = load_checkpoint(out / LATEST)
     assert 300 <= trained["training"]["games"] < 300 + 2048  # counted from zero, a new run
     name = "hidden_layers.0.weight"
-    start = load_checkpoint(SHIPPED)["weights"][name].numpy().ravel()
+    start = load_class_payload(SHIPPED)["weights"][name].numpy().ravel()
     now = trained["weights"][name].numpy().ravel()
     assert np.corrcoef(start, now)[0, 1] > 0.95, "training went on from the shipped weights"
     # A network of another shape is refused with the difference named; --resume and --init-from exclude each other.

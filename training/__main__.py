@@ -3,7 +3,7 @@
     python -m training train --config configs/td.toml [--resume | --init-from CHECKPOINT] [--games N] [--out DIR]
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
-    python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--to ...]
+    python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--crashed runs/c/latest.pt] [--to ...]
     python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 [--games N] [--stage all|positions|targets|fit]
 """
 
@@ -15,12 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
+from bot.checkpoint import load_player
+from bot.classes import NETWORK_CLASSES
+from bot.evaluator import Evaluator, RandomEvaluator
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.distill import TargetError
 from training.evaluate import evaluate
-from training.network import load_value_network
 from training.ship import ship, ship_classes
 from training.train import LATEST, Terminated, resume_point, train
 
@@ -30,7 +31,7 @@ def _opponent(name: str, seed: int) -> Evaluator:
         return Pubeval()
     if name == "random":
         return RandomEvaluator(np.random.default_rng([seed, 1]))
-    return NetworkEvaluator(load_value_network(name))
+    return load_player(name)
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -63,15 +64,15 @@ def _train(args: argparse.Namespace) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> None:
-    player = NetworkEvaluator(load_value_network(args.checkpoint))
+    player = load_player(args.checkpoint)
     result = evaluate(player, _opponent(args.opponent, args.seed), args.games, args.seed)
     print(f"{args.checkpoint} vs {args.opponent}: {result.summary()}")
 
 
 def _ship(args: argparse.Namespace) -> None:
-    classes = {label: path for label, path in (("contact", args.contact), ("race", args.race)) if path is not None}
+    classes = {label: getattr(args, label) for label in NETWORK_CLASSES if getattr(args, label) is not None}
     if args.checkpoint is not None and classes:
-        raise ValueError("ship: give --checkpoint (one network) or --contact/--race (a network per class), not both")
+        raise ValueError("ship: give --checkpoint (one network) or --contact/--race/--crashed (a network per class), not both")
     if classes:
         metadata = ship_classes(classes, args.to, args.wall_seconds)
         print(f"shipped {', '.join(f'{label} {path}' for label, path in classes.items())} "
@@ -125,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     ship_parser.add_argument("--checkpoint", type=Path, help="training checkpoint, e.g. runs/td/latest.pt")
     ship_parser.add_argument("--contact", type=Path, help="training checkpoint of the contact network")
     ship_parser.add_argument("--race", type=Path, help="training checkpoint of the race network (default: contact's)")
+    ship_parser.add_argument("--crashed", type=Path, help="training checkpoint of the crashed network (default: contact's)")
     ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
     ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
     ship_parser.set_defaults(run=_ship)
@@ -160,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
                                 help="rollout games with variance reduction (about 20x the work, 35x less spread)")
     distill_parser.add_argument("--also", nargs="+", metavar="RUN_DIR",
                                 help="finished runs whose positions and targets are fitted too")
+    distill_parser.add_argument("--position-class", choices=NETWORK_CLASSES,
+                                help="keep only positions of this class (theirs in --also runs too) and fit the "
+                                "checkpoint's network for it (its contact network where it has none)")
     distill_parser.set_defaults(run=_distill)
 
     args = parser.parse_args(argv)

@@ -31,6 +31,11 @@ Three stages, each resumable, all in one run directory:
    cross-entropy); the held-out share is drawn from the run's own positions only, and
    no copy of a held-out board is trained on.
 
+With ``position_class`` (``crashed``, say) a round keeps only the positions of that class
+(``bot.classes.classify``), its own and its ``also`` runs', and fits the checkpoint's network
+for that class (its contact network where it has none): a specialist for ``ship --crashed``.
+A checkpoint with a network per class plays the games and searches the targets as the bot.
+
 Only the bot's own network makes positions and targets: no other program's
 evaluation enters the data (fixtures are for measurement only).
 
@@ -38,6 +43,7 @@ evaluation enters the data (fixtures are for measurement only).
     python -m training distill --checkpoint runs/distill/r1/distilled.pt --out runs/distill/r2   # iterate
     python -m training distill --checkpoint r8.pt --teachers r7.pt r9.pt --workers 2 --out runs/distill/r10
     python -m training distill --checkpoint r8.pt --rollout-trials 36 --also runs/distill/r9 --out runs/distill/r12
+    python -m training distill --checkpoint r14.pt --plies 2 --position-class crashed --games 30000 --out runs/distill/r17x
 """
 
 from __future__ import annotations
@@ -56,11 +62,13 @@ import numpy as np
 from bot.checkpoint import (
     atomic_write,
     export_numpy,
-    load_checkpoint,
+    load_class_payload,
     load_evaluator,
     load_network,
+    load_player,
     save_checkpoint,
 )
+from bot.classes import NETWORK_CLASSES, PositionClass, classify
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.outcomes import invert, is_finished, to_six
 from bot.rollout import RolloutSettings, rollout_boards
@@ -105,6 +113,7 @@ class DistillConfig:
     rollout_truncate: int = 0  # rollout games stop after this many plies for the network's value (0: at the end)
     rollout_vr: bool = False  # rollout games with variance reduction (lookahead: ~20x the work, ~35x less spread)
     also: tuple[str, ...] = ()  # finished run directories whose positions and targets are fitted too
+    position_class: str = ""  # keep only positions of this network class (bot.classes), fit its network ("": all)
 
     def __post_init__(self) -> None:
         for name in ("teachers", "also"):  # JSON lists when read back
@@ -119,6 +128,8 @@ class DistillConfig:
             raise ValueError("rollout truncate and rollout vr shape rollout targets: give rollout trials too")
         if self.rollout_trials and self.teachers:
             raise ValueError("teachers average searched values; rollout targets are the checkpoint's own games")
+        if self.position_class and self.position_class not in NETWORK_CLASSES:
+            raise ValueError(f"position class {self.position_class!r}: expected one of {list(NETWORK_CLASSES)}")
 
 
 def _save_npz(path: Path, **arrays: Any) -> None:
@@ -140,7 +151,7 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
         asked = json.loads(json.dumps(asdict(config)))  # as JSON holds it: tuples read back as lists
         default = json.loads(json.dumps(asdict(DistillConfig(checkpoint=""))))  # for keys older runs lack
         fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed", "teachers",
-                 "rollout_trials", "rollout_truncate", "rollout_vr")
+                 "rollout_trials", "rollout_truncate", "rollout_vr", "position_class")
         differ = [f"{k}: run has {stored.get(k, default[k])!r}, asked {asked[k]!r}"
                   for k in fixed if stored.get(k, default[k]) != asked[k]]
         if differ:
@@ -243,8 +254,9 @@ def read_chunks(run_dir: Path, chunks: list[np.ndarray]) -> list[np.ndarray | No
     return [_read_chunk(chunk_path(run_dir, i), chunk) for i, chunk in enumerate(chunks)]
 
 
-def finished_targets(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(boards, (P, 5) targets) of a run whose targets are all written; ValueError naming what is not."""
+def finished_targets(run_dir: Path, position_class: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """(boards, (P, 5) targets) of a run whose targets are all written, those of ``position_class`` only
+    when given (``class_rows``); ValueError naming what is not written."""
     if not (run_dir / POSITIONS).is_file() or not (run_dir / SETTINGS).is_file():
         raise ValueError(f"{run_dir}: not a distillation run (no {POSITIONS} or {SETTINGS})")
     with np.load(run_dir / POSITIONS, allow_pickle=False) as data:
@@ -254,7 +266,9 @@ def finished_targets(run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
         if part is None:
             raise ValueError(f"{run_dir}: {chunk_path(run_dir, i).name} is missing or damaged; "
                              "finish that run first (its command with --stage targets)")
-    return boards, np.concatenate([part for part in parts if part is not None])
+    five = np.concatenate([part for part in parts if part is not None])
+    rows = class_rows(boards, position_class)
+    return boards[rows], five[rows]
 
 
 def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator) -> np.ndarray:
@@ -266,11 +280,20 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
     start = time.perf_counter()
     rng = np.random.default_rng([config.seed, 0])
     boards = sample_positions(evaluator, config.games, config.epsilon, config.parallel_games, rng)
+    boards = boards[class_rows(boards, config.position_class)]
     if config.max_positions:
         boards = boards[: config.max_positions]
     _save_npz(path, boards=boards)
     _log(f"positions: {len(boards)} distinct from {config.games} games ({time.perf_counter() - start:.0f} s)")
     return boards
+
+
+def class_rows(boards: np.ndarray, label: str) -> np.ndarray:
+    """(K,) indices, in order, of the boards (B, 26; side on roll) that a ``label`` network plays
+    (``bot.classes.classify``); every row for ""."""
+    if not label:
+        return np.arange(len(boards))
+    return np.flatnonzero(classify(boards) == PositionClass[label.upper()])
 
 
 def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = None) -> list[ProbabilityEvaluator]:
@@ -279,7 +302,7 @@ def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = 
     if config.rollout_trials:
         return [load_evaluator(config.checkpoint)]
     teachers = [NetworkEvaluator(load_network(path)) for path in config.teachers]
-    return [own if own is not None else NetworkEvaluator(load_network(config.checkpoint)), *teachers]
+    return [own if own is not None else load_player(config.checkpoint), *teachers]
 
 
 def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray, plies: int) -> np.ndarray:
@@ -467,9 +490,9 @@ def fit(
 def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("positions", "targets", "fit")) -> dict[str, Any]:
     """Run (or resume) the stages of one round in ``run_dir``; the fit report when it fits."""
     prepare(config, run_dir)
-    payload = load_checkpoint(config.checkpoint)
-    evaluator = NetworkEvaluator(load_network(config.checkpoint))
-    others = [finished_targets(Path(other)) for other in config.also] if "fit" in stages else []  # refused early
+    payload = load_class_payload(config.checkpoint, config.position_class or "contact")
+    evaluator = load_player(config.checkpoint)
+    others = [finished_targets(Path(other), config.position_class) for other in config.also] if "fit" in stages else []  # refused early
     start = time.perf_counter()
     boards = make_positions(config, run_dir, evaluator)
     if "targets" not in stages and "fit" not in stages:

@@ -12,7 +12,6 @@ batches it is computed as one embedding-bag over the rows of ``input_table @ W.T
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bot.checkpoint import checked_weights, load_checkpoint
+from bot.checkpoint import checked_weights
 from bot.encoding import get_encoding, slot_indices
 from bot.network import NetworkConfig
 from bot.outcomes import CUMULATIVE
@@ -164,8 +163,3 @@ def network_from_payload(
     network = ValueNetwork(config)
     network.load_state_dict({name: torch.from_numpy(np.array(array, dtype=np.float32)) for name, array in weights.items()})
     return network
-
-
-def load_value_network(path: str | os.PathLike) -> ValueNetwork:
-    """The torch network of the ``.pt`` checkpoint at ``path``, in eval mode (training's fast big batches)."""
-    return network_from_payload(load_checkpoint(path), source=f"checkpoint {str(path)!r}").eval()

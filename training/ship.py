@@ -6,7 +6,7 @@ torch. Its metadata, a JSON file beside it, records where it came from:
 the training config, the number of self-play games, the wall time and machine;
 ``benchmarks/strength.py --record`` adds the measured strength to it.
 
-``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt``)
+``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt --crashed C.pt``)
 into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact.
 """
 
@@ -26,6 +26,7 @@ from bot.checkpoint import (
     save_checkpoint,
     save_class_checkpoint,
 )
+from bot.classes import NETWORK_CLASSES
 from bot.storage import atomic_write
 from training.network import network_from_payload
 
@@ -87,7 +88,8 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
         "numpy_export": target.with_suffix(".npz").name,
         "shipped_from": {label: str(path) for label, path in sources.items()},
         "shipped_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "classes": {"bearoff": "databases", "race": "race" if "race" in networks else "contact network"},
+        "classes": {"bearoff": "databases", **{label: label if label in networks else "contact network"
+                                                for label in NETWORK_CLASSES if label != "contact"}},
         "self_play_games": games,
         "training_wall_seconds": wall_seconds if wall_seconds is not None
         else (sum(known) if len(known) == len(walls) else None),

@@ -37,7 +37,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from bot.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from bot.checkpoint import CheckpointError, load_class_payload, save_checkpoint
 from bot.storage import remove_stale_temporaries
 from training.network import network_from_payload
 from bot.evaluator import NetworkEvaluator
@@ -187,7 +187,7 @@ def resume_point(run_dir: str | Path, quiet: bool = False) -> tuple[Path, dict]:
     problems = []
     for path in candidates:
         try:
-            payload = load_checkpoint(path)
+            payload = load_class_payload(path)  # a shipped bot's contact network: refused below, naming --init-from
             _check_resumable(payload, path)
         except CheckpointError as error:
             problems.append(str(error))
@@ -239,8 +239,8 @@ def train(
 ) -> ValueNetwork:
     """Run (or, with ``resume``, continue) training until ``config.games`` games; the final network.
 
-    ``init_from``: a checkpoint whose weights a new run starts from (its network must
-    have the config's shape; optimizer and counts start afresh).
+    ``init_from``: a checkpoint whose weights a new run starts from (its network, or a shipped
+    bot's contact network, must have the config's shape; optimizer and counts start afresh).
     ``progress`` shows a tqdm bar on stderr (games, games/s, latest evaluation).
     """
     if resume and init_from is not None:
@@ -271,7 +271,7 @@ def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_fro
         network = network_from_payload(payload, config.network, source=source)
     elif init_from is not None:
         source = f"checkpoint {str(init_from)!r}"
-        network = network_from_payload(load_checkpoint(init_from), config.network, source=source)
+        network = network_from_payload(load_class_payload(init_from), config.network, source=source)
     else:
         network = ValueNetwork(config.network)
     learner = Learner(network, config.learning, learner_rng, device)
