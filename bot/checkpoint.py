@@ -285,7 +285,7 @@ def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None)
 # ``bearoff`` is ``"databases"`` (bear-offs exact, from ``bot.bearoff``) or ``"network"``
 # (played by the race network). Labels are ``bot.classes.NETWORK_CLASSES``; ``contact`` is
 # required, a missing ``race`` or ``crashed`` falls back to the contact network. An old single-network file
-# loads as contact and race network with bear-offs from the databases (``load_evaluator``).
+# loads as the network of every class, with bear-offs from the databases (``load_evaluator``).
 
 CLASSES_FORMAT = 1
 CLASSES_KEY = "classes"
