@@ -32,7 +32,7 @@ import json
 import os
 import zipfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -184,11 +184,9 @@ def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     source = f"checkpoint {str(path)!r}"
     payload = _read_torch_file(path, source)
-    if isinstance(payload, dict) and "classes_format" in payload:
+    if _is_class_file(payload):
         networks = payload.get("networks")
-        labels = ", ".join(sorted(networks)) if isinstance(networks, dict) else "?"
-        raise CheckpointError(f"{source}: holds a network per position class ({labels}); "
-                              "read one with bot.checkpoint.load_class_payload, or the bot with load_evaluator")
+        raise _several_networks(source, networks if isinstance(networks, dict) else ["?"])
     return _check_payload(payload, source)
 
 
@@ -266,9 +264,14 @@ def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None)
     source = f"checkpoint {str(path)!r}"
     payloads, _, several = load_class_payloads(path)
     if several:
-        raise CheckpointError(f"{source}: holds a network per position class ({', '.join(sorted(payloads))}): "
-                              "load it as a bot (bot.checkpoint.load_evaluator)")
+        raise _several_networks(source, payloads)
     return Network(*checked_weights(payloads["contact"], source, expected))
+
+
+def _several_networks(source: str, labels: Iterable[str]) -> CheckpointError:
+    """The error for a file of a network per class handed to a reader of one network."""
+    return CheckpointError(f"{source}: holds a network per position class ({', '.join(sorted(labels))}): "
+                           "load it as a bot (bot.checkpoint.load_evaluator), or one of its networks (load_class_payload)")
 
 
 # --- one file, every network of the bot (position classes) --------------------------------
@@ -403,6 +406,11 @@ def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, An
     return payloads, bearoff
 
 
+def _is_class_file(raw: Any) -> bool:
+    """Whether what a ``.pt`` file holds is a network per class (``save_class_checkpoint``), not one network."""
+    return isinstance(raw, dict) and "classes_format" in raw
+
+
 def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, Any]], str, bool]:
     """(checked payloads by class label, bear-off mode, whether the file holds several networks).
 
@@ -420,7 +428,7 @@ def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, An
         payloads, bearoff = multi
     else:
         raw = _read_torch_file(path, source)
-        if not (isinstance(raw, dict) and "classes_format" in raw):
+        if not _is_class_file(raw):
             return {"contact": _check_payload(raw, source)}, "databases", False
         networks, bearoff = _class_manifest(raw, source)
         payloads = networks
@@ -445,9 +453,11 @@ def load_player(path: str | os.PathLike) -> ProbabilityEvaluator:
     """What the checkpoint at ``path`` plays as in training's games and searches: a single-network
     file's network on its own (bear-offs too, as every distillation round before the crashed class
     was made), a file of several networks as the bot (``load_evaluator``)."""
-    if load_class_payloads(path)[2]:
-        return load_evaluator(path)
-    return NetworkEvaluator(load_network(path))
+    source = f"checkpoint {str(path)!r}"
+    payloads, mode, several = load_class_payloads(path)  # the file read once
+    if several:
+        return _class_evaluator(payloads, mode, source)
+    return NetworkEvaluator(Network(*checked_weights(payloads["contact"], source)))
 
 
 def load_evaluator(
@@ -459,8 +469,13 @@ def load_evaluator(
     file has ``contact`` only), else CheckpointError. ``bearoff`` (a ``BearoffDatabases``)
     replaces the default databases where the file asks for them.
     """
-    source = f"checkpoint {str(path)!r}"
     payloads, mode, _ = load_class_payloads(path)
+    return _class_evaluator(payloads, mode, f"checkpoint {str(path)!r}", required, bearoff)
+
+
+def _class_evaluator(payloads: Mapping[str, dict[str, Any]], mode: str, source: str,
+                     required: tuple[str, ...] = ("contact",), bearoff: BearoffDatabases | None = None) -> ClassEvaluator:
+    """``load_evaluator``'s evaluator from the checked payloads and bear-off mode of a file."""
     missing = [label for label in ("contact",) + tuple(required) if label not in payloads]
     if missing:
         raise CheckpointError(f"{source}: no {' or '.join(dict.fromkeys(missing))} network "

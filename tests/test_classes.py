@@ -14,6 +14,7 @@ from bot.checkpoint import (
     CheckpointError,
     export_class_numpy,
     export_numpy,
+    load_checkpoint,
     load_class_payload,
     load_class_payloads,
     load_evaluator,
@@ -360,6 +361,10 @@ def test_ship_command_line(tmp_path, nets):
     assert load_class_payload(tmp_path / "crashed.pt", "race")["network_config"]["hidden"] == [8]
     with pytest.raises(CheckpointError, match="position class 'bearoff'"):
         load_class_payload(tmp_path / "crashed.pt", "bearoff")
+    # Readers of one network refuse the file, naming its classes and what reads it.
+    for read in (load_checkpoint, load_network):
+        with pytest.raises(CheckpointError, match=r"per position class \(contact, crashed\).*load_class_payload"):
+            read(tmp_path / "crashed.pt")
     assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--to", str(tmp_path / "single.pt")]) == 0
     assert load_class_payloads(tmp_path / "single.npz")[2] is False
     assert main(["ship", "--to", str(tmp_path / "none.pt")]) == 2
