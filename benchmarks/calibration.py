@@ -61,7 +61,7 @@ def main() -> None:
         parser.error("--groups: at least 2, for an interval")
 
     boards = np.array([decode_position_id(r["position_id"]) for r in load_records()])
-    boards = boards[np.isin(classify(boards), (PositionClass.CONTACT, PositionClass.CRASHED))]
+    boards = boards[np.isin(classify(boards), (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED))]
     groups = np.arange(len(boards)) % args.groups
     evaluator = load_evaluator(args.checkpoint)
     with threadpool_limits(limits=1, user_api="blas"):

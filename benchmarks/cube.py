@@ -219,7 +219,8 @@ def main() -> int:
                     f"ratio {ms / baseline_ms:.1f}") if baseline_ms else ""
         print(f"  time: {ms:.2f} ms a decision{baseline}")
         cells = []
-        for kind in (PositionClass.CONTACT, PositionClass.CRASHED, PositionClass.RACE, PositionClass.BEAROFF):
+        for kind in (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED, PositionClass.RACE,
+                     PositionClass.BEAROFF):
             rows = np.flatnonzero(classes == kind)
             if rows.size:
                 part = run([records[i] for i in rows], [decisions[i] for i in rows])

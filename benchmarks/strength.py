@@ -9,7 +9,7 @@
    1-ply, with pubeval's figure measured in the same run as the baseline. A
    play outside gnubg's top 8 has no stored 2-ply equity: it is computed with
    the PyPI package ``gnubg-nn`` when installed, else its 0-ply equity stands in.
-   Also by position class of the fixture position (contact, crashed, race, bear-off:
+   Also by position class of the fixture position (contact, late contact, crashed, race, bear-off:
    ``bot.classes.classify``), for the bot without and with its exact bear-off class
    ("before" plays bear-offs with its race network), in the same run.
 3. Speed: the median wall time of one move choice for a single position (the plays
@@ -77,7 +77,8 @@ def error_rate(evaluator: Evaluator, records: list[dict]) -> tuple[float, int]:
     return 1000 * float(np.mean(losses)), outside
 
 
-CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.CRASHED, PositionClass.RACE, PositionClass.BEAROFF)
+CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED, PositionClass.RACE,
+                 PositionClass.BEAROFF)
 
 
 def fixture_classes(records: list[dict]) -> np.ndarray:
@@ -180,7 +181,7 @@ def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -
     classes = fixture_classes(records)
     counts = ", ".join(f"{kind.label} {int((classes == kind).sum())}" for kind in CLASS_COLUMNS)
     print(f"move-choice error by class (x1000 equity/move; positions: {counts})")
-    print(f"  {'':22s} {'all':>7s} " + " ".join(f"{kind.label:>8s}" for kind in CLASS_COLUMNS))
+    print(f"  {'':22s} {'all':>7s} " + " ".join(f"{kind.label:>12s}" for kind in CLASS_COLUMNS))
     results: dict[str, dict] = {}
     for plies in (0, 1):
         for name, evaluator in evaluators.items():
@@ -188,7 +189,7 @@ def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -
             row = {"all": 1000 * float(losses.mean())}
             row.update({kind.label: 1000 * float(losses[classes == kind].mean()) for kind in CLASS_COLUMNS})
             print(f"  {f'{plies}-ply, {name}':22s} {row['all']:7.2f} "
-                  + " ".join(f"{row[kind.label]:8.2f}" for kind in CLASS_COLUMNS))
+                  + " ".join(f"{row[kind.label]:12.2f}" for kind in CLASS_COLUMNS))
             results[f"move_choice_error_by_class_{plies}ply_{name.replace(' ', '_')}"] = {
                 key: round(value, 2) for key, value in row.items()}
     return results

@@ -287,8 +287,8 @@ def _several_networks(source: str, labels: Iterable[str]) -> CheckpointError:
 #
 # ``bearoff`` is ``"databases"`` (bear-offs exact, from ``bot.bearoff``) or ``"network"``
 # (played by the race network). Labels are ``bot.classes.NETWORK_CLASSES``; ``contact`` is
-# required, a missing ``race`` or ``crashed`` falls back to the contact network. An old single-network file
-# loads as the network of every class, with bear-offs from the databases (``load_evaluator``).
+# required, a missing ``race``, ``crashed`` or ``late_contact`` falls back to the contact network. An old
+# single-network file loads as the network of every class, with bear-offs from the databases (``load_evaluator``).
 
 CLASSES_FORMAT = 1
 CLASSES_KEY = "classes"
@@ -436,16 +436,19 @@ def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, An
     return checked, bearoff, True
 
 
-def load_class_payload(path: str | os.PathLike, label: str = "contact") -> dict[str, Any]:
+def load_class_payload(path: str | os.PathLike, label: str = "contact", fallback: bool = True) -> dict[str, Any]:
     """The checked payload of the network that plays ``label`` positions in the checkpoint at ``path``.
 
-    A file of several networks gives that class's own network, else its contact network (the
-    fallback ``ClassEvaluator`` plays); a single-network file gives its one network. What
-    training starts from (``--init-from``, distillation) when it is handed a shipped bot.
+    A file of several networks gives that class's own network, else (``fallback``) its contact
+    network, as ``ClassEvaluator`` plays, or (not ``fallback``) a CheckpointError; a single-network
+    file gives its one network. What training starts from (``--init-from``, distillation) when it
+    is handed a shipped bot, and what ``ship`` takes from one.
     """
     if label not in NETWORK_CLASSES:
         raise CheckpointError(f"position class {label!r}: expected one of {list(NETWORK_CLASSES)}")
-    payloads, _, _ = load_class_payloads(path)
+    payloads, _, several = load_class_payloads(path)
+    if several and label not in payloads and not fallback:
+        raise CheckpointError(f"checkpoint {str(path)!r}: no {label} network (the file has {', '.join(payloads)})")
     return payloads.get(label, payloads["contact"])
 
 

@@ -11,11 +11,14 @@ Every board is seen by the side on roll (DESIGN.md). Its class is the first that
   has none;
 - ``CRASHED``: contact where a side's game has collapsed (GNU Backgammon's crashed class,
   ``crashed``): a crashed network, or the contact network when the bot has none;
+- ``LATE_CONTACT``: other contact where neither side has more than one checker back (in the
+  other's home board or on the bar; ``LATE_CONTACT_BACK``): a late-contact network, or the
+  contact network when the bot has none;
 - ``CONTACT``: everything else; the contact network.
 
 ``ClassEvaluator.probabilities`` classifies a batch, takes each class's boards with one
 ``np.flatnonzero`` mask, evaluates each class in one call and writes the results back in
-the batch's order: a loop over the five classes, never over positions.
+the batch's order: a loop over the six classes, never over positions.
 """
 
 from __future__ import annotations
@@ -45,15 +48,17 @@ class PositionClass(IntEnum):
     RACE = 2
     CONTACT = 3
     CRASHED = 4
+    LATE_CONTACT = 5
 
     @property
     def label(self) -> str:
-        """The lower-case name used in checkpoints and benchmark tables: over, bearoff, race, contact."""
+        """The lower-case name used in checkpoints and benchmark tables: over, bearoff, race, contact..."""
         return self.name.lower()
 
 
 # The classes a network can serve, as checkpoints name them. Over and bear-off are exact.
-NETWORK_CLASSES = ("contact", "race", "crashed")
+NETWORK_CLASSES = ("contact", "race", "crashed", "late_contact")
+LATE_CONTACT_BACK = 1  # the most checkers a side may have back (other's home board, bar) in late contact
 
 
 def checkers_on_board(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +83,9 @@ def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndar
         mine, theirs = checkers_on_board(rows)
         collapsed = _collapsed(mine, rows[:, 1], rows[:, 2]) | _collapsed(theirs, -rows[:, 24], -rows[:, 23])
         classes[contact[collapsed]] = PositionClass.CRASHED
+        late = ~collapsed & (np.maximum(rows[:, 19:], 0).sum(axis=1) <= LATE_CONTACT_BACK) & (
+            -np.minimum(rows[:, :7], 0).sum(axis=1) <= LATE_CONTACT_BACK)  # the side on roll's 19-24 and bar; the opponent's
+        classes[contact[late]] = PositionClass.LATE_CONTACT
     bearoff = (mover <= 6) & (opponent <= 6)  # bo.is_bearoff: every checker home or off, none on the bar
     if bearoff_checkers < bo.CHECKERS:
         mine, theirs = checkers_on_board(boards)
@@ -186,7 +194,7 @@ class ClassEvaluator(ProbabilityEvaluator):
     """Probabilities by position class: exact for game over and bear-offs, a network per class otherwise.
 
     ``networks`` maps class labels (``NETWORK_CLASSES``) to models; ``contact`` is required,
-    a missing ``race`` or ``crashed`` falls back to the contact network. ``bearoff`` None plays bear-offs
+    a missing ``race``, ``crashed`` or ``late_contact`` falls back to the contact network. ``bearoff`` None plays bear-offs
     with the race network too (the bot as it was before the classes).
     """
 
@@ -206,6 +214,7 @@ class ClassEvaluator(ProbabilityEvaluator):
             PositionClass.RACE: race,
             PositionClass.CONTACT: self.networks["contact"],
             PositionClass.CRASHED: self.networks.get("crashed", self.networks["contact"]),
+            PositionClass.LATE_CONTACT: self.networks.get("late_contact", self.networks["contact"]),
         }
 
     def classify(self, boards: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from bot.checkpoint import (
     save_class_checkpoint,
 )
 from bot.classes import (
+    NETWORK_CLASSES,
     BearoffDatabases,
     ClassEvaluator,
     PositionClass,
@@ -100,10 +101,25 @@ def test_classify_hand_made_boards():
 def test_classify_contact_edge_cases():
     on_bar = board({25: 1, 1: 14}, {24: 15})  # a checker on the bar can hit: contact (crashed: 14 on the ace)
     passed = board({7: 15}, {8: 15})  # last checkers face each other: still no contact
-    touching = board({9: 15}, {8: 15})  # the opponent's checker behind the side on roll's: contact
+    touching = board({9: 15}, {8: 15})  # the opponent's checker behind the side on roll's: contact (none back: late)
     outside = board({7: 1, 1: 14}, {24: 15})  # no contact, but a checker outside home: a race
     assert classify(np.stack([on_bar, passed, touching, outside])).tolist() == [
-        PositionClass.CRASHED, PositionClass.RACE, PositionClass.CONTACT, PositionClass.RACE]
+        PositionClass.CRASHED, PositionClass.RACE, PositionClass.LATE_CONTACT, PositionClass.RACE]
+
+
+# Late contact: at most one checker a side in the other's home board (the side on roll's 19-24) or on the bar.
+ONE_BACK_EACH = board({24: 1, 13: 5, 8: 3, 6: 6}, {1: 1, 12: 5, 17: 3, 19: 6})  # late contact
+TWO_BACK = board({24: 2, 13: 4, 8: 3, 6: 6}, {1: 1, 12: 5, 17: 3, 19: 6})  # the side on roll has two back: contact
+THEIRS_ON_BAR = board({13: 6, 8: 3, 6: 6}, {0: 1, 3: 1, 12: 4, 17: 3, 19: 6})  # one on the bar, one in: contact
+MINE_ON_BAR = board({25: 1, 13: 5, 8: 3, 6: 6}, {2: 1, 12: 5, 17: 3, 19: 6})  # one each, the bar counts: late
+LATE_BOARDS = (ONE_BACK_EACH, TWO_BACK, THEIRS_ON_BAR, MINE_ON_BAR)
+
+
+def test_late_contact_counts_the_checkers_back_of_each_side():
+    boards = np.stack(LATE_BOARDS)
+    late, contact = PositionClass.LATE_CONTACT, PositionClass.CONTACT
+    assert classify(boards).tolist() == [late, contact, contact, late]
+    assert classify(flip(boards)).tolist() == classify(boards).tolist()  # the test is the same for either side
 
 
 # GNU Backgammon's crashed test, counted by hand (the opponent's anchor on the 4-point keeps contact).
@@ -137,9 +153,12 @@ def test_classify_agrees_with_the_definitions():
     boards = np.concatenate([positions, children, flip(children), np.stack([LOST, WON, flip(LOST)])])
     over = is_finished(boards) | is_finished(flip(boards))
     collapsed = crashed(boards) | crashed(flip(boards))
+    back = np.maximum(boards[:, 19:26], 0).sum(axis=1), np.maximum(flip(boards)[:, 19:26], 0).sum(axis=1)
+    late = (back[0] <= 1) & (back[1] <= 1)
     expected = np.where(over, PositionClass.OVER, np.where(bo.is_bearoff(boards), PositionClass.BEAROFF,
                         np.where(is_race(boards), PositionClass.RACE,
-                                 np.where(collapsed, PositionClass.CRASHED, PositionClass.CONTACT))))
+                                 np.where(collapsed, PositionClass.CRASHED,
+                                          np.where(late, PositionClass.LATE_CONTACT, PositionClass.CONTACT)))))
     assert (classify(boards) == expected).all()
     assert set(classify(boards).tolist()) == set(PositionClass)
 
@@ -171,13 +190,16 @@ def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases
     race = Counting(Network(nets["race"].config, nets["race"].state_dict()), PositionClass.RACE, 6)
     other = random_network(NetworkConfig(hidden=(5,)), 3)
     collapsed = Counting(Network(other.config, other.state_dict()), PositionClass.CRASHED, 6)
-    evaluator = ClassEvaluator({"contact": contact, "race": race, "crashed": collapsed}, small_databases)
+    late_net = random_network(NetworkConfig(hidden=(6,)), 4)
+    late = Counting(Network(late_net.config, late_net.state_dict()), PositionClass.LATE_CONTACT, 6)
+    evaluator = ClassEvaluator({"contact": contact, "race": race, "crashed": collapsed, "late_contact": late},
+                               small_databases)
     five = evaluator.probabilities(boards)
     classes = classify(boards, 6)
     assert set(classes.tolist()) == set(PositionClass)
-    assert contact.calls == race.calls == collapsed.calls == 1
+    assert contact.calls == race.calls == collapsed.calls == late.calls == 1
     for kind, model in ((PositionClass.CONTACT, contact.model), (PositionClass.RACE, race.model),
-                        (PositionClass.CRASHED, collapsed.model),
+                        (PositionClass.CRASHED, collapsed.model), (PositionClass.LATE_CONTACT, late.model),
                         (PositionClass.BEAROFF, small_databases), (PositionClass.OVER, None)):
         rows = classes == kind
         expected = over_probabilities(boards[rows]) if model is None else model.probabilities(boards[rows])
@@ -187,11 +209,11 @@ def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases
     np.testing.assert_allclose(single, five[:40], atol=1e-6)
 
 
-def test_race_and_crashed_fall_back_to_contact_network(nets):
+def test_race_crashed_and_late_contact_fall_back_to_contact_network(nets):
     network = Network(nets["contact"].config, nets["contact"].state_dict())
     evaluator = ClassEvaluator({"contact": network})
-    boards = np.stack([RACE, CONTACT, STACKED, BIG_BEAROFF])
-    np.testing.assert_allclose(evaluator.probabilities(boards[:3]), network.probabilities(boards[:3]), atol=1e-6)
+    boards = np.stack([RACE, CONTACT, STACKED, ONE_BACK_EACH, BIG_BEAROFF])
+    np.testing.assert_allclose(evaluator.probabilities(boards[:4]), network.probabilities(boards[:4]), atol=1e-6)
     with pytest.raises(ValueError, match="contact network"):
         ClassEvaluator({"race": network})
 
@@ -235,7 +257,7 @@ def test_old_single_network_files_load_through_the_fallback(tmp_path, nets):
         evaluator = load_evaluator(tmp_path / name)
         assert set(evaluator.networks) == {"contact"}
         assert isinstance(evaluator.bearoff, BearoffDatabases)
-        rows = classify(boards) >= PositionClass.RACE  # contact and race: the one network
+        rows = classify(boards) >= PositionClass.RACE  # races and every contact class: the one network
         np.testing.assert_allclose(evaluator.probabilities(boards[rows]),
                                    load_network(tmp_path / name).probabilities(boards[rows]), atol=1e-6)
         with pytest.raises(CheckpointError, match="no race network"):
@@ -247,10 +269,11 @@ def test_shipped_bot_plays_bearoffs_from_the_databases_and_each_class_with_its_n
     _, mode, several = load_class_payloads(REPO_CHECKPOINT)
     bot = Bot.load(REPO_CHECKPOINT)
     assert isinstance(bot.evaluator, ClassEvaluator) and isinstance(bot.evaluator.bearoff, BearoffDatabases)
-    assert mode == "databases" and several and set(bot.evaluator.networks) == {"contact", "race", "crashed"}
+    assert mode == "databases" and several and set(bot.evaluator.networks) == set(NETWORK_CLASSES)
     assert bot.evaluator._models[PositionClass.BEAROFF] is bot.evaluator.bearoff
-    boards = np.stack([STACKED, CONTACT, RACE])
-    expected = [bot.evaluator.networks[label].probabilities(b[None]) for label, b in zip(("crashed", "contact", "race"), boards)]
+    boards = np.stack([STACKED, CONTACT, RACE, ONE_BACK_EACH])
+    labels = ("crashed", "contact", "race", "late_contact")
+    expected = [bot.evaluator.networks[label].probabilities(b[None]) for label, b in zip(labels, boards)]
     np.testing.assert_allclose(bot.evaluator.probabilities(boards), np.concatenate(expected), atol=1e-6)
 
 
@@ -342,7 +365,7 @@ def test_ship_combines_networks_into_one_file(tmp_path, nets):
         ship_classes({"race": sources["race"]}, tmp_path / "other.pt")
 
 
-def test_ship_command_line(tmp_path, nets):
+def test_ship_command_line(tmp_path, nets, capsys):
     from training.__main__ import main
 
     save_checkpoint(tmp_path / "a.pt", nets["contact"])
@@ -352,10 +375,10 @@ def test_ship_command_line(tmp_path, nets):
     assert set(load_evaluator(tmp_path / "multi.npz").networks) == {"contact", "race"}
     save_checkpoint(tmp_path / "c.pt", random_network(NetworkConfig(hidden=(5,)), 3))
     assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--crashed", str(tmp_path / "c.pt"),
-                 "--to", str(tmp_path / "crashed.pt")]) == 0
-    assert set(load_evaluator(tmp_path / "crashed.npz").networks) == {"contact", "crashed"}
+                 "--late-contact", str(tmp_path / "b.pt"), "--to", str(tmp_path / "crashed.pt")]) == 0
+    assert set(load_evaluator(tmp_path / "crashed.npz").networks) == {"contact", "crashed", "late_contact"}
     assert json.loads((tmp_path / "crashed.json").read_text())["classes"] == {
-        "bearoff": "databases", "race": "contact network", "crashed": "crashed"}
+        "bearoff": "databases", "race": "contact network", "crashed": "crashed", "late_contact": "late_contact"}
     # Training starts from a class's own network, else the contact network; an unknown class is refused.
     assert load_class_payload(tmp_path / "crashed.pt", "crashed")["network_config"]["hidden"] == [5]
     assert load_class_payload(tmp_path / "crashed.pt", "race")["network_config"]["hidden"] == [8]
@@ -363,8 +386,18 @@ def test_ship_command_line(tmp_path, nets):
         load_class_payload(tmp_path / "crashed.pt", "bearoff")
     # Readers of one network refuse the file, naming its classes and what reads it.
     for read in (load_checkpoint, load_network):
-        with pytest.raises(CheckpointError, match=r"per position class \(contact, crashed\).*load_class_payload"):
+        with pytest.raises(CheckpointError, match=r"per position class \(contact, crashed, late_contact\).*load_class_payload"):
             read(tmp_path / "crashed.pt")
+    # A shipped bot gives its networks to a new one (one replaced); a class it lacks is refused, not filled in.
+    assert main(["ship", "--contact", str(tmp_path / "crashed.pt"), "--crashed", str(tmp_path / "crashed.pt"),
+                 "--late-contact", str(tmp_path / "c.pt"), "--to", str(tmp_path / "replaced.pt")]) == 0
+    replaced, before = load_evaluator(tmp_path / "replaced.npz"), load_evaluator(tmp_path / "crashed.npz")
+    boards = np.stack([CONTACT, STACKED, ONE_BACK_EACH])
+    np.testing.assert_array_equal(replaced.probabilities(boards[:2]), before.probabilities(boards[:2]))
+    np.testing.assert_array_equal(replaced.probabilities(boards[2:]), replaced.networks["crashed"].probabilities(boards[2:]))
+    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--race", str(tmp_path / "crashed.pt"),
+                 "--to", str(tmp_path / "refused.pt")]) == 2
+    assert "no race network (the file has contact, crashed, late_contact)" in capsys.readouterr().err
     assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--to", str(tmp_path / "single.pt")]) == 0
     assert load_class_payloads(tmp_path / "single.npz")[2] is False
     assert main(["ship", "--to", str(tmp_path / "none.pt")]) == 2

@@ -3,7 +3,8 @@
     python -m training train --config configs/td.toml [--resume | --init-from CHECKPOINT] [--games N] [--out DIR]
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
-    python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--crashed runs/c/latest.pt] [--to ...]
+    python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--crashed runs/c/latest.pt]
+        [--late-contact runs/d/latest.pt] [--to ...]
     python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 [--games N] [--stage all|positions|targets|fit]
 """
 
@@ -72,7 +73,7 @@ def _evaluate(args: argparse.Namespace) -> None:
 def _ship(args: argparse.Namespace) -> None:
     classes = {label: getattr(args, label) for label in NETWORK_CLASSES if getattr(args, label) is not None}
     if args.checkpoint is not None and classes:
-        raise ValueError("ship: give --checkpoint (one network) or --contact/--race/--crashed (a network per class), not both")
+        raise ValueError("ship: give --checkpoint (one network) or --contact/--race/--crashed/--late-contact (a network per class), not both")
     if classes:
         metadata = ship_classes(classes, args.to, args.wall_seconds)
         print(f"shipped {', '.join(f'{label} {path}' for label, path in classes.items())} "
@@ -127,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     ship_parser.add_argument("--contact", type=Path, help="training checkpoint of the contact network")
     ship_parser.add_argument("--race", type=Path, help="training checkpoint of the race network (default: contact's)")
     ship_parser.add_argument("--crashed", type=Path, help="training checkpoint of the crashed network (default: contact's)")
+    ship_parser.add_argument("--late-contact", type=Path,
+                             help="training checkpoint of the late-contact network (default: contact's)")
     ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
     ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
     ship_parser.set_defaults(run=_ship)

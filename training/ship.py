@@ -6,8 +6,8 @@ torch. Its metadata, a JSON file beside it, records where it came from:
 the training config, the number of self-play games, the wall time and machine;
 ``benchmarks/strength.py --record`` adds the measured strength to it.
 
-``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt --crashed C.pt``)
-into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact.
+``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt --crashed C.pt
+--late-contact D.pt``) into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from bot.checkpoint import (
     export_class_numpy,
     export_numpy,
     load_checkpoint,
+    load_class_payload,
     save_checkpoint,
     save_class_checkpoint,
 )
@@ -64,12 +65,13 @@ def ship(source: Path, target: Path, wall_seconds: float | None = None) -> dict[
 def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | None = None) -> dict[str, Any]:
     """Write one network per class (``{"contact": run_a.pt, "race": run_b.pt}``) to ``target`` (.pt), its .npz and .json.
 
-    Each source is a training checkpoint; the shipped file holds every network with its
-    class, encoding and config, and plays bear-offs from the databases.
+    Each source is a training checkpoint, or a shipped bot whose network for that class is taken
+    (to replace one network of it); the shipped file holds every network with its class, encoding
+    and config, and plays bear-offs from the databases.
     """
     if "contact" not in sources:
         raise ValueError("ship: a multi-network bot needs a contact network (--contact)")
-    payloads = {label: load_checkpoint(path) for label, path in sources.items()}
+    payloads = {label: load_class_payload(path, label, fallback=False) for label, path in sources.items()}
     networks = {label: network_from_payload(payload, source=f"checkpoint {str(sources[label])!r}")
                 for label, payload in payloads.items()}
     games = {label: (payload.get("training") or {}).get("games") for label, payload in payloads.items()}
