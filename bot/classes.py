@@ -83,8 +83,9 @@ def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndar
         mine, theirs = checkers_on_board(rows)
         collapsed = _collapsed(mine, rows[:, 1], rows[:, 2]) | _collapsed(theirs, -rows[:, 24], -rows[:, 23])
         classes[contact[collapsed]] = PositionClass.CRASHED
+        # Back: the side on roll's checkers on its 19-24 and bar, the opponent's on the side on roll's 1-6 and its bar.
         late = ~collapsed & (np.maximum(rows[:, 19:], 0).sum(axis=1) <= LATE_CONTACT_BACK) & (
-            -np.minimum(rows[:, :7], 0).sum(axis=1) <= LATE_CONTACT_BACK)  # the side on roll's 19-24 and bar; the opponent's
+            -np.minimum(rows[:, :7], 0).sum(axis=1) <= LATE_CONTACT_BACK)
         classes[contact[late]] = PositionClass.LATE_CONTACT
     bearoff = (mover <= 6) & (opponent <= 6)  # bo.is_bearoff: every checker home or off, none on the bar
     if bearoff_checkers < bo.CHECKERS:

@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 
     ship_parser = commands.add_parser("ship", help="make a training checkpoint the shipped bot")
     ship_parser.add_argument("--checkpoint", type=Path, help="training checkpoint, e.g. runs/td/latest.pt")
-    ship_parser.add_argument("--contact", type=Path, help="training checkpoint of the contact network")
+    ship_parser.add_argument("--contact", type=Path,
+                             help="training checkpoint of the contact network (or a shipped bot: its network of the class)")
     ship_parser.add_argument("--race", type=Path, help="training checkpoint of the race network (default: contact's)")
     ship_parser.add_argument("--crashed", type=Path, help="training checkpoint of the crashed network (default: contact's)")
     ship_parser.add_argument("--late-contact", type=Path,
