@@ -43,6 +43,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from bot.classes import PositionClass
 from bot.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
@@ -51,6 +52,9 @@ SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
 DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.pt"
 TIE = 1e-5
 NO_CUBE_ACCESS = {"NOT_AVAILABLE", "NODOUBLE_DEADCUBE", "NO_REDOUBLE_DEADCUBE"}
+# The order of the by-class tables here and in benchmarks/strength.py.
+CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED, PositionClass.RACE,
+                 PositionClass.BEAROFF)
 
 
 def load_records() -> list[dict]:
@@ -200,7 +204,7 @@ def main() -> int:
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.classes import PositionClass, classify
+    from bot.classes import classify
 
     classes = classify(boards)
     how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
@@ -219,8 +223,7 @@ def main() -> int:
                     f"ratio {ms / baseline_ms:.1f}") if baseline_ms else ""
         print(f"  time: {ms:.2f} ms a decision{baseline}")
         cells = []
-        for kind in (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED, PositionClass.RACE,
-                     PositionClass.BEAROFF):
+        for kind in CLASS_COLUMNS:
             rows = np.flatnonzero(classes == kind)
             if rows.size:
                 part = run([records[i] for i in rows], [decisions[i] for i in rows])

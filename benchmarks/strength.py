@@ -54,7 +54,7 @@ from bot.search import SearchEvaluator, rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 
-from cube import gnubg_board  # benchmarks/cube.py, beside this script
+from cube import CLASS_COLUMNS, gnubg_board  # benchmarks/cube.py, beside this script
 from training.ship import write_json_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,10 +75,6 @@ def error_rate(evaluator: Evaluator, records: list[dict]) -> tuple[float, int]:
     """(mean equity lost x 1000, number of plays outside gnubg's top 8) of the evaluator's choices."""
     losses, outside = move_losses(evaluator, records)
     return 1000 * float(np.mean(losses)), outside
-
-
-CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED, PositionClass.RACE,
-                 PositionClass.BEAROFF)
 
 
 def fixture_classes(records: list[dict]) -> np.ndarray:

@@ -448,7 +448,7 @@ def load_class_payload(path: str | os.PathLike, label: str = "contact", fallback
         raise CheckpointError(f"position class {label!r}: expected one of {list(NETWORK_CLASSES)}")
     payloads, _, several = load_class_payloads(path)
     if several and label not in payloads and not fallback:
-        raise CheckpointError(f"checkpoint {str(path)!r}: no {label} network (the file has {', '.join(payloads)})")
+        raise _no_network(f"checkpoint {str(path)!r}", [label], payloads)
     return payloads.get(label, payloads["contact"])
 
 
@@ -476,13 +476,18 @@ def load_evaluator(
     return _class_evaluator(payloads, mode, f"checkpoint {str(path)!r}", required, bearoff)
 
 
+def _no_network(source: str, missing: Iterable[str], payloads: Mapping[str, Any]) -> CheckpointError:
+    """The error for a file that lacks the networks of the classes ``missing``, naming those it has."""
+    return CheckpointError(f"{source}: no {' or '.join(dict.fromkeys(missing))} network "
+                           f"(the file has {', '.join(sorted(payloads)) or 'none'})")
+
+
 def _class_evaluator(payloads: Mapping[str, dict[str, Any]], mode: str, source: str,
                      required: tuple[str, ...] = ("contact",), bearoff: BearoffDatabases | None = None) -> ClassEvaluator:
     """``load_evaluator``'s evaluator from the checked payloads and bear-off mode of a file."""
     missing = [label for label in ("contact",) + tuple(required) if label not in payloads]
     if missing:
-        raise CheckpointError(f"{source}: no {' or '.join(dict.fromkeys(missing))} network "
-                              f"(the file has {', '.join(sorted(payloads)) or 'none'})")
+        raise _no_network(source, missing, payloads)
     networks = {label: Network(*checked_weights(payload, f"{source} ({label} network)"))
                 for label, payload in payloads.items()}
     databases = (bearoff if bearoff is not None else BearoffDatabases()) if mode == "databases" else None
