@@ -24,7 +24,8 @@ GNU Backgammon the decisions should mostly agree. With the network, the figures 
 twice in one run: "before" plays bear-offs with the race network, "after" with the exact
 bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
 two-sided database exact cube values (money equities, or match-winning chances solved for
-the score); and split by position class.
+the score); and split by position class. A bot with a learned cube correction
+(``bot.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
 
     python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead]
 """
@@ -86,14 +87,18 @@ def gnubg_probabilities(boards: np.ndarray, plies: int) -> np.ndarray:
 
 
 def network_evaluators(checkpoint: Path) -> dict:
-    """The bot's evaluators of ``checkpoint``: {"before": bear-offs by the race network, "after": exact}."""
+    """The bot's evaluators of ``checkpoint``: {"before": bear-offs by the race network and no cube correction,
+    "no correction": bear-offs exact (where the bot has a cube correction), "after": the bot as it plays}."""
     from bot.checkpoint import load_evaluator
     from bot.classes import ClassEvaluator
 
     after = load_evaluator(checkpoint)
     if after.bearoff is None:
         return {"bot": after}
-    return {"before": ClassEvaluator(after.networks, bearoff=None), "after": after}
+    evaluators = {"before": ClassEvaluator(after.networks, bearoff=None)}
+    if after.cube_correction is not None:
+        evaluators["no correction"] = ClassEvaluator(after.networks, after.bearoff)
+    return {**evaluators, "after": after}
 
 
 def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarray:

@@ -37,6 +37,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from bot.classes import NETWORK_CLASSES, BearoffDatabases, ClassEvaluator
+from bot.cube_correction import CubeCorrection
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.network import Network, NetworkConfig, weight_shapes
 from bot.storage import atomic_write
@@ -286,13 +287,17 @@ def _several_networks(source: str, labels: Iterable[str]) -> CheckpointError:
 #   arrays under ``"<label>/<weight name>"`` (``contact/hidden_layers.0.weight``...).
 #
 # ``bearoff`` is ``"databases"`` (bear-offs exact, from ``bot.bearoff``) or ``"network"``
-# (played by the race network). Labels are ``bot.classes.NETWORK_CLASSES``; ``contact`` is
+# (played by the race network). A bot with a learned cube correction (``bot.cube_correction``)
+# holds it too: in ``.pt`` under ``"cube_correction"`` as ``{"arrays": {name: tensor}, "sha256": ...}``,
+# in ``.npz`` as arrays ``"cube_correction/<name>"`` and the manifest's ``"cube_correction": {"sha256": ...}``;
+# a file without one plays the plain cube model. Labels are ``bot.classes.NETWORK_CLASSES``; ``contact`` is
 # required, a missing ``race``, ``crashed`` or ``late_contact`` falls back to the contact network. An old
 # single-network file loads as the network of every class, with bear-offs from the databases (``load_evaluator``).
 
 CLASSES_FORMAT = 1
 CLASSES_KEY = "classes"
 BEAROFF_MODES = ("databases", "network")
+CUBE_CORRECTION_KEY = "cube_correction"
 
 
 def _class_labels(labels: Any, source: str) -> None:
@@ -307,10 +312,12 @@ def save_class_checkpoint(
     training: Mapping[str, dict[str, Any] | None] | None = None,
     config: Mapping[str, dict[str, Any] | None] | None = None,
     bearoff: str = "databases",
+    cube_correction: CubeCorrection | None = None,
 ) -> None:
     """Write torch networks by class label (``{"contact": net, "race": net}``) to one ``.pt`` file.
 
-    ``training`` and ``config`` map labels to each network's trainer state and run config.
+    ``training`` and ``config`` map labels to each network's trainer state and run config;
+    ``cube_correction`` the bot's learned cube correction, if it has one.
     """
     import torch
 
@@ -328,7 +335,11 @@ def save_class_checkpoint(
             "training": (training or {}).get(label),
             "config": (config or {}).get(label),
         }
-    payload = {"classes_format": CLASSES_FORMAT, "bearoff": bearoff, "networks": entries}
+    payload: dict[str, Any] = {"classes_format": CLASSES_FORMAT, "bearoff": bearoff, "networks": entries}
+    if cube_correction is not None:
+        arrays = cube_correction.arrays()
+        payload[CUBE_CORRECTION_KEY] = {"arrays": {name: torch.from_numpy(np.array(array)) for name, array in arrays.items()},
+                                        "sha256": weights_checksum(arrays)}
     with atomic_write(path) as f:
         torch.save(payload, f)
 
@@ -337,8 +348,10 @@ def export_class_numpy(
     path: str | os.PathLike,
     networks: Mapping[str, tuple[NetworkConfig, Mapping[str, Any]]],
     bearoff: str = "databases",
+    cube_correction: CubeCorrection | None = None,
 ) -> None:
-    """Write the serving export (``.npz``) of networks by class label: ``{label: (config, weights)}``."""
+    """Write the serving export (``.npz``) of networks by class label: ``{label: (config, weights)}``,
+    and the bot's learned cube correction if it has one."""
     _class_labels(networks, f"checkpoint {str(path)!r}")
     if bearoff not in BEAROFF_MODES:
         raise ValueError(f"bearoff {bearoff!r}: expected one of {BEAROFF_MODES}")
@@ -349,6 +362,9 @@ def export_class_numpy(
         manifest["networks"][label] = {"network_config": network_config.to_dict(),
                                        "weights_sha256": weights_checksum(converted)}
         arrays.update({f"{label}/{name}": array for name, array in converted.items()})
+    if cube_correction is not None:
+        manifest[CUBE_CORRECTION_KEY] = {"sha256": weights_checksum(cube_correction.arrays())}
+        arrays.update({f"{CUBE_CORRECTION_KEY}/{name}": a for name, a in cube_correction.arrays().items()})
     contents: dict[str, Any] = {CLASSES_KEY: np.array(json.dumps(manifest)), **arrays}
     with atomic_write(path) as f:
         np.savez(f, **contents)
@@ -380,8 +396,9 @@ def _class_manifest(payload: Any, source: str) -> tuple[dict[str, Any], str]:
     return networks, bearoff
 
 
-def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, Any]], str] | None:
-    """The per-class payloads and bear-off mode of a multi-network ``.npz``; None for a single-network one."""
+def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, Any]], str, CubeCorrection | None] | None:
+    """The per-class payloads, bear-off mode and cube correction of a multi-network ``.npz``; None for a
+    single-network one."""
     try:
         with np.load(path, allow_pickle=False) as data:
             if CLASSES_KEY not in data.files:
@@ -400,15 +417,37 @@ def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, An
             "weights_sha256": entry.get("weights_sha256"),
             "weights": {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)},
         }
-    stray = sorted(name for name in arrays if name.split("/", 1)[0] not in networks)
+    prefix = f"{CUBE_CORRECTION_KEY}/"
+    correction = {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)}
+    stray = sorted(name for name in arrays if name.split("/", 1)[0] not in networks and not name.startswith(prefix))
     if stray:
         raise CheckpointError(f"{source}: arrays of no listed network ({', '.join(stray[:3])})")
-    return payloads, bearoff
+    entry = manifest.get(CUBE_CORRECTION_KEY)
+    if entry is None and correction:
+        raise CheckpointError(f"{source}: cube-correction arrays the manifest does not list")
+    found = None if entry is None else _checked_correction(
+        {"arrays": correction, "sha256": entry.get("sha256") if isinstance(entry, dict) else None}, source)
+    return payloads, bearoff, found
 
 
 def _is_class_file(raw: Any) -> bool:
     """Whether what a ``.pt`` file holds is a network per class (``save_class_checkpoint``), not one network."""
     return isinstance(raw, dict) and "classes_format" in raw
+
+
+def _checked_correction(entry: Any, source: str) -> CubeCorrection:
+    """The cube correction stored as ``{"arrays": ..., "sha256": ...}``, checked; else CheckpointError."""
+    arrays = entry.get("arrays") if isinstance(entry, dict) else None
+    if not isinstance(arrays, Mapping) or not isinstance(entry.get("sha256"), str):
+        raise CheckpointError(f"{source}: a damaged cube correction (no arrays or no checksum)")
+    try:
+        converted = {str(name): _as_array(array) for name, array in arrays.items()}
+        correction = CubeCorrection.from_arrays(converted)
+    except (TypeError, ValueError, RuntimeError) as error:
+        raise CheckpointError(f"{source}: {error}") from None
+    if weights_checksum(converted) != entry["sha256"]:
+        raise CheckpointError(f"{source}: the cube correction does not match its checksum (the file is damaged)")
+    return correction
 
 
 def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, Any]], str, bool]:
@@ -417,6 +456,12 @@ def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, An
     An old single-network file (``.pt`` or ``.npz``) comes back as ``{"contact": payload}``
     with bear-offs from the databases.
     """
+    payloads, bearoff, several, _ = _read_class_file(path)
+    return payloads, bearoff, several
+
+
+def _read_class_file(path: str | os.PathLike) -> tuple[dict[str, dict[str, Any]], str, bool, CubeCorrection | None]:
+    """``load_class_payloads``'s answer and the file's cube correction (None if it has none)."""
     path = Path(path)
     source = f"checkpoint {str(path)!r}"
     if path.suffix == ".npz":
@@ -424,16 +469,17 @@ def load_class_payloads(path: str | os.PathLike) -> tuple[dict[str, dict[str, An
             raise CheckpointError(f"{source}: no such file")
         multi = _npz_class_payloads(path, source)
         if multi is None:
-            return {"contact": _load_npz(path, source)}, "databases", False
-        payloads, bearoff = multi
+            return {"contact": _load_npz(path, source)}, "databases", False, None
+        payloads, bearoff, correction = multi
     else:
         raw = _read_torch_file(path, source)
         if not _is_class_file(raw):
-            return {"contact": _check_payload(raw, source)}, "databases", False
-        networks, bearoff = _class_manifest(raw, source)
-        payloads = networks
+            return {"contact": _check_payload(raw, source)}, "databases", False, None
+        payloads, bearoff = _class_manifest(raw, source)
+        entry = raw.get(CUBE_CORRECTION_KEY)
+        correction = None if entry is None else _checked_correction(entry, source)
     checked = {label: _check_payload(payload, f"{source} ({label} network)") for label, payload in payloads.items()}
-    return checked, bearoff, True
+    return checked, bearoff, True, correction
 
 
 def load_class_payload(path: str | os.PathLike, label: str = "contact", fallback: bool = True) -> dict[str, Any]:
@@ -457,9 +503,9 @@ def load_player(path: str | os.PathLike) -> ProbabilityEvaluator:
     file's network on its own (bear-offs too, as every distillation round before the crashed class
     was made), a file of several networks as the bot (``load_evaluator``)."""
     source = f"checkpoint {str(path)!r}"
-    payloads, mode, several = load_class_payloads(path)  # the file read once
+    payloads, mode, several, correction = _read_class_file(path)  # the file read once
     if several:
-        return _class_evaluator(payloads, mode, source)
+        return _class_evaluator(payloads, mode, source, correction=correction)
     return NetworkEvaluator(Network(*checked_weights(payloads["contact"], source)))
 
 
@@ -472,8 +518,8 @@ def load_evaluator(
     file has ``contact`` only), else CheckpointError. ``bearoff`` (a ``BearoffDatabases``)
     replaces the default databases where the file asks for them.
     """
-    payloads, mode, _ = load_class_payloads(path)
-    return _class_evaluator(payloads, mode, f"checkpoint {str(path)!r}", required, bearoff)
+    payloads, mode, _, correction = _read_class_file(path)
+    return _class_evaluator(payloads, mode, f"checkpoint {str(path)!r}", required, bearoff, correction)
 
 
 def _no_network(source: str, missing: Iterable[str], payloads: Mapping[str, Any]) -> CheckpointError:
@@ -483,12 +529,13 @@ def _no_network(source: str, missing: Iterable[str], payloads: Mapping[str, Any]
 
 
 def _class_evaluator(payloads: Mapping[str, dict[str, Any]], mode: str, source: str,
-                     required: tuple[str, ...] = ("contact",), bearoff: BearoffDatabases | None = None) -> ClassEvaluator:
-    """``load_evaluator``'s evaluator from the checked payloads and bear-off mode of a file."""
+                     required: tuple[str, ...] = ("contact",), bearoff: BearoffDatabases | None = None,
+                     correction: CubeCorrection | None = None) -> ClassEvaluator:
+    """``load_evaluator``'s evaluator from the checked payloads, bear-off mode and cube correction of a file."""
     missing = [label for label in ("contact",) + tuple(required) if label not in payloads]
     if missing:
         raise _no_network(source, missing, payloads)
     networks = {label: Network(*checked_weights(payload, f"{source} ({label} network)"))
                 for label, payload in payloads.items()}
     databases = (bearoff if bearoff is not None else BearoffDatabases()) if mode == "databases" else None
-    return ClassEvaluator(networks, databases)
+    return ClassEvaluator(networks, databases, correction)

@@ -34,6 +34,7 @@ from bot import bearoff as bo
 from bot import bearoff_match
 from bot.cube import (CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision, cube_efficiencies,
                       model_decisions)
+from bot.cube_correction import CubeCorrection
 from bot.met import MatchEquityTable
 from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
@@ -196,11 +197,12 @@ class ClassEvaluator(ProbabilityEvaluator):
 
     ``networks`` maps class labels (``NETWORK_CLASSES``) to models; ``contact`` is required,
     a missing ``race``, ``crashed`` or ``late_contact`` falls back to the contact network. ``bearoff`` None plays bear-offs
-    with the race network too (the bot as it was before the classes).
+    with the race network too (the bot as it was before the classes). ``cube_correction``: the bot's learned
+    correction to its 0-ply cube decisions (``bot.cube_correction``), or None for the plain model.
     """
 
     def __init__(self, networks: Mapping[str, ProbabilityModel],
-                 bearoff: BearoffDatabases | None = None) -> None:
+                 bearoff: BearoffDatabases | None = None, cube_correction: CubeCorrection | None = None) -> None:
         unknown = set(networks) - set(NETWORK_CLASSES)
         if unknown:
             raise ValueError(f"networks for unknown classes {sorted(unknown)}: expected some of {NETWORK_CLASSES}")
@@ -208,6 +210,7 @@ class ClassEvaluator(ProbabilityEvaluator):
             raise ValueError("a class evaluator needs a contact network")
         self.networks = dict(networks)
         self.bearoff = bearoff
+        self.cube_correction = cube_correction
         race = self.networks.get("race", self.networks["contact"])
         self._models: dict[int, ProbabilityModel] = {
             PositionClass.OVER: _Over(),

@@ -367,6 +367,11 @@ class MatchScore:
         win, lose = self.after(cube), self.after(-cube)
         return float((2.0 * mwc - (win + lose)) / (win - lose))
 
+    def mwc(self, equity: float, cube: int) -> float:
+        """The MWC of a normalised equity: ``normalise`` undone."""
+        win, lose = self.after(cube), self.after(-cube)
+        return float((equity * (win - lose) + win + lose) / 2.0)
+
 
 @functools.lru_cache(maxsize=1024)
 def _default_score(state: CubeState) -> MatchScore:

@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.classes import cube_decisions, exact_cube
+from bot.classes import ClassEvaluator, cube_decisions, exact_cube
 from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency, decision_from_equities,
                       swap_state)
 from bot.evaluator import ProbabilityEvaluator
@@ -41,7 +41,9 @@ def lookahead_cube_decision(
 
     0-ply, and any depth inside the two-sided bear-off database (exact cube values), is
     ``bot.cube.cube_decision`` on the evaluator's 0-ply probabilities (``five``, if the
-    caller has them). Deeper, a double is priced even where the side may not double, for
+    caller has them), at 0-ply with the evaluator's learned correction if it has one
+    (``bot.cube_correction``; a search's leaves keep the plain model it was fitted against).
+    Deeper, a double is priced even where the side may not double, for
     the take / pass answer.
     """
     if plies < 0:
@@ -51,7 +53,11 @@ def lookahead_cube_decision(
     if plies == 0 or exact is not None:
         if five is None:
             five = evaluator.probabilities(board[None])[0]
-        return cube_decision(board, np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0), state, met, exact=exact)
+        five = np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0)
+        correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
+        if exact is None and correction is not None:
+            return correction.decisions(board[None], five[None], state, met)[0]
+        return cube_decision(board, five, state, met, exact=exact)
     searched = _search(evaluator, board, {state}, plies, met, every_double=True)
     return _decision(searched.raw[state], state, searched, met)
 

@@ -252,7 +252,8 @@ class Bot:
         """Probabilities, equities and cube decision of the side on roll of ``board``.
 
         The probabilities are cubeless, ``plies`` deep; the cube decision is Janowski's model
-        on them at 0-ply, and deeper a cubeful lookahead (``bot.cubeful``).
+        on them at 0-ply (with the bot's learned correction, ``bot.cube_correction``, if it has
+        one), and deeper a cubeful lookahead (``bot.cubeful``).
         """
         board = check_game_on(board)
         five = self.probabilities(board, plies)

@@ -4,7 +4,8 @@
     python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
     python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--crashed runs/c/latest.pt]
-        [--late-contact runs/d/latest.pt] [--to ...]
+        [--late-contact runs/d/latest.pt] [--cube-correction runs/cube_correction/correction.npz] [--to ...]
+    python -m training cube-correction --checkpoint checkpoints/default.pt --out runs/cube_correction [--samples N]
     python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 [--games N] [--stage all|positions|targets|fit]
 """
 
@@ -21,6 +22,8 @@ from bot.classes import NETWORK_CLASSES
 from bot.evaluator import Evaluator, RandomEvaluator
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
+from training.cube_correction import CORRECTION_FILE, load_correction
+from training.cube_correction import run as fit_cube_correction
 from training.distill import TargetError
 from training.evaluate import evaluate
 from training.ship import ship, ship_classes
@@ -75,14 +78,22 @@ def _ship(args: argparse.Namespace) -> None:
     if args.checkpoint is not None and classes:
         raise ValueError("ship: give --checkpoint (one network) or --contact/--race/--crashed/--late-contact (a network per class), not both")
     if classes:
-        metadata = ship_classes(classes, args.to, args.wall_seconds)
+        correction = load_correction(args.cube_correction) if args.cube_correction is not None else None
+        metadata = ship_classes(classes, args.to, args.wall_seconds, correction)
         print(f"shipped {', '.join(f'{label} {path}' for label, path in classes.items())} "
               f"to {args.to}, {args.to.with_suffix('.npz')} and {args.to.with_suffix('.json')}")
         return
     if args.checkpoint is None:
         raise ValueError("ship: --checkpoint (one network) or --contact (a network per class) is required")
+    if args.cube_correction is not None:
+        raise ValueError("ship: --cube-correction goes into a bot of a network per class (--contact ...)")
     metadata = ship(args.checkpoint, args.to, args.wall_seconds)
     print(f"shipped {args.checkpoint} ({metadata['self_play_games']} games) to {args.to} and {args.to.with_suffix('.json')}")
+
+
+def _cube_correction(args: argparse.Namespace) -> None:
+    fit_cube_correction(args.checkpoint, args.out, args.samples, args.workers, args.hidden, args.seed)
+    print(f"wrote {args.out / CORRECTION_FILE}: ship it with --cube-correction")
 
 
 def _distill(args: argparse.Namespace) -> None:
@@ -131,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     ship_parser.add_argument("--crashed", type=Path, help="training checkpoint of the crashed network (default: contact's)")
     ship_parser.add_argument("--late-contact", type=Path,
                              help="training checkpoint of the late-contact network (default: contact's)")
+    ship_parser.add_argument("--cube-correction", type=Path,
+                             help="the learned cube correction to ship in the bot (python -m training cube-correction)")
     ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
     ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
     ship_parser.set_defaults(run=_ship)
@@ -170,6 +183,17 @@ def main(argv: list[str] | None = None) -> int:
                                 help="keep only positions of this class (theirs in --also runs too) and fit the "
                                 "checkpoint's network for it (its contact network where it has none)")
     distill_parser.set_defaults(run=_distill)
+
+    correction_parser = commands.add_parser(
+        "cube-correction", help="fit a correction to the 0-ply cube model to the bot's own 2-ply cube lookahead")
+    correction_parser.add_argument("--checkpoint", type=Path, required=True, help="the bot that plays and searches")
+    correction_parser.add_argument("--out", type=Path, required=True,
+                                   help="run directory: samples.npz (reused by a rerun), correction.npz")
+    correction_parser.add_argument("--samples", type=int, default=24000, help="samples near a cube decision")
+    correction_parser.add_argument("--workers", type=int, default=2, help="processes searching the samples")
+    correction_parser.add_argument("--hidden", type=int, default=64, help="hidden units of the correction")
+    correction_parser.add_argument("--seed", type=int, default=1, help="seed of the games, cube states and fit")
+    correction_parser.set_defaults(run=_cube_correction)
 
     args = parser.parse_args(argv)
     try:

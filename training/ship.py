@@ -7,7 +7,8 @@ the training config, the number of self-play games, the wall time and machine;
 ``benchmarks/strength.py --record`` adds the measured strength to it.
 
 ``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt --crashed C.pt
---late-contact D.pt``) into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact.
+--late-contact D.pt``) into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact,
+and the bot's learned cube correction (``--cube-correction``) if given.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from bot.checkpoint import (
     save_class_checkpoint,
 )
 from bot.classes import NETWORK_CLASSES
+from bot.cube_correction import CubeCorrection
 from bot.storage import atomic_write
 from training.network import network_from_payload
 
@@ -62,12 +64,14 @@ def ship(source: Path, target: Path, wall_seconds: float | None = None) -> dict[
     return metadata
 
 
-def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | None = None) -> dict[str, Any]:
+def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | None = None,
+                 cube_correction: CubeCorrection | None = None) -> dict[str, Any]:
     """Write one network per class (``{"contact": run_a.pt, "race": run_b.pt}``) to ``target`` (.pt), its .npz and .json.
 
     Each source is a training checkpoint, or a shipped bot whose network for that class is taken
     (to replace one network of it); the shipped file holds every network with its class, encoding
-    and config, and plays bear-offs from the databases.
+    and config, and plays bear-offs from the databases; with ``cube_correction``, the bot's learned
+    correction to its 0-ply cube decisions too.
     """
     if "contact" not in sources:
         raise ValueError("ship: a multi-network bot needs a contact network (--contact)")
@@ -80,9 +84,11 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
         networks,
         training={label: {"games": games[label]} for label in networks},
         config={label: payload.get("config") for label, payload in payloads.items()},
+        cube_correction=cube_correction,
     )
     export_class_numpy(target.with_suffix(".npz"),
-                       {label: (network.config, network.state_dict()) for label, network in networks.items()})
+                       {label: (network.config, network.state_dict()) for label, network in networks.items()},
+                       cube_correction=cube_correction)
     walls = [(payload.get("training") or {}).get("wall_seconds") for payload in payloads.values()]
     known = [float(w) for w in walls if w is not None]
     metadata = {
@@ -97,6 +103,7 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
         else (sum(known) if len(known) == len(walls) else None),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpu_count": os.cpu_count()},
         "network": {label: payload["network_config"] for label, payload in payloads.items()},
+        "cube_correction": None if cube_correction is None else {"hidden": len(cube_correction.hidden_bias)},
         "training_config": {label: payload.get("config") for label, payload in payloads.items()},
         "results": {},
     }

@@ -1,0 +1,194 @@
+"""Fit the bot's cube correction (``bot.cube_correction``) to its own 2-ply cubeful lookahead.
+
+Samples are positions of the bot's self-play games, each given a random cube state as the
+fixtures have them (money 30% of the time, else a 3- to 13-point match at any score, Crawford
+and post-Crawford included), kept where the 0-ply model is near a decision (``in_domain``),
+with the model's values and the bot's 2-ply lookahead's (``bot.cubeful``). The correction is
+fitted to lookahead minus model (Huber loss, Adam); the epoch with the least loss on a tenth
+held out is kept. Self-play only: nothing of another program goes in.
+
+Samples are cached in ``samples.npz`` of the run directory (a rerun refits without searching
+again; a larger ``--samples`` adds new games to it); the fit is written to ``correction.npz``
+there, which ``python -m training ship --cube-correction`` puts into the bot.
+
+    python -m training cube-correction --checkpoint checkpoints/default.pt --out runs/cube_correction
+        [--samples 24000] [--workers 2] [--hidden 64] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from bot.checkpoint import load_evaluator
+from bot.classes import ClassEvaluator, exact_cube
+from bot.cube import CubeDecision, CubeState, cube_efficiency, decision_from_equities
+from bot.cube_correction import OWNERS, CubeCorrection, in_domain, inputs, model_values, state_row
+from bot.cubeful import lookahead_cube_decision
+from bot.storage import atomic_write
+from training.distill import sample_positions
+
+LENGTHS = (3, 5, 7, 9, 11, 13)
+SAMPLES_FILE, CORRECTION_FILE = "samples.npz", "correction.npz"
+_evaluator: ClassEvaluator | None = None
+
+
+def random_state(rng: np.random.Generator) -> CubeState:
+    """A cube state as the fixtures have them: money 30% of the time, else a match of 3 to 13 points."""
+    if rng.random() < 0.3:
+        owner = OWNERS[rng.choice(3, p=[0.5, 0.3, 0.2])]
+        return CubeState(cube=1 if owner is OWNERS[0] else int(rng.choice([2, 4])), owner=owner)
+    length = int(rng.choice(LENGTHS))
+    while True:
+        mine, theirs = (int(s) for s in rng.integers(0, length, 2))
+        if not (mine == theirs == length - 1):  # double match point: no cube decision left
+            break
+    crawford = (mine == length - 1) != (theirs == length - 1) and bool(rng.random() < 0.4)
+    owner = OWNERS[0] if crawford else OWNERS[rng.choice(3, p=[0.6, 0.25, 0.15])]
+    cube = 1 if owner is OWNERS[0] else int(rng.choice([2, 4], p=[0.8, 0.2]))
+    return CubeState(cube=cube, owner=owner, match_length=length, score=(mine, theirs), crawford=crawford)
+
+
+def decode_state(row: np.ndarray) -> CubeState:
+    """The cube state of a ``state_row``."""
+    length, mine, theirs, cube, owner, crawford = (int(v) for v in row)
+    return CubeState(cube=cube, owner=OWNERS[owner], match_length=length, score=(mine, theirs), crawford=bool(crawford))
+
+
+def _init(checkpoint: str) -> None:
+    global _evaluator
+    os.environ["OMP_NUM_THREADS"] = "1"
+    _evaluator = load_evaluator(checkpoint)
+
+
+def _samples(task: tuple[np.ndarray, int]) -> dict[str, np.ndarray]:
+    """One worker's samples from its positions: those in the correction's domain, with the model's and the 2-ply values."""
+    boards, seed = task
+    assert _evaluator is not None
+    rng = np.random.default_rng(seed)
+    kept: dict[str, list] = {"boards": [], "states": [], "probs": [], "model": [], "lookahead": []}
+    with threadpool_limits(1):
+        fives = np.clip(np.asarray(_evaluator.probabilities(boards), dtype=np.float64), 0.0, 1.0)
+        for board, five in zip(boards, fives):
+            state = random_state(rng)
+            if exact_cube(_evaluator, board, state) is not None:
+                continue
+            _, values = model_values(five[None], np.array([cube_efficiency(board)]), state)
+            if not in_domain(five[None], values)[0]:
+                continue
+            searched = lookahead_cube_decision(_evaluator, board, state, 2, five=five)
+            for key, value in (("boards", board), ("states", state_row(state)), ("probs", five), ("model", values[0]),
+                               ("lookahead", [searched.no_double, searched.double_take])):
+                kept[key].append(value)
+    return {key: np.array(value, dtype=np.int8 if key == "boards" else np.float64).reshape(len(value), -1)
+            for key, value in kept.items()}
+
+
+def gather(checkpoint: Path, path: Path, samples: int, workers: int, seed: int) -> dict[str, np.ndarray]:
+    """At least ``samples`` samples: those cached at ``path``, and more from new self-play games."""
+    data = dict(np.load(path)) if path.exists() else {}
+    have = len(data.get("boards", ()))
+    if have >= samples:
+        return data
+    round_seed = seed + have  # new games, new dice, for each extension of the file
+    rng = np.random.default_rng([round_seed, 1])
+    start = time.perf_counter()
+    needed = samples - have
+    # About one position in five is in the domain; a game gives about 57 distinct positions.
+    positions = sample_positions(load_evaluator(checkpoint), max(10, needed // 8), 0.05, 256, rng)[: 5 * needed]
+    chunks = np.array_split(positions, 8 * workers)
+    with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(checkpoint),)) as pool:
+        for k, part in enumerate(pool.map(_samples, [(c, round_seed * 1000 + i) for i, c in enumerate(chunks)])):
+            data = {key: np.concatenate([data[key], part[key]]) if key in data else part[key] for key in part}
+            print(f"samples: {len(data['boards'])} ({k + 1}/{len(chunks)} chunks, {time.perf_counter() - start:.0f} s)",
+                  flush=True)
+    with atomic_write(path) as f:
+        np.savez(f, **data)
+    return data
+
+
+def sample_inputs(data: dict[str, np.ndarray]) -> np.ndarray:
+    """(N, F) the correction's inputs of cached samples."""
+    return inputs(data["boards"], data["probs"], data["model"], data["states"])
+
+
+def fit(x: np.ndarray, y: np.ndarray, hidden: int, seed: int, epochs: int = 60) -> tuple[CubeCorrection, np.ndarray]:
+    """A correction fitted to ``y`` (N, 2) from inputs ``x``, the epoch with the least held-out loss kept; and
+    the held-out rows."""
+    import torch
+
+    torch.manual_seed(seed)
+    rows = np.random.default_rng(seed).permutation(len(x))
+    held, train = rows[: len(x) // 10], rows[len(x) // 10:]
+    mean, spread = x[train].mean(axis=0), x[train].std(axis=0) + 1e-6
+    standardised, targets = torch.tensor((x - mean) / spread), torch.tensor(y, dtype=torch.float32)
+    net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, 2))
+    optimiser = torch.optim.Adam(net.parameters(), lr=1e-3, weight_decay=1e-4)
+    loss = torch.nn.HuberLoss(delta=0.1)
+    best, kept = float("inf"), None
+    for epoch in range(epochs):
+        order = torch.tensor(np.random.default_rng([seed, epoch]).permutation(train))
+        for batch in order.split(256):
+            optimiser.zero_grad()
+            loss(net(standardised[batch]), targets[batch]).backward()
+            optimiser.step()
+        with torch.no_grad():
+            held_loss = float(loss(net(standardised[held]), targets[held]))
+        if held_loss < best:
+            best, kept = held_loss, {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
+    assert kept is not None  # the first epoch's loss is finite
+    correction = CubeCorrection.from_arrays({
+        "mean": mean, "spread": spread, "hidden_weight": kept["0.weight"], "hidden_bias": kept["0.bias"],
+        "out_weight": kept["2.weight"], "out_bias": kept["2.bias"]})
+    return correction, held
+
+
+def agreement(decisions: list[CubeDecision], reference: list[CubeDecision]) -> str:
+    """How often ``decisions`` double and take as ``reference`` does, as "D% / T%"."""
+    doubles = np.mean([a.should_double == b.should_double for a, b in zip(decisions, reference)])
+    takes = np.mean([a.should_take == b.should_take for a, b in zip(decisions, reference)])
+    return f"{doubles:.1%} / {takes:.1%}"
+
+
+def held_out_report(data: dict[str, np.ndarray], held: np.ndarray, shift: Callable[[np.ndarray], np.ndarray]) -> str:
+    """How often the model and the corrected model make the bot's own 2-ply decision on the held-out samples."""
+    def decide(nd: np.ndarray, dt: np.ndarray) -> list[CubeDecision]:
+        return [decision_from_equities(float(a), float(b), 1.0, decode_state(s), bool(p[1] > 0.0), float(m[6]))
+                for a, b, s, p, m in zip(nd, dt, data["states"][held], data["probs"][held], data["model"][held])]
+
+    model = data["model"][held]
+    moved = model[:, :2] + shift(sample_inputs({key: value[held] for key, value in data.items()}))
+    own = decide(data["lookahead"][held, 0], data["lookahead"][held, 1])
+    return (f"on the {len(held)} held out, double / take agreement with the bot's own 2-ply: model "
+            f"{agreement(decide(model[:, 0], model[:, 1]), own)}, corrected {agreement(decide(moved[:, 0], moved[:, 1]), own)}")
+
+
+def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, seed: int) -> CubeCorrection:
+    """Gather (or reuse) the samples in ``out``, fit, write ``out/correction.npz``; print the held-out agreement."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = gather(checkpoint, out / SAMPLES_FILE, samples, workers, seed)
+    correction, held = fit(sample_inputs(data), data["lookahead"] - data["model"][:, :2], hidden, seed)
+    print(f"{len(data['boards'])} samples; {held_out_report(data, held, correction.shifts)}")
+    arrays: dict[str, Any] = correction.arrays()
+    with atomic_write(out / CORRECTION_FILE) as f:
+        np.savez(f, **arrays)
+    return correction
+
+
+def load_correction(path: Path) -> CubeCorrection:
+    """The correction a ``run`` wrote; ValueError naming the file if it is not one."""
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+    except Exception as error:  # a missing, damaged or foreign file
+        raise ValueError(f"cube correction {str(path)!r}: unreadable ({type(error).__name__})") from None
+    try:
+        return CubeCorrection.from_arrays(arrays)
+    except ValueError as error:
+        raise ValueError(f"{str(path)!r}: {error}") from None
