@@ -14,7 +14,7 @@ from bot.cubeful import lookahead_cube_decision
 from bot.facade import Bot
 from bot.network import Network, NetworkConfig
 from engine import START
-from training.cube_correction import decode_state, fit, load_correction, random_state
+from training.cube_correction import WIDTHS, decode_state, fit, load_correction, random_state
 from training.network import ValueNetwork
 
 MONEY = CubeState()
@@ -168,3 +168,33 @@ def test_ship_command_puts_the_correction_in_the_bot(tmp_path, capsys):
     assert "cube correction" in error and "bad.npz" in error and "unreadable" in error
     assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--cube-correction", str(tmp_path / "correction.npz"),
                  "--to", str(tmp_path / "single.pt")]) == 2
+
+
+def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_path, capsys):
+    from training.__main__ import main
+
+    rng = np.random.default_rng(2)
+    count = 300
+    states = np.array([state_row(random_state(rng)) for _ in range(count)], dtype=np.float64)
+    probs = fives(*rng.uniform(0.5, 0.9, count))
+    model = np.column_stack([rng.uniform(0.3, 1.0, (count, 6)), np.full(count, 0.68)])
+    samples = {"boards": np.stack([START] * count), "states": states, "probs": probs, "model": model,
+               "lookahead": model[:, :2] + 0.1}
+    run = tmp_path / "run"
+    run.mkdir()
+    np.savez(run / "samples.npz", **samples)
+    # The samples are there: no search, a fit, and the correction file that ship takes.
+    assert main(["cube-correction", "--checkpoint", str(tmp_path / "unused.pt"), "--out", str(run),
+                 "--samples", "200", "--hidden", "4"]) == 0
+    assert "held out" in capsys.readouterr().out
+    fitted = load_correction(run / "correction.npz")
+    assert fitted.shifts(inputs(samples["boards"][:5], probs[:5], model[:5], states[:5])) == pytest.approx(0.1, abs=0.05)
+    assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run), "--samples", "0"]) == 2
+    assert "--samples 0: expected at least 100" in capsys.readouterr().err
+    np.savez(run / "samples.npz", **{**samples, "probs": probs[:, :3]})
+    assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run)]) == 2
+    assert "not a cube-correction sample file" in capsys.readouterr().err
+    (run / "samples.npz").write_bytes(b"damaged")
+    assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run)]) == 2
+    assert "unreadable" in capsys.readouterr().err
+    assert set(WIDTHS) == set(samples)

@@ -36,6 +36,8 @@ from training.distill import sample_positions
 
 LENGTHS = (3, 5, 7, 9, 11, 13)
 SAMPLES_FILE, CORRECTION_FILE = "samples.npz", "correction.npz"
+MIN_SAMPLES = 100  # a tenth is held out to choose the epoch
+WIDTHS = {"boards": 26, "states": 6, "probs": 5, "model": 7, "lookahead": 2}  # the sample file's columns
 _evaluator: ClassEvaluator | None = None
 
 
@@ -86,13 +88,32 @@ def _samples(task: tuple[np.ndarray, int]) -> dict[str, np.ndarray]:
             for key, value in (("boards", board), ("states", state_row(state)), ("probs", five), ("model", values[0]),
                                ("lookahead", [searched.no_double, searched.double_take])):
                 kept[key].append(value)
-    return {key: np.array(value, dtype=np.int8 if key == "boards" else np.float64).reshape(len(value), -1)
+    return {key: np.array(value, dtype=np.int8 if key == "boards" else np.float64).reshape(len(value), WIDTHS[key])
             for key, value in kept.items()}
 
 
+def read_samples(path: Path) -> dict[str, np.ndarray]:
+    """The samples cached at ``path`` (none if there is no file); ValueError naming a damaged one."""
+    if not path.exists():
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            data = {name: stored[name] for name in stored.files}
+    except Exception as error:  # zip and numpy errors of a damaged file
+        raise ValueError(f"samples {str(path)!r}: unreadable ({type(error).__name__}); delete it to start again") from None
+    if ({name: array.shape[1:] for name, array in data.items()} != {name: (width,) for name, width in WIDTHS.items()}
+            or len({len(array) for array in data.values()}) != 1):
+        raise ValueError(f"samples {str(path)!r}: not a cube-correction sample file; delete it to start again")
+    return data
+
+
 def gather(checkpoint: Path, path: Path, samples: int, workers: int, seed: int) -> dict[str, np.ndarray]:
-    """At least ``samples`` samples: those cached at ``path``, and more from new self-play games."""
-    data = dict(np.load(path)) if path.exists() else {}
+    """At least ``samples`` samples: those cached at ``path``, and more from new self-play games.
+
+    The file is rewritten after each chunk of positions, so an interrupted run keeps what it
+    searched; a rerun goes on from there with new games.
+    """
+    data: dict[str, Any] = read_samples(path)  # Any: what np.savez takes
     have = len(data.get("boards", ()))
     if have >= samples:
         return data
@@ -106,10 +127,10 @@ def gather(checkpoint: Path, path: Path, samples: int, workers: int, seed: int) 
     with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(checkpoint),)) as pool:
         for k, part in enumerate(pool.map(_samples, [(c, round_seed * 1000 + i) for i, c in enumerate(chunks)])):
             data = {key: np.concatenate([data[key], part[key]]) if key in data else part[key] for key in part}
+            with atomic_write(path) as f:
+                np.savez(f, **data)
             print(f"samples: {len(data['boards'])} ({k + 1}/{len(chunks)} chunks, {time.perf_counter() - start:.0f} s)",
                   flush=True)
-    with atomic_write(path) as f:
-        np.savez(f, **data)
     return data
 
 
@@ -171,8 +192,14 @@ def held_out_report(data: dict[str, np.ndarray], held: np.ndarray, shift: Callab
 
 def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, seed: int) -> CubeCorrection:
     """Gather (or reuse) the samples in ``out``, fit, write ``out/correction.npz``; print the held-out agreement."""
+    for name, value, least in (("samples", samples, MIN_SAMPLES), ("workers", workers, 1), ("hidden", hidden, 1)):
+        if value < least:
+            raise ValueError(f"cube-correction: --{name} {value}: expected at least {least}")
     out.mkdir(parents=True, exist_ok=True)
     data = gather(checkpoint, out / SAMPLES_FILE, samples, workers, seed)
+    if len(data["boards"]) < MIN_SAMPLES:
+        raise ValueError(f"cube-correction: only {len(data['boards'])} samples near a cube decision in {out / SAMPLES_FILE}; "
+                         "rerun with a larger --samples")
     correction, held = fit(sample_inputs(data), data["lookahead"] - data["model"][:, :2], hidden, seed)
     print(f"{len(data['boards'])} samples; {held_out_report(data, held, correction.shifts)}")
     arrays: dict[str, Any] = correction.arrays()
