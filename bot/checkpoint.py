@@ -417,9 +417,11 @@ def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, An
             "weights_sha256": entry.get("weights_sha256"),
             "weights": {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)},
         }
-    prefix = f"{CUBE_CORRECTION_KEY}/"
-    correction = {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)}
-    stray = sorted(name for name in arrays if name.split("/", 1)[0] not in networks and not name.startswith(prefix))
+    correction_prefix = f"{CUBE_CORRECTION_KEY}/"
+    correction = {name[len(correction_prefix):]: array for name, array in arrays.items()
+                  if name.startswith(correction_prefix)}
+    stray = sorted(name for name in arrays
+                   if name.split("/", 1)[0] not in networks and not name.startswith(correction_prefix))
     if stray:
         raise CheckpointError(f"{source}: arrays of no listed network ({', '.join(stray[:3])})")
     entry = manifest.get(CUBE_CORRECTION_KEY)

@@ -43,6 +43,12 @@ def state_row(state: CubeState) -> list[float]:
     return [state.match_length, *state.score, state.cube, OWNERS.index(state.owner), float(state.crawford)]
 
 
+def state_of_row(row: np.ndarray) -> CubeState:
+    """The cube state of a ``state_row``."""
+    length, mine, theirs, cube, owner, crawford = (int(v) for v in row)
+    return CubeState(cube=cube, owner=OWNERS[owner], match_length=length, score=(mine, theirs), crawford=bool(crawford))
+
+
 def state_inputs(rows: np.ndarray) -> np.ndarray:
     """(N, STATE_INPUTS) of ``state_row``s (N, 6): what the network reads of the cube and score."""
     length, mine, theirs, cube, owner, crawford = np.asarray(rows, dtype=np.float64).reshape(-1, 6).T
@@ -54,14 +60,19 @@ def state_inputs(rows: np.ndarray) -> np.ndarray:
     return np.column_stack([money, owners, np.log2(cube) / 3.0, away_mine, away_theirs, crawford, post_crawford])
 
 
-def model_values(fives: np.ndarray, efficiencies: np.ndarray, state: CubeState,
-                 met: Optional[MatchEquityTable] = None) -> tuple[list[CubeDecision], np.ndarray]:
-    """The model's decisions of positions at one state, and (N, MODEL_INPUTS) of its values for the network."""
-    decisions = model_decisions(fives, efficiencies, state, met)
+def edges(decisions: list[CubeDecision]) -> np.ndarray:
+    """(N, 2) the no-double and double/take equities of the model's decisions (what ``in_domain`` reads)."""
+    return np.array([[d.no_double, d.double_take] for d in decisions], dtype=np.float64).reshape(-1, 2)
+
+
+def model_values(decisions: list[CubeDecision], fives: np.ndarray, state: CubeState,
+                 met: Optional[MatchEquityTable] = None) -> np.ndarray:
+    """(N, MODEL_INPUTS) the network's view of the model's ``decisions`` of positions at one state (``fives``
+    their probabilities): their values, the same at a dead and a live cube, their cube efficiency."""
     dead, live = (model_decisions(fives, np.full(len(fives), x), state, met) for x in (0.0, 1.0))
     values = np.array([[d.no_double, d.double_take, a.no_double, a.double_take, b.no_double, b.double_take,
                         d.cube_efficiency] for d, a, b in zip(decisions, dead, live)], dtype=np.float64)
-    return decisions, values.reshape(-1, MODEL_INPUTS)
+    return values.reshape(-1, MODEL_INPUTS)
 
 
 def inputs(boards: np.ndarray, fives: np.ndarray, values: np.ndarray, states: np.ndarray) -> np.ndarray:
@@ -72,7 +83,8 @@ def inputs(boards: np.ndarray, fives: np.ndarray, values: np.ndarray, states: np
 
 
 def in_domain(fives: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """(N,) whether each position is where the correction was fitted: P(win) in ``WIN_RANGE``, near an edge."""
+    """(N,) whether each position is where the correction was fitted: P(win) in ``WIN_RANGE``, the model's
+    (no double, double/take), the first two columns of ``values`` (``edges`` or ``model_values``), near an edge."""
     win = np.asarray(fives)[:, 0]
     nd, dt = values[:, 0], values[:, 1]
     near = ((np.abs(nd - np.minimum(dt, 1.0)) < NEAR_DOUBLE) | (np.abs(dt - 1.0) < NEAR_PASS)
@@ -124,16 +136,16 @@ class CubeCorrection:
         """The corrected 0-ply decisions of boards (N, 26) at one state, the side on roll's (``fives`` its
         cubeless probabilities); the model's own outside ``in_domain``."""
         fives = np.asarray(fives, dtype=np.float64).reshape(-1, 5)
-        decisions, values = model_values(fives, cube_efficiencies(boards), state, met)
-        rows = np.flatnonzero(in_domain(fives, values))
-        if not rows.size:
+        decisions = model_decisions(fives, cube_efficiencies(boards), state, met)
+        rows = np.flatnonzero(in_domain(fives, edges(decisions)))
+        if not rows.size:  # the dead and live cube values are only needed where the correction applies
             return decisions
+        values = model_values([decisions[row] for row in rows], fives[rows], state, met)
         states = np.tile(state_row(state), (len(rows), 1))
-        shifted = values[rows, :2] + self.shifts(inputs(np.asarray(boards)[rows], fives[rows], values[rows], states))
+        shifted = values[:, :2] + self.shifts(inputs(np.asarray(boards)[rows], fives[rows], values, states))
         score = None if state.is_money else MatchScore.of(state, met)
-        for row, (nd, dt) in zip(rows.tolist(), shifted.tolist()):
+        for row, (nd, dt), efficiency in zip(rows.tolist(), shifted.tolist(), values[:, 6].tolist()):
             mwcs = (None, None, None) if score is None else (
                 score.mwc(nd, state.cube), score.mwc(dt, state.cube), score.after(state.cube))
-            decisions[row] = decision_from_equities(nd, dt, 1.0, state, bool(fives[row, 1] > 0.0),
-                                                    float(values[row, 6]), mwcs)
+            decisions[row] = decision_from_equities(nd, dt, 1.0, state, bool(fives[row, 1] > 0.0), efficiency, mwcs)
         return decisions

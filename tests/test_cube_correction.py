@@ -8,13 +8,13 @@ import torch
 
 from bot.checkpoint import CheckpointError, export_class_numpy, load_evaluator, save_checkpoint, save_class_checkpoint
 from bot.classes import ClassEvaluator
-from bot.cube import CubeState, MatchScore, Owner, cube_decision, cube_efficiencies
-from bot.cube_correction import CubeCorrection, in_domain, input_size, inputs, model_values, state_row
+from bot.cube import CubeState, MatchScore, Owner, cube_decision, cube_efficiencies, model_decisions
+from bot.cube_correction import CubeCorrection, edges, in_domain, input_size, inputs, state_of_row, state_row
 from bot.cubeful import lookahead_cube_decision
 from bot.facade import Bot
 from bot.network import Network, NetworkConfig
 from engine import START
-from training.cube_correction import WIDTHS, decode_state, fit, load_correction, random_state
+from training.cube_correction import WIDTHS, fit, load_correction, random_state
 from training.network import ValueNetwork
 
 MONEY = CubeState()
@@ -44,7 +44,7 @@ def network() -> Network:
 def test_domain_is_near_a_decision_with_the_win_chance_in_range():
     boards = np.stack([START] * 5)
     probs = fives(0.30, 0.65, 0.995, 0.55, 0.80)
-    _, values = model_values(probs, cube_efficiencies(boards), MONEY)
+    values = edges(model_decisions(probs, cube_efficiencies(boards), MONEY))
     # Gammonless, money: 0.65 is near the double point, 0.80 near the pass point; 0.55 is in range but far from
     # both (no double 0.15, double/take -0.11); 0.30 and 0.995 are out of range.
     assert in_domain(probs, values).tolist() == [False, True, False, False, True]
@@ -56,7 +56,7 @@ def test_a_zero_shift_leaves_the_models_decisions_and_a_shift_moves_only_the_dom
     for state in (MONEY, MATCH):
         plain = [cube_decision(b, p, state) for b, p in zip(boards, probs)]
         assert shift_by(0.0, 0.0).decisions(boards, probs, state) == plain
-        domain = in_domain(probs, model_values(probs, cube_efficiencies(boards), state)[1])
+        domain = in_domain(probs, edges(model_decisions(probs, cube_efficiencies(boards), state)))
         assert domain.any() and not domain.all()
         moved = shift_by(0.0, 0.5).decisions(boards, probs, state)
         for inside, before, after in zip(domain, plain, moved):
@@ -144,7 +144,7 @@ def test_fit_learns_a_shift_that_depends_on_the_cube_state():
 def test_random_states_round_trip_and_cover_the_fixture_kinds():
     rng = np.random.default_rng(0)
     states = [random_state(rng) for _ in range(300)]
-    assert all(decode_state(np.array(state_row(s))) == s for s in states)
+    assert all(state_of_row(np.array(state_row(s))) == s for s in states)
     assert any(s.is_money for s in states) and any(s.crawford for s in states)
     assert any(not s.is_money and not s.crawford and s.match_length - 1 in s.score for s in states)  # post-Crawford
 

@@ -28,8 +28,9 @@ from threadpoolctl import threadpool_limits
 
 from bot.checkpoint import load_evaluator
 from bot.classes import ClassEvaluator, exact_cube
-from bot.cube import CubeDecision, CubeState, cube_efficiency, decision_from_equities
-from bot.cube_correction import OWNERS, CubeCorrection, in_domain, inputs, model_values, state_row
+from bot.cube import CubeDecision, CubeState, cube_efficiency, decision_from_equities, model_decisions
+from bot.cube_correction import (OWNERS, CubeCorrection, edges, in_domain, inputs, model_values, state_of_row,
+                                 state_row)
 from bot.cubeful import lookahead_cube_decision
 from bot.storage import atomic_write
 from training.distill import sample_positions
@@ -57,12 +58,6 @@ def random_state(rng: np.random.Generator) -> CubeState:
     return CubeState(cube=cube, owner=owner, match_length=length, score=(mine, theirs), crawford=crawford)
 
 
-def decode_state(row: np.ndarray) -> CubeState:
-    """The cube state of a ``state_row``."""
-    length, mine, theirs, cube, owner, crawford = (int(v) for v in row)
-    return CubeState(cube=cube, owner=OWNERS[owner], match_length=length, score=(mine, theirs), crawford=bool(crawford))
-
-
 def _init(checkpoint: str) -> None:
     global _evaluator
     os.environ["OMP_NUM_THREADS"] = "1"
@@ -81,9 +76,10 @@ def _samples(task: tuple[np.ndarray, int]) -> dict[str, np.ndarray]:
             state = random_state(rng)
             if exact_cube(_evaluator, board, state) is not None:
                 continue
-            _, values = model_values(five[None], np.array([cube_efficiency(board)]), state)
-            if not in_domain(five[None], values)[0]:
+            decisions = model_decisions(five[None], np.array([cube_efficiency(board)]), state)
+            if not in_domain(five[None], edges(decisions))[0]:
                 continue
+            values = model_values(decisions, five[None], state)
             searched = lookahead_cube_decision(_evaluator, board, state, 2, five=five)
             for key, value in (("boards", board), ("states", state_row(state)), ("probs", five), ("model", values[0]),
                                ("lookahead", [searched.no_double, searched.double_take])):
@@ -180,7 +176,7 @@ def agreement(decisions: list[CubeDecision], reference: list[CubeDecision]) -> s
 def held_out_report(data: dict[str, np.ndarray], held: np.ndarray, shift: Callable[[np.ndarray], np.ndarray]) -> str:
     """How often the model and the corrected model make the bot's own 2-ply decision on the held-out samples."""
     def decide(nd: np.ndarray, dt: np.ndarray) -> list[CubeDecision]:
-        return [decision_from_equities(float(a), float(b), 1.0, decode_state(s), bool(p[1] > 0.0), float(m[6]))
+        return [decision_from_equities(float(a), float(b), 1.0, state_of_row(s), bool(p[1] > 0.0), float(m[6]))
                 for a, b, s, p, m in zip(nd, dt, data["states"][held], data["probs"][held], data["model"][held])]
 
     model = data["model"][held]
