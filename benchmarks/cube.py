@@ -109,8 +109,8 @@ def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarr
 
     if plies == 0:
         return np.asarray(evaluator.probabilities(boards), dtype=np.float64)
-    # The position before the roll is the opponent's afterstate: its 1-ply value, turned around.
-    return np.asarray(invert(probabilities_at(evaluator, flip(boards), 1)), dtype=np.float64)
+    # The position before the roll is the opponent's afterstate: searched as deep, turned around.
+    return np.asarray(invert(probabilities_at(evaluator, flip(boards), plies)), dtype=np.float64)
 
 
 def model_decisions(records: list[dict], boards: np.ndarray, probs: np.ndarray,

@@ -14,7 +14,7 @@ from bot.cubeful import lookahead_cube_decision
 from bot.facade import Bot
 from bot.network import Network, NetworkConfig
 from engine import START
-from training.cube_correction import WIDTHS, fit, load_correction, random_state
+from training.cube_correction import WIDTHS, correction_loss, fit, load_correction, random_state
 from training.network import ValueNetwork
 
 MONEY = CubeState()
@@ -137,8 +137,19 @@ def test_fit_learns_a_shift_that_depends_on_the_cube_state():
     x = inputs(boards, probs, values, states)
     money = states[:, 0] == 0
     y = np.column_stack([np.where(money, 0.2, -0.1), np.where(money, -0.3, 0.1)])
-    correction, held = fit(x, y, hidden=8, seed=1, epochs=30)
+    correction, held = fit(x, y, np.full((len(x), 2), 0.5), hidden=8, seed=1, epochs=30)
     np.testing.assert_allclose(correction.shifts(x[held]), y[held], atol=0.03)
+
+
+def test_the_loss_weighs_an_error_that_moves_the_double_decision_more():
+    model = torch.tensor([[0.60, 0.65]])  # the model doubles by 0.05
+    target = torch.tensor([[0.05, -0.05]])  # the lookahead would not: it finds 0.70 / 0.60
+    alike = target + torch.tensor([[0.04, 0.04]])  # both off by 0.04: still a no double
+    apart = target + torch.tensor([[-0.04, 0.04]])  # both off by 0.04: a double again
+    assert correction_loss(target, target, model) == 0.0
+    assert float(correction_loss(alike, target, model, margin_weight=0.0)) == pytest.approx(
+        float(correction_loss(apart, target, model, margin_weight=0.0)))
+    assert correction_loss(alike, target, model) < correction_loss(apart, target, model)
 
 
 def test_random_states_round_trip_and_cover_the_fixture_kinds():

@@ -4,8 +4,9 @@ Samples are positions of the bot's self-play games, each given a random cube sta
 fixtures have them (money 30% of the time, else a 3- to 13-point match at any score, Crawford
 and post-Crawford included), kept where the 0-ply model is near a decision (``in_domain``),
 with the model's values and the bot's 2-ply lookahead's (``bot.cubeful``). The correction is
-fitted to lookahead minus model (Huber loss, Adam); the epoch with the least loss on a tenth
-held out is kept. Self-play only: nothing of another program goes in.
+fitted to lookahead minus model (Huber loss, Adam, on the shifts and on the double margin they
+give: ``correction_loss``); the epoch with the least loss on a tenth held out is kept. Self-play
+only: nothing of another program goes in.
 
 Samples are cached in ``samples.npz`` of the run directory (a rerun refits without searching
 again; a larger ``--samples`` adds new games to it); the fit is written to ``correction.npz``
@@ -21,7 +22,7 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -35,9 +36,13 @@ from bot.cubeful import lookahead_cube_decision
 from bot.storage import atomic_write
 from training.distill import sample_positions
 
+if TYPE_CHECKING:
+    import torch
+
 LENGTHS = (3, 5, 7, 9, 11, 13)
 SAMPLES_FILE, CORRECTION_FILE = "samples.npz", "correction.npz"
 MIN_SAMPLES = 100  # a tenth is held out to choose the epoch
+MARGIN_WEIGHT = 1.0  # of the double margin's loss beside the shifts' (round 22, docs/training.md)
 WIDTHS = {"boards": 26, "states": 6, "probs": 5, "model": 7, "lookahead": 2}  # the sample file's columns
 _evaluator: ClassEvaluator | None = None
 
@@ -135,28 +140,49 @@ def sample_inputs(data: dict[str, np.ndarray]) -> np.ndarray:
     return inputs(data["boards"], data["probs"], data["model"], data["states"])
 
 
-def fit(x: np.ndarray, y: np.ndarray, hidden: int, seed: int, epochs: int = 60) -> tuple[CubeCorrection, np.ndarray]:
-    """A correction fitted to ``y`` (N, 2) from inputs ``x``, the epoch with the least held-out loss kept; and
-    the held-out rows."""
+def double_margin(values: torch.Tensor) -> torch.Tensor:
+    """(N,) what doubling gains over not doubling, min(double/take, pass) - no double, of (N, 2) (nd, dt) values."""
+    return values[:, 1].clamp(max=1.0) - values[:, 0]
+
+
+def correction_loss(shifts: torch.Tensor, targets: torch.Tensor, model: torch.Tensor,
+                    margin_weight: float = MARGIN_WEIGHT) -> torch.Tensor:
+    """Huber loss of the (nd, dt) shifts, plus ``margin_weight`` times that of the double margin they give the model's
+    (nd, dt) ``model``: the shifts' errors matter where they move a decision, and one that moves nd and dt alike
+    leaves the double decision alone."""
+    import torch
+
+    huber = torch.nn.HuberLoss(delta=0.1)
+    return huber(shifts, targets) + margin_weight * huber(double_margin(model + shifts), double_margin(model + targets))
+
+
+def fit(x: np.ndarray, y: np.ndarray, model: np.ndarray, hidden: int, seed: int,
+        epochs: int = 60) -> tuple[CubeCorrection, np.ndarray]:
+    """A correction fitted to shifts ``y`` (N, 2) of the model's (nd, dt) ``model`` (N, 2) from inputs ``x``
+    (``correction_loss``), the epoch with the least held-out loss kept; and the held-out rows."""
     import torch
 
     torch.manual_seed(seed)
     rows = np.random.default_rng(seed).permutation(len(x))
     held, train = rows[: len(x) // 10], rows[len(x) // 10:]
     mean, spread = x[train].mean(axis=0), x[train].std(axis=0) + 1e-6
-    standardised, targets = torch.tensor((x - mean) / spread), torch.tensor(y, dtype=torch.float32)
+    standardised = torch.tensor((x - mean) / spread)
+    targets, base = torch.tensor(y, dtype=torch.float32), torch.tensor(model, dtype=torch.float32)
     net = torch.nn.Sequential(torch.nn.Linear(x.shape[1], hidden), torch.nn.Tanh(), torch.nn.Linear(hidden, 2))
     optimiser = torch.optim.Adam(net.parameters(), lr=1e-3, weight_decay=1e-4)
-    loss = torch.nn.HuberLoss(delta=0.1)
+
+    def loss(batch: torch.Tensor) -> torch.Tensor:
+        return correction_loss(net(standardised[batch]), targets[batch], base[batch])
+
     best, kept = float("inf"), None
     for epoch in range(epochs):
         order = torch.tensor(np.random.default_rng([seed, epoch]).permutation(train))
         for batch in order.split(256):
             optimiser.zero_grad()
-            loss(net(standardised[batch]), targets[batch]).backward()
+            loss(batch).backward()
             optimiser.step()
         with torch.no_grad():
-            held_loss = float(loss(net(standardised[held]), targets[held]))
+            held_loss = float(loss(torch.tensor(held)))
         if held_loss < best:
             best, kept = held_loss, {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
     assert kept is not None  # the first epoch's loss is finite
@@ -196,7 +222,8 @@ def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, se
     if len(data["boards"]) < MIN_SAMPLES:
         raise ValueError(f"cube-correction: only {len(data['boards'])} samples near a cube decision in {out / SAMPLES_FILE}; "
                          "rerun with a larger --samples")
-    correction, held = fit(sample_inputs(data), data["lookahead"] - data["model"][:, :2], hidden, seed)
+    model = data["model"][:, :2]
+    correction, held = fit(sample_inputs(data), data["lookahead"] - model, model, hidden, seed)
     print(f"{len(data['boards'])} samples; {held_out_report(data, held, correction.shifts)}")
     arrays: dict[str, Any] = correction.arrays()
     with atomic_write(out / CORRECTION_FILE) as f:
