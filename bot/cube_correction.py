@@ -92,6 +92,17 @@ def in_domain(fives: np.ndarray, values: np.ndarray) -> np.ndarray:
     return (win >= WIN_RANGE[0]) & (win <= WIN_RANGE[1]) & near
 
 
+def domain_values(boards: np.ndarray, fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+                  ) -> tuple[list[CubeDecision], np.ndarray, np.ndarray]:
+    """The model's decisions of boards (N, 26) at one state (``fives`` their probabilities), the rows ``in_domain``
+    and those rows' ``model_values``: the dead and live cube values are only worked out where the correction applies."""
+    decisions = model_decisions(fives, cube_efficiencies(boards), state, met)
+    rows = np.flatnonzero(in_domain(fives, edges(decisions)))
+    if not rows.size:
+        return decisions, rows, np.empty((0, MODEL_INPUTS))
+    return decisions, rows, model_values([decisions[row] for row in rows], fives[rows], state, met)
+
+
 @dataclass(frozen=True)
 class CubeCorrection:
     """The network: inputs standardised by ``mean`` and ``spread``, one tanh layer, two outputs (nd, dt shifts)."""
@@ -136,11 +147,9 @@ class CubeCorrection:
         """The corrected 0-ply decisions of boards (N, 26) at one state, the side on roll's (``fives`` its
         cubeless probabilities); the model's own outside ``in_domain``."""
         fives = np.asarray(fives, dtype=np.float64).reshape(-1, 5)
-        decisions = model_decisions(fives, cube_efficiencies(boards), state, met)
-        rows = np.flatnonzero(in_domain(fives, edges(decisions)))
-        if not rows.size:  # the dead and live cube values are only needed where the correction applies
+        decisions, rows, values = domain_values(boards, fives, state, met)
+        if not rows.size:
             return decisions
-        values = model_values([decisions[row] for row in rows], fives[rows], state, met)
         states = np.tile(state_row(state), (len(rows), 1))
         shifted = values[:, :2] + self.shifts(inputs(np.asarray(boards)[rows], fives[rows], values, states))
         score = None if state.is_money else MatchScore.of(state, met)

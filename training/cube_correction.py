@@ -29,9 +29,8 @@ from threadpoolctl import threadpool_limits
 
 from bot.checkpoint import load_evaluator
 from bot.classes import ClassEvaluator, exact_cube
-from bot.cube import CubeDecision, CubeState, cube_efficiency, decision_from_equities, model_decisions
-from bot.cube_correction import (OWNERS, CubeCorrection, edges, in_domain, inputs, model_values, state_of_row,
-                                 state_row)
+from bot.cube import CubeDecision, CubeState, decision_from_equities
+from bot.cube_correction import OWNERS, CubeCorrection, domain_values, inputs, state_of_row, state_row
 from bot.cubeful import lookahead_cube_decision
 from bot.storage import atomic_write
 from training.distill import sample_positions
@@ -81,10 +80,9 @@ def _samples(task: tuple[np.ndarray, int]) -> dict[str, np.ndarray]:
             state = random_state(rng)
             if exact_cube(_evaluator, board, state) is not None:
                 continue
-            decisions = model_decisions(five[None], np.array([cube_efficiency(board)]), state)
-            if not in_domain(five[None], edges(decisions))[0]:
+            _, rows, values = domain_values(board[None], five[None], state)
+            if not rows.size:
                 continue
-            values = model_values(decisions, five[None], state)
             searched = lookahead_cube_decision(_evaluator, board, state, 2, five=five)
             for key, value in (("boards", board), ("states", state_row(state)), ("probs", five), ("model", values[0]),
                                ("lookahead", [searched.no_double, searched.double_take])):
