@@ -88,7 +88,8 @@ def main() -> int:
     seconds = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for k in range(args.matches):
-            noise = tuple(float(x) for x in rng.choice(NOISES, size=2, replace=False))
+            first, second = (float(x) for x in rng.choice(NOISES, size=2, replace=False))
+            noise = (first, second)
             mat = Path(tmp) / f"m{k}.mat"
             out = subprocess.run([GNUBG, "-t", "-q"], input=gnubg_script(mat, args.length, 100 + k, noise, args.gnubg_plies),
                                  capture_output=True, text=True, timeout=1200, check=True).stdout

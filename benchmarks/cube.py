@@ -28,6 +28,7 @@ the score); and split by position class. A bot with a learned cube correction
 (``bot.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
 
     python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead]
+        [--fixture PATH]
 """
 
 from __future__ import annotations
@@ -58,8 +59,12 @@ CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClas
                  PositionClass.BEAROFF)
 
 
-def load_records() -> list[dict]:
-    with open(SHARED / "fixtures" / "cube.jsonl") as f:
+OFFICIAL_FIXTURE = SHARED / "fixtures" / "cube.jsonl"
+
+
+def load_records(path: Path = OFFICIAL_FIXTURE) -> list[dict]:
+    """The cube fixture's lines: ``fixtures/cube.jsonl`` (the bar's), or a larger one of ``benchmarks/cube_fixture.py``."""
+    with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
@@ -191,9 +196,12 @@ def main() -> int:
                         help="at 1-ply and deeper, the model on the network's searched cubeless probabilities "
                              "instead of the cubeful lookahead")
     parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
+    parser.add_argument("--fixture", type=Path, default=OFFICIAL_FIXTURE,
+                        help="the cube fixture (default: fixtures/cube.jsonl, the bar's; benchmarks/cube_fixture.py "
+                             "writes larger ones)")
     args = parser.parse_args()
 
-    records = load_records()
+    records = load_records(args.fixture)
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     if args.probabilities == "gnubg":
         try:
@@ -241,9 +249,10 @@ def report(records: list[dict], decisions: Sequence[CubeDecision], source: str, 
     """Print the agreement and cost of ``decisions`` (and ``show`` disagreements)."""
     result = run(records, decisions)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
-    print(f"  should_double agreement: {result['double']:.1%} "
+    misses = {kind: round((1 - result[kind]) * result["n"]) for kind in ("double", "take")}
+    print(f"  should_double agreement: {result['double']:.1%}, {misses['double']} misses "
           f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)")
-    print(f"  should_take agreement:   {result['take']:.1%}")
+    print(f"  should_take agreement:   {result['take']:.1%}, {misses['take']} misses")
     print(f"  mean equity cost (gnubg's equities, pass = 1): doubler {result['double_cost']:.4f}, "
           f"taker {result['take_cost']:.4f}")
     for record, decision in result["misses"][:show]:

@@ -23,7 +23,7 @@ def sample(count: int, seed: int = 1) -> np.ndarray:
     """``count`` boards after 1..60 random plies from the start, in the mover's view."""
     rng = np.random.default_rng(seed)
     boards = np.tile(START, (count, 1))
-    seen = []
+    seen: list[np.ndarray] = []
     while sum(len(s) for s in seen) < count:
         children, parent = afterstates(boards, rng.integers(1, 7, size=(len(boards), 2)))
         starts = np.searchsorted(parent, np.arange(len(boards)))

@@ -10,7 +10,7 @@ elsewhere: the opponent owns the cube, or it is dead), so the take figures and t
 list of misses cover those positions; the double figure over all positions counts the
 others as "no double", which is what the fixture says there.
 
-    python benchmarks/gnubg_cube.py [--plies 0] [--gnubg /usr/games/gnubg] [--checkpoint PATH]
+    python benchmarks/gnubg_cube.py [--plies 0] [--gnubg /usr/games/gnubg] [--checkpoint PATH] [--fixture PATH]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.cube import CubeDecision, Owner, decision_from_equities
 from engine import decode_position_id
 from engine.match_id import MatchId, encode_match_id
 
-from cube import DEFAULT_CHECKPOINT, load_records, network_decisions, run, state_of  # benchmarks/cube.py
+from cube import DEFAULT_CHECKPOINT, OFFICIAL_FIXTURE, load_records, network_decisions, run, state_of  # benchmarks/cube.py
 
 MARK = "@@position"
 # GNU Backgammon's names of the three cubeful equities in its cube analysis, initial double or redouble.
@@ -38,8 +38,8 @@ EQUITY_LINE = re.compile(r"^\s*\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, take|(?:
 
 def gnubg_commands(records: list[dict], plies: int) -> str:
     """A gnubg script that sets up every record (side on roll = player 0) and asks for its cube hint."""
-    lines = ["set confirm new off", "set player 0 human", "set player 1 human", "set jacoby off", "set beavers 0",
-             f"set evaluation cubedecision evaluation plies {plies}",
+    lines = ["set confirm new off", "set output digits 5", "set player 0 human", "set player 1 human",
+             "set jacoby off", "set beavers 0", f"set evaluation cubedecision evaluation plies {plies}",
              "set evaluation cubedecision evaluation cubeful on"]
     owners = {Owner.CENTERED: None, Owner.ME: 0, Owner.OPP: 1}
     for i, record in enumerate(records):
@@ -53,24 +53,40 @@ def gnubg_commands(records: list[dict], plies: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ask_gnubg(records: list[dict], plies: int, program: str = "/usr/games/gnubg") -> str:
+    """GNU Backgammon's printed cube hints for ``records``, ``plies`` deep, from one run of its terminal program."""
+    return subprocess.run([program, "-t", "-q"], input=gnubg_commands(records, plies), text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1800).stdout
+
+
+def gnubg_answers(output: str, count: int) -> list[tuple[float, float, float, str] | None]:
+    """(no double, double/take, double/pass, its verdict) of each of ``count`` hints in gnubg's output
+    (None where it may not double). The verdict is its "Proper cube action" line, e.g. "No double, take (19.1%)"."""
+    blocks = dict(re.findall(rf"^{MARK} (\d+)\n(.*?)(?=^{MARK} |\Z)", output, re.M | re.S))
+    answers: list[tuple[float, float, float, str] | None] = []
+    for i in range(count):
+        block = blocks.get(str(i), "")
+        found = {name.lower().replace("redouble", "double"): float(value) for name, value in EQUITY_LINE.findall(block)}
+        action = re.search(r"Proper cube action: (.*)", block)
+        if len(found) < 3 or action is None:
+            answers.append(None)
+            continue
+        answers.append((found["no double"], found["double, take"], found["double, pass"], action.group(1).strip()))
+    return answers
+
+
 def parse_hints(output: str, records: list[dict]) -> list[CubeDecision | None]:
     """GNU Backgammon's decision for each record from its printed equities (None: it may not double)."""
-    blocks = dict(re.findall(rf"^{MARK} (\d+)\n(.*?)(?=^{MARK} |\Z)", output, re.M | re.S))
     decisions: list[CubeDecision | None] = []
-    for i, record in enumerate(records):
-        found = {name.lower().replace("redouble", "double"): float(value)
-                 for name, value in EQUITY_LINE.findall(blocks.get(str(i), ""))}
-        if len(found) < 3:
+    for record, answer in zip(records, gnubg_answers(output, len(records))):
+        if answer is None:
             decisions.append(None)
             continue
-        action = re.search(r"Proper cube action: (.*)", blocks[str(i)])
-        nd, dt, dp = found["no double"], found["double, take"], found["double, pass"]
+        nd, dt, dp, verdict = answer
         decision = decision_from_equities(nd, dt, dp, state_of(record), True, 0.0)
-        if action is not None:  # its verdict, where the printed (rounded) equities tie
-            verdict = action.group(1).lower()
-            decision = replace(decision, should_double=verdict.startswith(("double", "redouble")),
-                               should_take="pass" not in verdict)
-        decisions.append(decision)
+        # Its verdict, where the printed (rounded) equities tie.
+        decisions.append(replace(decision, should_double=verdict.lower().startswith(("double", "redouble")),
+                                 should_take="pass" not in verdict.lower()))
     return decisions
 
 
@@ -79,13 +95,14 @@ def main() -> int:
     parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="GNU Backgammon's depth (default 0)")
     parser.add_argument("--gnubg", default="/usr/games/gnubg", help="GNU Backgammon's program")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
+    parser.add_argument("--fixture", type=Path, default=OFFICIAL_FIXTURE,
+                        help="the cube fixture (default: fixtures/cube.jsonl; benchmarks/cube_fixture.py writes larger ones)")
     args = parser.parse_args()
     if shutil.which(args.gnubg) is None:
         print(f"error: no GNU Backgammon at {args.gnubg} (apt-get install gnubg)", file=sys.stderr)
         return 2
-    records = load_records()
-    output = subprocess.run([args.gnubg, "-t", "-q"], input=gnubg_commands(records, args.plies), text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1800).stdout
+    records = load_records(args.fixture)
+    output = ask_gnubg(records, args.plies, args.gnubg)
     theirs = parse_hints(output, records)
     may_double = [i for i, decision in enumerate(theirs) if decision is not None]
     if not may_double:
@@ -100,7 +117,7 @@ def main() -> int:
           "where the side on roll may double")
     # Elsewhere GNU Backgammon cannot double, as the fixture says: "no double" is its answer.
     assert not any(records[i]["should_double"] for i in set(range(len(records))) - set(may_double))
-    for name, decisions in ((f"gnubg {args.plies}-ply", [theirs[i] for i in may_double]),
+    for name, decisions in ((f"gnubg {args.plies}-ply", [d for d in theirs if d is not None]),
                             ("bot 0-ply", [ours[i] for i in may_double])):
         result = run(subset, decisions)
         wrong = len(subset) - round(result["double"] * len(subset))

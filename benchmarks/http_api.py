@@ -66,7 +66,8 @@ def start_server(checkpoint: Path, port: int) -> subprocess.Popen:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"the server exited: {server.stderr.read().decode()[-2000:]}")
+            error = server.stderr.read().decode() if server.stderr else ""
+            raise RuntimeError(f"the server exited: {error[-2000:]}")
         try:
             httpx.get(f"http://127.0.0.1:{port}/openapi.json", timeout=1.0)
             return server
@@ -144,7 +145,7 @@ def in_process_times(bot: Bot, queries, seconds: float) -> list[float]:
     """
     for board, dice, _ in queries:
         bot.rank_plays(board, dice)
-    times = []
+    times: list[float] = []
     deadline = time.perf_counter() + seconds
     while time.perf_counter() < deadline or len(times) < len(queries):
         board, dice, _ = queries[len(times) % len(queries)]

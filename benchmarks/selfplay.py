@@ -80,7 +80,7 @@ def time_split(seconds: float, actor: InProcessActor, learner: Learner) -> dict[
     profile.enable()
     run_for(seconds, actor, learner)
     profile.disable()
-    stats = pstats.Stats(profile).stats
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]  # its table, absent from the stubs
     total = max(v[3] for v in stats.values())  # (calls, primitive calls, own time, cumulative, callers)
 
     def cumulative(file_end: str, function: str) -> float:
@@ -154,6 +154,7 @@ def compare_ray(config, seconds: float, most: int, fresh) -> None:
                 run = config.replace(selfplay=settings)
                 learner = fresh()
                 seed = np.random.SeedSequence(3)
+                actors: RayActors | WorkerPool
                 if backend == "ray":
                     actors = RayActors(run, learner.network, seed)
                 else:  # worker processes, one included (a config's workers = 1 plays in-process instead)

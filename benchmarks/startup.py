@@ -101,7 +101,7 @@ def throughput(numpy_network, torch_network, positions: list[tuple[str, str]], s
     print("network throughput, best of 5, microseconds per board:")
     for size in sizes:
         batch = pool[:size]
-        best = {}
+        best: dict[str, float] = {}
         for _ in range(5):  # interleaved, so both see the same machine load
             for name, network in (("numpy", numpy_network), ("torch", torch_network)):
                 start = time.perf_counter()
@@ -126,7 +126,7 @@ def cold_start(runs: int) -> None:
     """Part 1: the cold command line, beside GNU Backgammon's."""
     nardy = shutil.which("nardy") or str(Path(sys.executable).with_name("nardy"))
     print(f"cold start, median of {runs} runs (wall s, peak MB):")
-    rows = [
+    rows: list[tuple[str, list[str], str | None]] = [
         (f"nardy hint {POSITION} {DICE}", [nardy, "hint", POSITION, DICE], None),
         (f"nardy eval {POSITION}", [nardy, "eval", POSITION], None),
     ]
@@ -156,6 +156,7 @@ def in_process(count: int) -> None:
 
     torch.set_num_threads(1)
     numpy_bot = Bot.load()
+    assert isinstance(numpy_bot.evaluator, ClassEvaluator)  # the shipped bot: a network per class
     payloads = load_class_payloads(default_checkpoint().with_suffix(".pt"))[0]  # the same networks, in torch
     torch_evaluator = ClassEvaluator({label: network_from_payload(payload).eval() for label, payload in payloads.items()},
                                      numpy_bot.evaluator.bearoff)

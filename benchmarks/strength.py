@@ -40,6 +40,7 @@ import importlib.util
 import json
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -172,7 +173,7 @@ def served_search(evaluator: ProbabilityEvaluator, plies: int) -> Evaluator:
     return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters())
 
 
-def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
+def by_class(evaluators: Mapping[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
     """Move-choice error x1000 overall and by class, at 0-ply and 1-ply, of each evaluator; printed as a table."""
     classes = fixture_classes(records)
     counts = ", ".join(f"{kind.label} {int((classes == kind).sum())}" for kind in CLASS_COLUMNS)
@@ -194,7 +195,7 @@ def by_class(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -
 REPEATS = 3
 
 
-def speed(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
+def speed(evaluators: Mapping[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:
     """Median ms of a single-position move choice at 0-ply and 1-ply, all positions and bear-offs; printed.
 
     The evaluators take turns position by position, so a busy machine slows them alike, and each
@@ -209,8 +210,8 @@ def speed(evaluators: dict[str, ProbabilityEvaluator], records: list[dict]) -> d
         for record in records:
             for name, evaluator in evaluators.items():
                 times[name].append(min(decision_ms(evaluator, [record], plies)[0] for _ in range(REPEATS)))
-        for name, ms in times.items():
-            ms = np.array(ms)
+        for name, measured in times.items():
+            ms = np.array(measured)
             print(f"single-position move choice, {plies}-ply, {name:8s}: median {np.median(ms):6.2f} ms "
                   f"(bear-offs {np.median(ms[bearoffs]):6.2f} ms; {len(ms)} positions)")
             results[f"move_choice_ms_{plies}ply_{name.replace(' ', '_')}"] = {
@@ -267,8 +268,9 @@ def main() -> None:
         print("against bgsage 0-ply: skipped (pip install -e '.[bench]' brings bgsage)")
 
     records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
-    references = [(f"gnubg {plies}-ply (reference)", f"gnubg_{plies}ply", GnubgEvaluator(plies))
-                  for plies in (0, 1)] if has_gnubg else []
+    references: list[tuple[str, str, ProbabilityEvaluator]] = [
+        (f"gnubg {plies}-ply (reference)", f"gnubg_{plies}ply", GnubgEvaluator(plies)) for plies in (0, 1)
+    ] if has_gnubg else []
     references += [(f"bgsage {plies}-ply (reference)", f"bgsage_{plies}ply", BgsageEvaluator(f"{plies + 1}ply"))
                    for plies in (0, 1)] if has_bgsage else []
     for name, key, evaluator in (

@@ -39,6 +39,7 @@ from bot.met import MatchEquityTable
 from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
 from bot.outcomes import finished_probabilities, invert, is_finished
+from engine.board import CHECKERS
 
 
 class PositionClass(IntEnum):
@@ -231,13 +232,37 @@ class ClassEvaluator(ProbabilityEvaluator):
         classes = self.classify(boards)
         first = classes[0] if len(classes) else PositionClass.CONTACT
         if np.all(classes == first):  # one class (the usual case): no gather, no scatter
-            return np.asarray(self._models[int(first)].probabilities(boards), dtype=np.float32)
-        five = np.empty((len(boards), 5), dtype=np.float32)
-        for kind, model in self._models.items():
-            rows = np.flatnonzero(classes == kind)
-            if rows.size:
-                five[rows] = model.probabilities(boards[rows])
-        return five
+            five = np.array(self._models[int(first)].probabilities(boards), dtype=np.float32)
+        else:
+            five = np.empty((len(boards), 5), dtype=np.float32)
+            for kind, model in self._models.items():
+                rows = np.flatnonzero(classes == kind)
+                if rows.size:
+                    five[rows] = model.probabilities(boards[rows])
+        return without_impossible_gammons(boards, classes, five)
+
+
+def without_impossible_gammons(boards: np.ndarray, classes: np.ndarray, five: np.ndarray) -> np.ndarray:
+    """``five`` (B, 5) of boards (B, 26) of ``classes``, side on roll's view, with the gammons and
+    backgammons the rules rule out set to 0.
+
+    A network's softmax never gives an outcome exactly 0, but a side that has borne off a checker
+    cannot lose a gammon, and with no contact left (no checker can be sent back) a side cannot lose
+    a backgammon without a checker in the winner's home board now. Where a race is all but won,
+    GNU Backgammon's verdict between "double, pass" and "too good" turns on those zeros (it applies
+    the same rules, eval.c's SanityCheck). Exact probabilities obey them already.
+    """
+    mine, theirs = checkers_on_board(boards)
+    no_win_gammon, no_lose_gammon = theirs < CHECKERS, mine < CHECKERS
+    no_contact = (classes == PositionClass.RACE) | (classes == PositionClass.BEAROFF)
+    if not (no_win_gammon.any() or no_lose_gammon.any() or no_contact.any()):
+        return five  # most of a game: every outcome is possible
+    # The side on roll's home board is its points 1-6, the opponent's its 19-24; no checker is on the bar in a race.
+    five[no_win_gammon, 1] = 0.0
+    five[no_win_gammon | (no_contact & ~np.any(boards[:, 1:7] < 0, axis=1)), 2] = 0.0
+    five[no_lose_gammon, 3] = 0.0
+    five[no_lose_gammon | (no_contact & ~np.any(boards[:, 19:25] > 0, axis=1)), 4] = 0.0
+    return five
 
 
 class _Over:

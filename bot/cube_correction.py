@@ -8,8 +8,10 @@ is +1) what the bot's own 2-ply lookahead found beyond them on positions of its 
 (the ``hits`` encoding), the five cubeless probabilities, the model's values at the board's cube
 efficiency, a dead cube and a live one, and the cube state.
 
-It is applied only where it was fitted (``in_domain``): P(win) 0.45 to 0.97 and the model near a
-decision's edge; elsewhere, and inside the two-sided bear-off database, the model's decision stands.
+It is applied only where it was fitted (``in_domain``): contact positions, P(win) 0.45 to 0.97 and
+the model near a decision's edge; elsewhere the model's decision stands (and inside the two-sided
+bear-off database the exact one). In races and bear-offs the correction moved the bot's 0-ply
+decisions away from its own 2-ply lookahead's (docs/training.md, round 23).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Mapping, Optional
 import numpy as np
 
 from bot.cube import CubeDecision, CubeState, MatchScore, Owner, cube_efficiencies, decision_from_equities, model_decisions
-from bot.encoding import get_encoding
+from bot.encoding import get_encoding, is_race
 from bot.met import MatchEquityTable
 
 ENCODING = "hits"
@@ -82,14 +84,15 @@ def inputs(boards: np.ndarray, fives: np.ndarray, values: np.ndarray, states: np
                           axis=1).astype(np.float32)
 
 
-def in_domain(fives: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """(N,) whether each position is where the correction was fitted: P(win) in ``WIN_RANGE``, the model's
-    (no double, double/take), the first two columns of ``values`` (``edges`` or ``model_values``), near an edge."""
+def in_domain(fives: np.ndarray, values: np.ndarray, contact: np.ndarray) -> np.ndarray:
+    """(N,) whether each position is where the correction was fitted: a ``contact`` position (N,) with P(win)
+    in ``WIN_RANGE`` and the model's (no double, double/take), the first two columns of ``values`` (``edges``
+    or ``model_values``), near an edge."""
     win = np.asarray(fives)[:, 0]
     nd, dt = values[:, 0], values[:, 1]
     near = ((np.abs(nd - np.minimum(dt, 1.0)) < NEAR_DOUBLE) | (np.abs(dt - 1.0) < NEAR_PASS)
             | (np.abs(nd - 1.0) < NEAR_TOO_GOOD))
-    return (win >= WIN_RANGE[0]) & (win <= WIN_RANGE[1]) & near
+    return np.asarray(contact) & (win >= WIN_RANGE[0]) & (win <= WIN_RANGE[1]) & near
 
 
 def domain_values(boards: np.ndarray, fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
@@ -97,7 +100,7 @@ def domain_values(boards: np.ndarray, fives: np.ndarray, state: CubeState, met: 
     """The model's decisions of boards (N, 26) at one state (``fives`` their probabilities), the rows ``in_domain``
     and those rows' ``model_values``: the dead and live cube values are only worked out where the correction applies."""
     decisions = model_decisions(fives, cube_efficiencies(boards), state, met)
-    rows = np.flatnonzero(in_domain(fives, edges(decisions)))
+    rows = np.flatnonzero(in_domain(fives, edges(decisions), ~is_race(np.asarray(boards).reshape(-1, 26))))
     if not rows.size:
         return decisions, rows, np.empty((0, MODEL_INPUTS))
     return decisions, rows, model_values([decisions[row] for row in rows], fives[rows], state, met)

@@ -31,6 +31,7 @@ from bot.classes import (
     crashed,
     exact_cube,
     over_probabilities,
+    without_impossible_gammons,
 )
 from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities, Owner, Verdict
 from bot.facade import REPO_CHECKPOINT, Bot
@@ -54,6 +55,11 @@ def board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
 
 
 CONTACT = START
+
+
+def as_served(network: Network, boards: np.ndarray) -> np.ndarray:
+    """A network's probabilities of boards as a class evaluator gives them: the impossible gammons set to 0."""
+    return without_impossible_gammons(boards, classify(boards), network.probabilities(boards))
 RACE = board({8: 5, 6: 10}, {17: 5, 19: 10})
 BEAROFF = board({1: 3, 2: 2, 5: 1}, {24: 2, 20: 3})  # six a side: inside the small databases
 BIG_BEAROFF = board({1: 5, 6: 5}, {24: 5, 19: 5})  # ten a side: a race for the 6-checker databases
@@ -203,7 +209,10 @@ def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases
                         (PositionClass.BEAROFF, small_databases), (PositionClass.OVER, None)):
         rows = classes == kind
         expected = over_probabilities(boards[rows]) if model is None else model.probabilities(boards[rows])
-        np.testing.assert_allclose(five[rows], expected, atol=1e-6)
+        np.testing.assert_allclose(five[rows], without_impossible_gammons(boards[rows], classes[rows], expected),
+                                   atol=1e-6)
+        if kind in (PositionClass.OVER, PositionClass.BEAROFF):  # exact: the rules hold already
+            np.testing.assert_allclose(five[rows], expected, atol=1e-6)
     # One board at a time gives the same answers.
     single = np.concatenate([evaluator.probabilities(b[None]) for b in boards[:40]])
     np.testing.assert_allclose(single, five[:40], atol=1e-6)
@@ -213,9 +222,32 @@ def test_race_crashed_and_late_contact_fall_back_to_contact_network(nets):
     network = Network(nets["contact"].config, nets["contact"].state_dict())
     evaluator = ClassEvaluator({"contact": network})
     boards = np.stack([RACE, CONTACT, STACKED, ONE_BACK_EACH, BIG_BEAROFF])
-    np.testing.assert_allclose(evaluator.probabilities(boards[:4]), network.probabilities(boards[:4]), atol=1e-6)
+    expected = without_impossible_gammons(boards[:4], classify(boards[:4]), network.probabilities(boards[:4]))
+    np.testing.assert_allclose(evaluator.probabilities(boards[:4]), expected, atol=1e-6)
     with pytest.raises(ValueError, match="contact network"):
         ClassEvaluator({"race": network})
+
+
+def test_the_networks_give_no_gammon_or_backgammon_the_rules_rule_out(nets):
+    network = Network(nets["contact"].config, nets["contact"].state_dict())
+    evaluator = ClassEvaluator({"contact": network})
+    borne_off = board({8: 5, 6: 10}, {17: 2, 19: 10})  # a race; the opponent has borne off 3
+    straggler = board({3: 5, 2: 10}, {5: 1, 17: 4, 19: 10})  # a race; the opponent has one in our home board
+    behind = board({20: 1, 6: 14}, {21: 5, 22: 5, 23: 5})  # a race; our last checker is in the opponent's home board
+    mine_off = board({6: 12, 25: 1}, {3: 2, 17: 3, 19: 10})  # contact (we are on the bar); we have borne off 2
+    boards = np.stack([RACE, borne_off, straggler, behind, mine_off, CONTACT])
+    raw, five = network.probabilities(boards), evaluator.probabilities(boards)
+    assert raw[:, 1:].min() > 0  # a softmax never says impossible
+    # [win, win gammon, win backgammon, lose gammon, lose backgammon]; None: the network's value stands.
+    zero = [[None, None, 0, None, 0],  # no contact, no checker of either side in the other's home board
+            [None, 0, 0, None, 0],  # the opponent has borne off: we cannot win a gammon
+            [None, None, None, None, 0],  # its straggler can still be caught there: a backgammon is possible
+            [None, None, 0, None, None],  # we can still be backgammoned, and cannot backgammon
+            [None, None, None, 0, 0],  # we have borne off: no gammon loss, even with contact
+            [None] * 5]  # the opening: everything possible
+    for row, wanted in enumerate(zero):
+        for k, value in enumerate(wanted):
+            assert five[row, k] == (0.0 if value == 0 else pytest.approx(raw[row, k], abs=1e-6)), (row, k)
 
 
 def test_bearoff_plays_get_the_database_probabilities(nets, small_databases):
@@ -259,7 +291,7 @@ def test_old_single_network_files_load_through_the_fallback(tmp_path, nets):
         assert isinstance(evaluator.bearoff, BearoffDatabases)
         rows = classify(boards) >= PositionClass.RACE  # races and every contact class: the one network
         np.testing.assert_allclose(evaluator.probabilities(boards[rows]),
-                                   load_network(tmp_path / name).probabilities(boards[rows]), atol=1e-6)
+                                   as_served(load_network(tmp_path / name), boards[rows]), atol=1e-6)
         with pytest.raises(CheckpointError, match="no race network"):
             load_evaluator(tmp_path / name, required=("race",))
 
@@ -290,7 +322,7 @@ def test_multi_network_file_round_trips(tmp_path, nets, suffix):
     classes = classify(boards)
     for label, kind in (("contact", PositionClass.CONTACT), ("race", PositionClass.RACE)):
         rows = classes == kind
-        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), nets[label].probabilities(boards[rows]),
+        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), as_served(nets[label], boards[rows]),
                                    atol=1e-5)
 
 
@@ -358,7 +390,7 @@ def test_ship_combines_networks_into_one_file(tmp_path, nets):
     for suffix in (".pt", ".npz"):
         evaluator = load_evaluator(tmp_path / f"shipped{suffix}", required=("contact", "race"))
         rows = classify(boards) == PositionClass.RACE
-        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), nets["race"].probabilities(boards[rows]),
+        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), as_served(nets["race"], boards[rows]),
                                    atol=1e-5)
     assert json.loads((tmp_path / "shipped.json").read_text())["network"]["race"]["encoding"] == "tesauro"
     with pytest.raises(ValueError, match="contact"):

@@ -47,7 +47,19 @@ def test_domain_is_near_a_decision_with_the_win_chance_in_range():
     values = edges(model_decisions(probs, cube_efficiencies(boards), MONEY))
     # Gammonless, money: 0.65 is near the double point, 0.80 near the pass point; 0.55 is in range but far from
     # both (no double 0.15, double/take -0.11); 0.30 and 0.995 are out of range.
-    assert in_domain(probs, values).tolist() == [False, True, False, False, True]
+    assert in_domain(probs, values, np.ones(5, dtype=bool)).tolist() == [False, True, False, False, True]
+    # Races are out of it, near an edge or not.
+    assert not in_domain(probs, values, np.zeros(5, dtype=bool)).any()
+
+
+def test_a_race_keeps_the_models_decision():
+    race = np.zeros(26, dtype=np.int8)
+    race[[6, 8]], race[[17, 19]] = (10, 5), (-5, -10)  # no contact left
+    probs = fives(0.65, 0.80)
+    for state in (MONEY, MATCH):
+        plain = [cube_decision(race, p, state) for p in probs]
+        assert shift_by(0.3, 0.5).decisions(np.stack([race, race]), probs, state) == plain
+        assert shift_by(0.3, 0.5).decisions(np.stack([START, START]), probs, state) != plain
 
 
 def test_a_zero_shift_leaves_the_models_decisions_and_a_shift_moves_only_the_domain():
@@ -56,7 +68,7 @@ def test_a_zero_shift_leaves_the_models_decisions_and_a_shift_moves_only_the_dom
     for state in (MONEY, MATCH):
         plain = [cube_decision(b, p, state) for b, p in zip(boards, probs)]
         assert shift_by(0.0, 0.0).decisions(boards, probs, state) == plain
-        domain = in_domain(probs, edges(model_decisions(probs, cube_efficiencies(boards), state)))
+        domain = in_domain(probs, edges(model_decisions(probs, cube_efficiencies(boards), state)), np.ones(len(probs), bool))
         assert domain.any() and not domain.all()
         moved = shift_by(0.0, 0.5).decisions(boards, probs, state)
         for inside, before, after in zip(domain, plain, moved):
@@ -139,6 +151,10 @@ def test_fit_learns_a_shift_that_depends_on_the_cube_state():
     y = np.column_stack([np.where(money, 0.2, -0.1), np.where(money, -0.3, 0.1)])
     correction, held = fit(x, y, np.full((len(x), 2), 0.5), hidden=8, seed=1, epochs=30)
     np.testing.assert_allclose(correction.shifts(x[held]), y[held], atol=0.03)
+    # A fit on some rows holds out those of its rows that the fit on every row held out.
+    use = rng.random(len(x)) < 0.7
+    _, kept_out = fit(x, y, np.full((len(x), 2), 0.5), hidden=8, seed=1, epochs=1, use=use)
+    assert sorted(kept_out.tolist()) == sorted(held[use[held]].tolist())
 
 
 def test_the_loss_weighs_an_error_that_moves_the_double_decision_more():
@@ -185,19 +201,22 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
     from training.__main__ import main
 
     rng = np.random.default_rng(2)
-    count = 300
+    count = 1000
     states = np.array([state_row(random_state(rng)) for _ in range(count)], dtype=np.float64)
     probs = fives(*rng.uniform(0.5, 0.9, count))
     model = np.column_stack([rng.uniform(0.3, 1.0, (count, 6)), np.full(count, 0.68)])
-    samples = {"boards": np.stack([START] * count), "states": states, "probs": probs, "model": model,
-               "lookahead": model[:, :2] + 0.1}
+    model[:, 0] = model[:, 1] - 0.05  # no double near double/take: every sample near an edge
+    race = np.zeros(26, dtype=np.int8)
+    race[[6, 8]], race[[17, 19]] = (10, 5), (-5, -10)
+    boards = np.stack([START] * (count - 20) + [race] * 20)  # races: samples made before round 23 hold some
+    samples = {"boards": boards, "states": states, "probs": probs, "model": model, "lookahead": model[:, :2] + 0.1}
     run = tmp_path / "run"
     run.mkdir()
     np.savez(run / "samples.npz", **samples)
     # The samples are there: no search, a fit, and the correction file that ship takes.
     assert main(["cube-correction", "--checkpoint", str(tmp_path / "unused.pt"), "--out", str(run),
                  "--samples", "200", "--hidden", "4"]) == 0
-    assert "held out" in capsys.readouterr().out
+    assert "1000 samples, 980 in the correction's domain; on the 9" in capsys.readouterr().out  # 9x held out
     fitted = load_correction(run / "correction.npz")
     assert fitted.shifts(inputs(samples["boards"][:5], probs[:5], model[:5], states[:5])) == pytest.approx(0.1, abs=0.05)
     assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run), "--samples", "0"]) == 2

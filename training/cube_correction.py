@@ -30,7 +30,8 @@ from threadpoolctl import threadpool_limits
 from bot.checkpoint import load_evaluator
 from bot.classes import ClassEvaluator, exact_cube
 from bot.cube import CubeDecision, CubeState, decision_from_equities
-from bot.cube_correction import OWNERS, CubeCorrection, domain_values, inputs, state_of_row, state_row
+from bot.cube_correction import OWNERS, CubeCorrection, domain_values, in_domain, inputs, state_of_row, state_row
+from bot.encoding import is_race
 from bot.cubeful import lookahead_cube_decision
 from bot.storage import atomic_write
 from training.distill import sample_positions
@@ -155,14 +156,20 @@ def correction_loss(shifts: torch.Tensor, targets: torch.Tensor, model: torch.Te
 
 
 def fit(x: np.ndarray, y: np.ndarray, model: np.ndarray, hidden: int, seed: int,
-        epochs: int = 60) -> tuple[CubeCorrection, np.ndarray]:
+        epochs: int = 60, use: np.ndarray | None = None) -> tuple[CubeCorrection, np.ndarray]:
     """A correction fitted to shifts ``y`` (N, 2) of the model's (nd, dt) ``model`` (N, 2) from inputs ``x``
-    (``correction_loss``), the epoch with the least held-out loss kept; and the held-out rows."""
+    (``correction_loss``), the epoch with the least held-out loss kept; and the held-out rows.
+
+    ``use`` (N,) bool keeps some rows only; the tenth held out is drawn over all N first, so that
+    a row held out of a fit on every row is held out of this one too.
+    """
     import torch
 
     torch.manual_seed(seed)
     rows = np.random.default_rng(seed).permutation(len(x))
     held, train = rows[: len(x) // 10], rows[len(x) // 10:]
+    if use is not None:
+        held, train = held[use[held]], train[use[train]]
     mean, spread = x[train].mean(axis=0), x[train].std(axis=0) + 1e-6
     standardised = torch.tensor((x - mean) / spread)
     targets, base = torch.tensor(y, dtype=torch.float32), torch.tensor(model, dtype=torch.float32)
@@ -217,12 +224,15 @@ def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, se
             raise ValueError(f"cube-correction: --{name} {value}: expected at least {least}")
     out.mkdir(parents=True, exist_ok=True)
     data = gather(checkpoint, out / SAMPLES_FILE, samples, workers, seed)
-    if len(data["boards"]) < MIN_SAMPLES:
-        raise ValueError(f"cube-correction: only {len(data['boards'])} samples near a cube decision in {out / SAMPLES_FILE}; "
-                         "rerun with a larger --samples")
     model = data["model"][:, :2]
-    correction, held = fit(sample_inputs(data), data["lookahead"] - model, model, hidden, seed)
-    print(f"{len(data['boards'])} samples; {held_out_report(data, held, correction.shifts)}")
+    # Samples gathered before the domain left races out (round 23) hold races; the fit skips them.
+    use = in_domain(data["probs"], model, ~is_race(data["boards"]))
+    if use.sum() < MIN_SAMPLES:
+        raise ValueError(f"cube-correction: only {int(use.sum())} samples near a cube decision in "
+                         f"{out / SAMPLES_FILE}; rerun with a larger --samples")
+    correction, held = fit(sample_inputs(data), data["lookahead"] - model, model, hidden, seed, use=use)
+    print(f"{len(data['boards'])} samples, {int(use.sum())} in the correction's domain; "
+          f"{held_out_report(data, held, correction.shifts)}")
     arrays: dict[str, Any] = correction.arrays()
     with atomic_write(out / CORRECTION_FILE) as f:
         np.savez(f, **arrays)
