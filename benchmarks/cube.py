@@ -177,9 +177,11 @@ def run(records: list[dict], decisions: Sequence[CubeDecision]) -> dict:
     return {
         "n": n,
         "double": tally["double_ok"] / n,
+        "double_misses": n - tally["double_ok"],
         "double_access": tally["access_ok"] / max(tally["access"], 1),
         "access": tally["access"],
         "take": tally["take_ok"] / n,
+        "take_misses": n - tally["take_ok"],
         "double_cost": double_cost / n,
         "take_cost": take_cost / n,
         "misses": misses,
@@ -249,10 +251,9 @@ def report(records: list[dict], decisions: Sequence[CubeDecision], source: str, 
     """Print the agreement and cost of ``decisions`` (and ``show`` disagreements)."""
     result = run(records, decisions)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
-    misses = {kind: round((1 - result[kind]) * result["n"]) for kind in ("double", "take")}
-    print(f"  should_double agreement: {result['double']:.1%}, {misses['double']} misses "
+    print(f"  should_double agreement: {result['double']:.1%}, {result['double_misses']} misses "
           f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)")
-    print(f"  should_take agreement:   {result['take']:.1%}, {misses['take']} misses")
+    print(f"  should_take agreement:   {result['take']:.1%}, {result['take_misses']} misses")
     print(f"  mean equity cost (gnubg's equities, pass = 1): doubler {result['double_cost']:.4f}, "
           f"taker {result['take_cost']:.4f}")
     for record, decision in result["misses"][:show]:

@@ -120,8 +120,8 @@ def main() -> int:
     for name, decisions in ((f"gnubg {args.plies}-ply", [d for d in theirs if d is not None]),
                             ("bot 0-ply", [ours[i] for i in may_double])):
         result = run(subset, decisions)
-        wrong = len(subset) - round(result["double"] * len(subset))
-        print(f"  {name:12s} should_double {result['double']:.1%} ({1 - wrong / len(records):.1%} over all "
+        print(f"  {name:12s} should_double {result['double']:.1%} "
+              f"({1 - result['double_misses'] / len(records):.1%} over all "
               f"{len(records)}), should_take {result['take']:.1%}; "
               f"mean cost doubler {result['double_cost']:.4f}, taker {result['take_cost']:.4f}")
     overall = run(records, ours)

@@ -232,7 +232,7 @@ class ClassEvaluator(ProbabilityEvaluator):
         classes = self.classify(boards)
         first = classes[0] if len(classes) else PositionClass.CONTACT
         if np.all(classes == first):  # one class (the usual case): no gather, no scatter
-            five = np.array(self._models[int(first)].probabilities(boards), dtype=np.float32)
+            five = np.asarray(self._models[int(first)].probabilities(boards), dtype=np.float32)
         else:
             five = np.empty((len(boards), 5), dtype=np.float32)
             for kind, model in self._models.items():
@@ -244,7 +244,7 @@ class ClassEvaluator(ProbabilityEvaluator):
 
 def without_impossible_gammons(boards: np.ndarray, classes: np.ndarray, five: np.ndarray) -> np.ndarray:
     """``five`` (B, 5) of boards (B, 26) of ``classes``, side on roll's view, with the gammons and
-    backgammons the rules rule out set to 0.
+    backgammons the rules rule out set to 0 (a new array where any is; ``five`` is left as it is).
 
     A network's softmax never gives an outcome exactly 0, but a side that has borne off a checker
     cannot lose a gammon, and with no contact left (no checker can be sent back) a side cannot lose
@@ -257,6 +257,7 @@ def without_impossible_gammons(boards: np.ndarray, classes: np.ndarray, five: np
     no_contact = (classes == PositionClass.RACE) | (classes == PositionClass.BEAROFF)
     if not (no_win_gammon.any() or no_lose_gammon.any() or no_contact.any()):
         return five  # most of a game: every outcome is possible
+    five = five.copy()  # never write into the array a model returned
     # The side on roll's home board is its points 1-6, the opponent's its 19-24; no checker is on the bar in a race.
     five[no_win_gammon, 1] = 0.0
     five[no_win_gammon | (no_contact & ~np.any(boards[:, 1:7] < 0, axis=1)), 2] = 0.0

@@ -84,15 +84,15 @@ def inputs(boards: np.ndarray, fives: np.ndarray, values: np.ndarray, states: np
                           axis=1).astype(np.float32)
 
 
-def in_domain(fives: np.ndarray, values: np.ndarray, contact: np.ndarray) -> np.ndarray:
-    """(N,) whether each position is where the correction was fitted: a ``contact`` position (N,) with P(win)
+def in_domain(boards: np.ndarray, fives: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(N,) whether each of boards (N, 26) is where the correction was fitted: a contact position with P(win)
     in ``WIN_RANGE`` and the model's (no double, double/take), the first two columns of ``values`` (``edges``
     or ``model_values``), near an edge."""
     win = np.asarray(fives)[:, 0]
     nd, dt = values[:, 0], values[:, 1]
     near = ((np.abs(nd - np.minimum(dt, 1.0)) < NEAR_DOUBLE) | (np.abs(dt - 1.0) < NEAR_PASS)
             | (np.abs(nd - 1.0) < NEAR_TOO_GOOD))
-    return np.asarray(contact) & (win >= WIN_RANGE[0]) & (win <= WIN_RANGE[1]) & near
+    return ~is_race(np.asarray(boards).reshape(-1, 26)) & (win >= WIN_RANGE[0]) & (win <= WIN_RANGE[1]) & near
 
 
 def domain_values(boards: np.ndarray, fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
@@ -100,7 +100,7 @@ def domain_values(boards: np.ndarray, fives: np.ndarray, state: CubeState, met: 
     """The model's decisions of boards (N, 26) at one state (``fives`` their probabilities), the rows ``in_domain``
     and those rows' ``model_values``: the dead and live cube values are only worked out where the correction applies."""
     decisions = model_decisions(fives, cube_efficiencies(boards), state, met)
-    rows = np.flatnonzero(in_domain(fives, edges(decisions), ~is_race(np.asarray(boards).reshape(-1, 26))))
+    rows = np.flatnonzero(in_domain(boards, fives, edges(decisions)))
     if not rows.size:
         return decisions, rows, np.empty((0, MODEL_INPUTS))
     return decisions, rows, model_values([decisions[row] for row in rows], fives[rows], state, met)

@@ -55,11 +55,6 @@ def board(mine: dict[int, int], theirs: dict[int, int]) -> np.ndarray:
 
 
 CONTACT = START
-
-
-def as_served(network: Network, boards: np.ndarray) -> np.ndarray:
-    """A network's probabilities of boards as a class evaluator gives them: the impossible gammons set to 0."""
-    return without_impossible_gammons(boards, classify(boards), network.probabilities(boards))
 RACE = board({8: 5, 6: 10}, {17: 5, 19: 10})
 BEAROFF = board({1: 3, 2: 2, 5: 1}, {24: 2, 20: 3})  # six a side: inside the small databases
 BIG_BEAROFF = board({1: 5, 6: 5}, {24: 5, 19: 5})  # ten a side: a race for the 6-checker databases
@@ -86,6 +81,11 @@ def random_network(config: NetworkConfig, seed: int) -> ValueNetwork:
 def nets() -> dict[str, ValueNetwork]:
     return {"contact": random_network(NetworkConfig(hidden=(8,)), 1),
             "race": random_network(NetworkConfig(encoding="tesauro", hidden=(6, 4), activation="relu"), 2)}
+
+
+def as_served(network: Network, boards: np.ndarray) -> np.ndarray:
+    """A network's probabilities of boards as a class evaluator gives them: the impossible gammons set to 0."""
+    return without_impossible_gammons(boards, classify(boards), network.probabilities(boards))
 
 
 def fixture_boards() -> np.ndarray:

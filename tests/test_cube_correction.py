@@ -19,6 +19,8 @@ from training.network import ValueNetwork
 
 MONEY = CubeState()
 MATCH = CubeState(cube=2, owner=Owner.ME, match_length=7, score=(2, 4))
+RACE = np.zeros(26, dtype=np.int8)
+RACE[[6, 8]], RACE[[17, 19]] = (10, 5), (-5, -10)  # no contact left
 
 
 def shift_by(nd: float, dt: float, hidden: int = 4) -> CubeCorrection:
@@ -47,18 +49,16 @@ def test_domain_is_near_a_decision_with_the_win_chance_in_range():
     values = edges(model_decisions(probs, cube_efficiencies(boards), MONEY))
     # Gammonless, money: 0.65 is near the double point, 0.80 near the pass point; 0.55 is in range but far from
     # both (no double 0.15, double/take -0.11); 0.30 and 0.995 are out of range.
-    assert in_domain(probs, values, np.ones(5, dtype=bool)).tolist() == [False, True, False, False, True]
+    assert in_domain(boards, probs, values).tolist() == [False, True, False, False, True]
     # Races are out of it, near an edge or not.
-    assert not in_domain(probs, values, np.zeros(5, dtype=bool)).any()
+    assert not in_domain(np.stack([RACE] * 5), probs, values).any()
 
 
 def test_a_race_keeps_the_models_decision():
-    race = np.zeros(26, dtype=np.int8)
-    race[[6, 8]], race[[17, 19]] = (10, 5), (-5, -10)  # no contact left
     probs = fives(0.65, 0.80)
     for state in (MONEY, MATCH):
-        plain = [cube_decision(race, p, state) for p in probs]
-        assert shift_by(0.3, 0.5).decisions(np.stack([race, race]), probs, state) == plain
+        plain = [cube_decision(RACE, p, state) for p in probs]
+        assert shift_by(0.3, 0.5).decisions(np.stack([RACE, RACE]), probs, state) == plain
         assert shift_by(0.3, 0.5).decisions(np.stack([START, START]), probs, state) != plain
 
 
@@ -68,7 +68,7 @@ def test_a_zero_shift_leaves_the_models_decisions_and_a_shift_moves_only_the_dom
     for state in (MONEY, MATCH):
         plain = [cube_decision(b, p, state) for b, p in zip(boards, probs)]
         assert shift_by(0.0, 0.0).decisions(boards, probs, state) == plain
-        domain = in_domain(probs, edges(model_decisions(probs, cube_efficiencies(boards), state)), np.ones(len(probs), bool))
+        domain = in_domain(boards, probs, edges(model_decisions(probs, cube_efficiencies(boards), state)))
         assert domain.any() and not domain.all()
         moved = shift_by(0.0, 0.5).decisions(boards, probs, state)
         for inside, before, after in zip(domain, plain, moved):
@@ -206,9 +206,7 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
     probs = fives(*rng.uniform(0.5, 0.9, count))
     model = np.column_stack([rng.uniform(0.3, 1.0, (count, 6)), np.full(count, 0.68)])
     model[:, 0] = model[:, 1] - 0.05  # no double near double/take: every sample near an edge
-    race = np.zeros(26, dtype=np.int8)
-    race[[6, 8]], race[[17, 19]] = (10, 5), (-5, -10)
-    boards = np.stack([START] * (count - 20) + [race] * 20)  # races: samples made before round 23 hold some
+    boards = np.stack([START] * (count - 20) + [RACE] * 20)  # races: samples made before round 23 hold some
     samples = {"boards": boards, "states": states, "probs": probs, "model": model, "lookahead": model[:, :2] + 0.1}
     run = tmp_path / "run"
     run.mkdir()

@@ -31,7 +31,6 @@ from bot.checkpoint import load_evaluator
 from bot.classes import ClassEvaluator, exact_cube
 from bot.cube import CubeDecision, CubeState, decision_from_equities
 from bot.cube_correction import OWNERS, CubeCorrection, domain_values, in_domain, inputs, state_of_row, state_row
-from bot.encoding import is_race
 from bot.cubeful import lookahead_cube_decision
 from bot.storage import atomic_write
 from training.distill import sample_positions
@@ -226,7 +225,7 @@ def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, se
     data = gather(checkpoint, out / SAMPLES_FILE, samples, workers, seed)
     model = data["model"][:, :2]
     # Samples gathered before the domain left races out (round 23) hold races; the fit skips them.
-    use = in_domain(data["probs"], model, ~is_race(data["boards"]))
+    use = in_domain(data["boards"], data["probs"], model)
     if use.sum() < MIN_SAMPLES:
         raise ValueError(f"cube-correction: only {int(use.sum())} samples near a cube decision in "
                          f"{out / SAMPLES_FILE}; rerun with a larger --samples")
