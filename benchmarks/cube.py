@@ -20,14 +20,15 @@ Probabilities come from the project's network (``--probabilities network``,
 checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
 own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
 (``--probabilities gnubg``, its cubeless probabilities ``--plies`` deep and the model): with the same inputs as
-GNU Backgammon the decisions should mostly agree. With the network, the figures come
+GNU Backgammon the decisions should mostly agree; or, to see what better probabilities would give, from the
+bot's own truncated variance-reduced rollouts (``--probabilities rollout``, about half a second a position). With the network, the figures come
 twice in one run: "before" plays bear-offs with the race network, "after" with the exact
 bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
 two-sided database exact cube values (money equities, or match-winning chances solved for
 the score); and split by position class. A bot with a learned cube correction
 (``bot.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
 
-    python benchmarks/cube.py [--probabilities network|gnubg] [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead]
+    python benchmarks/cube.py [--probabilities network|gnubg|rollout] [--rollout-trials 36] [--rollout-truncate 10] [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead]
         [--fixture PATH]
 """
 
@@ -118,6 +119,24 @@ def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarr
     return np.asarray(invert(probabilities_at(evaluator, flip(boards), plies)), dtype=np.float64)
 
 
+def rollout_probabilities(evaluator, boards: np.ndarray, trials: int, truncate: int, seed: int = 1
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 5) means and standard errors of ``trials`` variance-reduced rollouts of each board (0-ply play), stopped
+    after ``truncate`` plies (0: played out) for the evaluator's value; side on roll's view, clipped to be
+    probabilities (variance reduction can leave a mean a hair below 0)."""
+    from bot.rollout import RolloutSettings, rollout_boards
+
+    settings = RolloutSettings(trials=trials, truncate=truncate or None)
+    rng = np.random.default_rng(seed)
+    samples = np.concatenate([rollout_boards(evaluator, boards[i : i + 32], rng, settings)
+                              for i in range(0, len(boards), 32)])
+    win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = np.clip(samples.mean(axis=1), 0.0, 1.0).T
+    win_gammon, lose_gammon = np.minimum(win_gammon, win), np.minimum(lose_gammon, 1.0 - win)
+    probs = np.column_stack([win, win_gammon, np.minimum(win_backgammon, win_gammon), lose_gammon,
+                             np.minimum(lose_backgammon, lose_gammon)])
+    return probs, samples.std(axis=1, ddof=1) / np.sqrt(trials)
+
+
 def model_decisions(records: list[dict], boards: np.ndarray, probs: np.ndarray,
                     exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]]) -> list[CubeDecision]:
     """``bot.cube``'s decisions from ``probs`` (and exact cube values where given)."""
@@ -190,8 +209,12 @@ def run(records: list[dict], decisions: Sequence[CubeDecision]) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--probabilities", choices=("network", "gnubg"), default="network",
-                        help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn")
+    parser.add_argument("--probabilities", choices=("network", "gnubg", "rollout"), default="network",
+                        help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn; rollout: "
+                             "the model on the checkpoint's own truncated rollouts (a measure of better probabilities)")
+    parser.add_argument("--rollout-trials", type=int, default=36, help="with --probabilities rollout: games a position")
+    parser.add_argument("--rollout-truncate", type=int, default=10,
+                        help="with --probabilities rollout: plies before the network's value (0: to the end)")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
     parser.add_argument("--plies", type=int, choices=(0, 1, 2), default=0, help="search depth of the decisions (default 0)")
     parser.add_argument("--no-lookahead", action="store_true",
@@ -219,8 +242,18 @@ def main() -> int:
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.classes import classify
+    from bot.classes import classify, exact_cube
 
+    if args.probabilities == "rollout":
+        bot = evaluators["after"] if "after" in evaluators else evaluators["bot"]
+        exact = [exact_cube(bot, board, state_of(record)) for board, record in zip(boards, records)]
+        live = np.flatnonzero([known is None for known in exact])
+        probs = network_probabilities(boards, bot, 0)
+        probs[live] = rollout_probabilities(bot, boards[live], args.rollout_trials, args.rollout_truncate)[0]
+        report(records, model_decisions(records, boards, probs, exact),
+               f"the model on {args.checkpoint}'s rollouts ({args.rollout_trials} games, variance-reduced, "
+               f"{args.rollout_truncate or 'no'} truncation; exact values where known)", args.show)
+        return 0
     classes = classify(boards)
     how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
     baseline_ms = None

@@ -312,3 +312,22 @@ def test_a_class_round_keeps_that_class_and_fits_its_network(tmp_path):
     assert report["held_out_positions"] >= 1
     with pytest.raises(ValueError, match="position class 'bearoff'"):
         DistillConfig(checkpoint=str(path), position_class="bearoff")
+
+
+def test_a_win_range_keeps_the_positions_whose_side_on_roll_wins_that_often(tmp_path, capsys):
+    path = tiny_checkpoint(tmp_path)
+    every, leads = tmp_path / "every", tmp_path / "leads"
+    distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64), every, stages=("positions",))
+    all_boards = np.load(every / POSITIONS)["boards"]
+    win = NetworkEvaluator(load_network(path)).probabilities(all_boards)[:, 0]
+    low, high = np.quantile(win, [0.25, 0.75])
+    distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64, win_range=(low, high)), leads,
+            stages=("positions",))
+    # The same games' positions, in their order, those in the range only.
+    np.testing.assert_array_equal(np.load(leads / POSITIONS)["boards"], all_boards[(win >= low) & (win <= high)])
+    # A rerun with another range would mix two samples: refused, naming it.
+    with pytest.raises(ValueError, match="win_range"):
+        distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64), leads, stages=("positions",))
+    for bad in (["0.9", "0.5"], ["-0.1", "0.5"], ["0.5", "1.5"]):
+        assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "bad"), "--win-range", *bad]) == 2
+        assert "win range" in capsys.readouterr().err

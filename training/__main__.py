@@ -182,6 +182,9 @@ def main(argv: list[str] | None = None) -> int:
     distill_parser.add_argument("--position-class", choices=NETWORK_CLASSES,
                                 help="keep only positions of this class (theirs in --also runs too) and fit the "
                                 "checkpoint's network for it (its contact network where it has none)")
+    distill_parser.add_argument("--win-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                                help="keep only positions whose side on roll wins this often by the checkpoint's 0-ply "
+                                "(0.45 0.97: where the leader's cube decisions are; default all)")
     distill_parser.set_defaults(run=_distill)
 
     correction_parser = commands.add_parser(

@@ -114,6 +114,9 @@ class DistillConfig:
     rollout_vr: bool = False  # rollout games with variance reduction (lookahead: ~20x the work, ~35x less spread)
     also: tuple[str, ...] = ()  # finished run directories whose positions and targets are fitted too
     position_class: str = ""  # keep only positions of this network class (bot.classes), fit its network ("": all)
+    # keep only positions whose side on roll wins this often by the checkpoint's 0-ply: (0.45, 0.97) are the
+    # positions where the leader's cube decisions are made (bot.cube_correction.WIN_RANGE)
+    win_range: tuple[float, float] = (0.0, 1.0)
 
     def __post_init__(self) -> None:
         for name in ("teachers", "also"):  # JSON lists when read back
@@ -128,6 +131,10 @@ class DistillConfig:
             raise ValueError("rollout truncate and rollout vr shape rollout targets: give rollout trials too")
         if self.rollout_trials and self.teachers:
             raise ValueError("teachers average searched values; rollout targets are the checkpoint's own games")
+        object.__setattr__(self, "win_range", tuple(float(p) for p in self.win_range))
+        low, high = self.win_range if len(self.win_range) == 2 else (1.0, 0.0)
+        if not 0.0 <= low < high <= 1.0:
+            raise ValueError(f"win range {list(self.win_range)!r}: expected two chances, 0 <= low < high <= 1")
         if self.position_class and self.position_class not in NETWORK_CLASSES:
             raise ValueError(f"position class {self.position_class!r}: expected one of {list(NETWORK_CLASSES)}")
 
@@ -151,7 +158,7 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
         asked = json.loads(json.dumps(asdict(config)))  # as JSON holds it: tuples read back as lists
         default = json.loads(json.dumps(asdict(DistillConfig(checkpoint=""))))  # for keys older runs lack
         fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed", "teachers",
-                 "rollout_trials", "rollout_truncate", "rollout_vr", "position_class")
+                 "rollout_trials", "rollout_truncate", "rollout_vr", "position_class", "win_range")
         differ = [f"{k}: run has {stored.get(k, default[k])!r}, asked {asked[k]!r}"
                   for k in fixed if stored.get(k, default[k]) != asked[k]]
         if differ:
@@ -281,6 +288,9 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
     rng = np.random.default_rng([config.seed, 0])
     boards = sample_positions(evaluator, config.games, config.epsilon, config.parallel_games, rng)
     boards = boards[class_rows(boards, config.position_class)]
+    if config.win_range != (0.0, 1.0):
+        win = np.asarray(evaluator.probabilities(boards))[:, 0]
+        boards = boards[(win >= config.win_range[0]) & (win <= config.win_range[1])]
     if config.max_positions:
         boards = boards[: config.max_positions]
     _save_npz(path, boards=boards)
