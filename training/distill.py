@@ -132,8 +132,7 @@ class DistillConfig:
         if self.rollout_trials and self.teachers:
             raise ValueError("teachers average searched values; rollout targets are the checkpoint's own games")
         object.__setattr__(self, "win_range", tuple(float(p) for p in self.win_range))
-        low, high = self.win_range if len(self.win_range) == 2 else (1.0, 0.0)
-        if not 0.0 <= low < high <= 1.0:
+        if len(self.win_range) != 2 or not 0.0 <= self.win_range[0] < self.win_range[1] <= 1.0:
             raise ValueError(f"win range {list(self.win_range)!r}: expected two chances, 0 <= low < high <= 1")
         if self.position_class and self.position_class not in NETWORK_CLASSES:
             raise ValueError(f"position class {self.position_class!r}: expected one of {list(NETWORK_CLASSES)}")
