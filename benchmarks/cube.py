@@ -173,16 +173,21 @@ def taker_cost(record: dict, takes: bool) -> float:
     return chosen - min(record["double_take"], record["double_pass"])
 
 
+def verdicts(record: dict, decision: CubeDecision) -> tuple[bool, bool]:
+    """Whether ``decision`` agrees with GNU Backgammon's on the double and on the take (an optional double,
+    or a take and a pass within ``TIE``, accepts either answer)."""
+    double_ok = record["decision"].startswith("OPTIONAL_") or decision.should_double == record["should_double"]
+    take_ok = abs(record["double_take"] - record["double_pass"]) <= TIE or decision.should_take == record["should_take"]
+    return double_ok, take_ok
+
+
 def run(records: list[dict], decisions: Sequence[CubeDecision]) -> dict:
     """Agreement and costs of the bot's ``decisions``, one per record."""
     tally: Counter = Counter()
     double_cost = take_cost = 0.0
     misses = []
     for record, decision in zip(records, decisions):
-        optional = record["decision"].startswith("OPTIONAL_")
-        double_ok = optional or decision.should_double == record["should_double"]
-        tie = abs(record["double_take"] - record["double_pass"]) <= TIE
-        take_ok = tie or decision.should_take == record["should_take"]
+        double_ok, take_ok = verdicts(record, decision)
         access = record["decision"] not in NO_CUBE_ACCESS
         tally["double_ok"] += double_ok
         tally["access"] += access
