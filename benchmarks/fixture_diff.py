@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_evaluator
+from bot.checkpoint import CheckpointError, load_evaluator
 from bot.classes import PositionClass
 from bot.cube import CubeDecision
 from engine import decode_position_id
@@ -91,12 +91,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("baseline")
     parser.add_argument("candidate")
-    parser.add_argument("--plies", type=int, nargs="*", choices=(0, 1), default=[0, 1], help="move-choice depths")
+    parser.add_argument("--plies", type=int, nargs="*", choices=(0, 1), default=[0, 1],
+                        help="move-choice depths (none: the cube decisions only)")
     parser.add_argument("--cube-fixture", type=Path, default=OFFICIAL_FIXTURE)
     parser.add_argument("--show", type=int, default=8, help="positions listed per figure")
     args = parser.parse_args()
+    if not args.cube_fixture.is_file():
+        parser.error(f"cube fixture {str(args.cube_fixture)!r}: no such file")
     with threadpool_limits(limits=1, user_api="blas"):
-        bots = [load_evaluator(path) for path in (args.baseline, args.candidate)]
+        try:
+            bots = [load_evaluator(path) for path in (args.baseline, args.candidate)]
+        except (CheckpointError, OSError) as error:
+            parser.error(str(error))
         moves = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
         for plies in args.plies:
             before, after = (move_losses(served_search(bot, plies), moves)[0] * 1000 for bot in bots)
