@@ -12,11 +12,12 @@ import pytest
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from cube import load_records, network_decisions, verdicts  # noqa: E402
+from cube import network_decisions, verdicts  # noqa: E402
 from fixture_diff import cube_split, paired_interval, sign_test  # noqa: E402
 
 from bot.checkpoint import load_evaluator  # noqa: E402
 from engine import decode_position_id  # noqa: E402
+from tests.conftest import load_fixture  # noqa: E402
 
 CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default.pt"
 
@@ -37,7 +38,7 @@ def test_paired_interval_is_the_mean_and_its_normal_half_width():
 
 
 def test_cube_split_finds_the_decisions_only_one_bot_gets_right():
-    records = load_records()[:60]
+    records = load_fixture("cube.jsonl")[:60]
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     baseline = network_decisions(records, boards, load_evaluator(CHECKPOINT), 0, lookahead=True)
     assert cube_split(records, baseline, baseline) == {"double": ([], []), "take": ([], [])}
