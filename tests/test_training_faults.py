@@ -371,7 +371,7 @@ def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--init-from", str(SHIPPED),
                  "--out", str(tmp_path / "other")]) == 2
     assert ("network shape differs from the config (encoding: checkpoint has 'hits', config asks for 'extended', "
-            "hidden: checkpoint has (384,), config asks for (32,))") in capsys.readouterr().err
+            "hidden: checkpoint has (512,), config asks for (32,))") in capsys.readouterr().err
     assert main(["train", "--config", str(config), "--init-from", str(SHIPPED), "--resume", "--out", str(out)]) == 2
     assert "give one of them" in capsys.readouterr().err
 
