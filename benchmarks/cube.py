@@ -64,7 +64,8 @@ OFFICIAL_FIXTURE = SHARED / "fixtures" / "cube.jsonl"
 
 
 def load_records(path: Path = OFFICIAL_FIXTURE) -> list[dict]:
-    """The cube fixture's lines: ``fixtures/cube.jsonl`` (the bar's), or a larger one of ``benchmarks/cube_fixture.py``."""
+    """A .jsonl fixture's records, one dict per line: by default the bar's ``fixtures/cube.jsonl`` (or a larger cube
+    fixture of ``benchmarks/cube_fixture.py``, or ``strength.MOVE_FIXTURE``)."""
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 

@@ -16,7 +16,6 @@ networks of one lineage differ in a handful of positions. This lists those posit
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 from typing import Sequence
@@ -30,7 +29,7 @@ from bot.cube import CubeDecision
 from engine import decode_position_id
 
 from cube import OFFICIAL_FIXTURE, load_records, network_decisions, verdicts  # benchmarks/, beside this script
-from strength import SHARED, fixture_classes, move_losses, served_search
+from strength import MOVE_FIXTURE, fixture_classes, move_losses, served_search
 
 
 def paired_interval(differences: np.ndarray) -> tuple[float, float]:
@@ -59,14 +58,15 @@ def cube_split(records: Sequence[dict], baseline: Sequence[CubeDecision],
     return split
 
 
-def report_moves(records: list[dict], baseline: np.ndarray, candidate: np.ndarray, plies: int, show: int) -> None:
-    """Print the paired move-choice figures of one depth (losses x1000 per record)."""
+def report_moves(records: list[dict], classes: np.ndarray, baseline: np.ndarray, candidate: np.ndarray, plies: int,
+                 show: int) -> None:
+    """Print the paired move-choice figures of one depth (losses x1000 per record, ``classes`` the records'
+    ``fixture_classes``)."""
     difference = candidate - baseline
     mean, half_width = paired_interval(difference)
     print(f"move choice, {plies}-ply: baseline {baseline.mean():.2f}, candidate {candidate.mean():.2f} "
           f"(x1000 equity a move, {len(records)} positions); candidate minus baseline {mean:+.2f} +- {half_width:.2f} "
           f"(95%); {np.sum(difference > 0)} positions worse, {np.sum(difference < 0)} better")
-    classes = fixture_classes(records)
     for row in np.argsort(-np.abs(difference), kind="stable")[:show]:
         if difference[row]:
             record = records[row]
@@ -103,10 +103,11 @@ def main() -> None:
             bots = [load_evaluator(path) for path in (args.baseline, args.candidate)]
         except (CheckpointError, OSError) as error:
             parser.error(str(error))
-        moves = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
+        moves = load_records(MOVE_FIXTURE)
+        classes = fixture_classes(moves)
         for plies in args.plies:
             before, after = (move_losses(served_search(bot, plies), moves)[0] * 1000 for bot in bots)
-            report_moves(moves, before, after, plies, args.show)
+            report_moves(moves, classes, before, after, plies, args.show)
         cubes = load_records(args.cube_fixture)
         boards = np.array([decode_position_id(r["position_id"]) for r in cubes])
         decisions = [network_decisions(cubes, boards, bot, 0, lookahead=True) for bot in bots]

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
@@ -26,7 +25,8 @@ from bot.evaluator import ProbabilityEvaluator
 from bot.facade import default_checkpoint, search_filters
 from bot.search import SearchEvaluator, rank_afterstates
 from engine import START, afterstates
-from strength import SHARED, decision_ms, error_rate  # benchmarks/strength.py, beside this script
+from cube import load_records  # benchmarks/cube.py, beside this script
+from strength import MOVE_FIXTURE, decision_ms, error_rate  # benchmarks/strength.py, beside this script
 
 DEPTHS = (0, 1, 2)
 
@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=40, help="positions timed one at a time")
     args = parser.parse_args()
     evaluator = load_evaluator(args.checkpoint)
-    records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
+    records = load_records(MOVE_FIXTURE)
     print(f"checkpoint: {args.checkpoint}; one BLAS thread; filters {search_filters()}")
     with threadpool_limits(limits=1, user_api="blas"):
         measure(evaluator, records, args.positions)

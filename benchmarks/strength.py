@@ -55,11 +55,12 @@ from bot.search import SearchEvaluator, rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 
-from cube import CLASS_COLUMNS, gnubg_board  # benchmarks/cube.py, beside this script
+from cube import CLASS_COLUMNS, gnubg_board, load_records  # benchmarks/cube.py, beside this script
 from training.ship import write_json_atomically
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
+MOVE_FIXTURE = SHARED / "fixtures" / "move_choice.jsonl"
 
 
 def gnubg_two_ply(position_id: str) -> float | None:
@@ -267,7 +268,7 @@ def main() -> None:
     elif args.bgsage_games:
         print("against bgsage 0-ply: skipped (pip install -e '.[bench]' brings bgsage)")
 
-    records = [json.loads(line) for line in open(SHARED / "fixtures" / "move_choice.jsonl")]
+    records = load_records(MOVE_FIXTURE)
     references: list[tuple[str, str, ProbabilityEvaluator]] = [
         (f"gnubg {plies}-ply (reference)", f"gnubg_{plies}ply", GnubgEvaluator(plies)) for plies in (0, 1)
     ] if has_gnubg else []
