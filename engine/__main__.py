@@ -4,6 +4,8 @@
 line as ``notation<TAB>Position ID after the play`` (opponent on roll).
 ``python -m engine show POSITION``: the board as text; POSITION is a Position
 ID, ``PositionID:MatchID`` or an XGID.
+``python -m engine long-nardy moves|show ...``: the same for long nardy, whose
+positions are long nardy Position IDs (docs/long_nardy.md).
 
 Bad input prints one ``error: ...`` line on stderr and exits with status 2.
 """
@@ -17,6 +19,8 @@ from typing import NoReturn, Sequence
 
 from engine.board import flip
 from engine.errors import BackgammonError
+from engine.long_nardy import LongPosition, Rules, render_long_board
+from engine.long_nardy import legal_plays as long_legal_plays
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 from engine.position_id import decode_position_id, encode_position_id
@@ -57,6 +61,17 @@ def show_command(position: str) -> str:
                         names=(setup.names[me], setup.names[1 - me]))
 
 
+def long_moves_command(position_id: str, dice: str, as_json: bool, rules: Rules) -> str:
+    """The text ``long-nardy moves`` prints: each legal play and the long nardy Position ID after it."""
+    position = LongPosition.from_id(position_id)
+    plays = [p for p in long_legal_plays(position.board, dice, rules) if p.steps]
+    plays.sort(key=_play_order, reverse=True)
+    rows = [(format_play(p), LongPosition(p.afterstate).flipped().id) for p in plays]
+    if as_json:
+        return json.dumps({"moves": [{"move": m, "position_id": pid} for m, pid in rows]}) + "\n"
+    return "".join(f"{m}\t{pid}\n" for m, pid in rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = _Parser(prog="python -m engine", description="Backgammon rules engine: legal moves and boards.")
@@ -67,9 +82,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     moves.add_argument("--json", action="store_true", help='print {"moves": [{"move", "position_id"}]}')
     show = commands.add_parser("show", help="draw a position")
     show.add_argument("position", help="Position ID, PositionID:MatchID or XGID=...")
+    long = commands.add_parser("long-nardy", help="long nardy: legal moves and boards")
+    long_commands = long.add_subparsers(dest="long_command", required=True)
+    long_moves = long_commands.add_parser("moves", help="list every legal long nardy play of a roll")
+    long_moves.add_argument("position_id", help="long nardy Position ID (13 characters), the player to move on roll")
+    long_moves.add_argument("dice", help="the roll, e.g. 31")
+    long_moves.add_argument("--json", action="store_true", help='print {"moves": [{"move", "position_id"}]}')
+    long_moves.add_argument("--head-doubles", default="346", help="doubles letting two checkers leave the head on "
+                            "the first turn (default 346)")
+    long_moves.add_argument("--block-check", choices=("step", "turn"), default="step",
+                            help="check the six-point block after every step (default) or at the end of the turn")
+    long_show = long_commands.add_parser("show", help="draw a long nardy position")
+    long_show.add_argument("position_id", help="long nardy Position ID (13 characters)")
     args = parser.parse_args(argv)
     try:
-        if args.command == "moves":
+        if args.command == "long-nardy" and args.long_command == "moves":
+            rules = Rules(head_doubles=args.head_doubles, block_check=args.block_check)
+            output = long_moves_command(args.position_id, args.dice, args.json, rules)
+        elif args.command == "long-nardy":
+            output = render_long_board(LongPosition.from_id(args.position_id).board)
+        elif args.command == "moves":
             output = moves_command(args.position_id, args.dice, args.json)
         else:
             output = show_command(args.position)

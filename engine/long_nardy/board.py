@@ -1,0 +1,98 @@
+"""Long nardy boards: the 26-value vector of docs/DESIGN.md, with no bar, seen by the side to move.
+
+The mover counts its own points 24 (its head) down to 1 (home 1..6) and bears off
+below 1; ``b[1..24]`` holds its checkers as positive counts and the opponent's as
+negative counts, both on the mover's numbering. ``b[0]`` and ``b[25]`` (the bars of
+backgammon) are always 0: long nardy has no hitting. Borne-off checkers are 15 minus
+those on the board, as in backgammon.
+
+Both sides move the same way round the board, so the heads are diagonally opposite:
+the mover's point ``p`` is the opponent's point ``other_point(p)`` (a turn by half the
+board, 12 points), the opponent's head is the mover's 12 and its home the mover's 13..18.
+
+>>> int(other_point(12)), int(other_point(24)), int(other_point(1))
+(24, 12, 13)
+>>> bool(np.array_equal(flip(flip(START)), START)), pip_counts(START)
+(True, (360, 360))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import CHECKERS, borne_off
+from engine.board import validate_board as validate_backgammon_board
+from engine.errors import InvalidPositionError
+
+__all__ = ["CHECKERS", "HEAD", "OPPONENT_HEAD", "START", "borne_off", "flip", "illegal_block", "other_point",
+           "pip_counts", "validate_board"]
+
+HEAD = 24  # the mover's head, where its fifteen checkers start
+OPPONENT_HEAD = 12  # the opponent's head, on the mover's numbering
+BLOCK = 6  # this many consecutive points held trap the opponent (R9)
+
+
+def other_point(point: int | np.ndarray) -> int | np.ndarray:
+    """The other side's number of the mover's point ``point`` (1..24); the map is its own inverse."""
+    return (point + 11) % 24 + 1
+
+
+# flip(b)[p] = -b[other_point(p)]; the unused bar slots 0 and 25 stay where they are.
+_FLIP = np.array([0] + [int(other_point(p)) for p in range(1, 25)] + [25], dtype=np.int64)
+_FLIP.setflags(write=False)
+
+START = np.zeros(26, dtype=np.int8)
+START[HEAD] = CHECKERS
+START[OPPONENT_HEAD] = -CHECKERS
+START.setflags(write=False)
+
+# The opponent's path on the mover's numbering: its head (the mover's 12) first, its 1 (the mover's 13) last.
+OPPONENT_PATH = np.array([int(other_point(q)) for q in range(24, 0, -1)], dtype=np.int64)
+OPPONENT_PATH.setflags(write=False)
+
+
+def flip(boards: np.ndarray) -> np.ndarray:
+    """The same position(s) seen by the other side (last axis of length 26): half a turn of the board, signs swapped."""
+    return -np.asarray(boards)[..., _FLIP]
+
+
+def validate_board(board: np.ndarray, what: str = "long nardy board") -> np.ndarray:
+    """Check one board (mover's view) and return it as int8, or raise InvalidPositionError.
+
+    The backgammon checks (shape, whole counts, at most 15 a side) and: nothing on the
+    bars (index 0 and 25), which long nardy does not have.
+    """
+    arr = validate_backgammon_board(board, what)
+    if arr[0] or arr[25]:
+        raise InvalidPositionError(f"{what}: long nardy has no bar, but index {0 if arr[0] else 25} holds checkers")
+    return arr
+
+
+def pip_counts(board: np.ndarray) -> tuple[int, int]:
+    """(mover's pips, opponent's pips) of one board (mover's view), each side counting its own points."""
+    b = np.asarray(board, dtype=np.int64)
+    points = np.arange(1, 25)
+    mover = int(np.sum(np.maximum(b[1:25], 0) * points))
+    opponent = int(np.sum(np.maximum(-b[1:25], 0) * other_point(points)))
+    return mover, opponent
+
+
+def illegal_block(board: np.ndarray) -> bool:
+    """Whether the mover (``board`` in its view) holds a forbidden block (R9).
+
+    A block is six or more consecutive points held by the mover along the opponent's
+    path (the mover's 12 down to 1, then 24 down to 13); it is forbidden while no
+    opponent checker stands further along that path than the block's front. With no
+    opponent checker on the board nothing is forbidden (the game is over).
+    """
+    path = np.asarray(board)[OPPONENT_PATH]
+    ahead = np.flatnonzero(path < 0)
+    if len(ahead) == 0:
+        return False
+    lead = int(ahead[-1])  # the opponent's most advanced checker, as an index along its path
+    run = 0
+    for index, count in enumerate(path.tolist()):
+        run = run + 1 if count > 0 else 0
+        if run >= BLOCK and index > lead:
+            return True
+    return False
