@@ -22,8 +22,8 @@ the 6-checker database is a prefix of the 15-checker one.
 Databases are stored as 16-bit values (probabilities scaled to 65535) in
 ``$XDG_CACHE_HOME/nardy`` (default ``~/.cache/nardy``), built on first use, written
 atomically and checked with a SHA-256 of the payload: a corrupt or truncated file is
-rebuilt. Where the cache cannot be written, a database is built in memory for the
-process alone, with a warning on stderr.
+rebuilt, with a warning on stderr. Where the cache cannot be written, a database is
+built in memory for the process alone, with a warning on stderr.
 """
 
 from __future__ import annotations
@@ -32,16 +32,15 @@ import functools
 import hashlib
 import itertools
 import struct
-import sys
 import threading
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
-from bot.storage import atomic_write, cache_dir
+from bot.storage import atomic_write, cache_dir, warn
 from engine import ROLL_WEIGHTS, ROLLS, afterstates
 
 POINTS = 6
@@ -55,6 +54,13 @@ _BINOMIAL = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(32)
 # _PLACE[k][s] = C(s + k - 1, k): the term of p_k = s + k - 1 in a home board's index.
 _PLACE = [_BINOMIAL[np.arange(32 - POINTS) + k - 1, k] for k in range(POINTS + 1)]
 _SCALE = 65535
+
+
+def _progress(items: Any, **options: Any) -> Any:
+    """tqdm's progress bar over ``items``, imported when a database is built (its import costs a cold start)."""
+    from tqdm import tqdm as bar
+
+    return bar(items, **options)
 
 
 # --- indexing -------------------------------------------------------------------------
@@ -131,7 +137,7 @@ def turn_children(
     checkers = int(counts.sum(axis=1).max())
     segments, children = [], []
     chunks = range(0, len(counts), _CHUNK)
-    for lo in tqdm(chunks, desc=f"bear-off moves ({checkers})", disable=not progress, leave=False):
+    for lo in _progress(chunks, desc=f"bear-off moves ({checkers})", disable=not progress, leave=False):
         block = counts[lo : lo + _CHUNK]
         boards = np.zeros((len(block) * len(ROLLS), 26), dtype=np.int8)
         boards[:, 1 : POINTS + 1] = np.repeat(block, len(ROLLS), axis=0)
@@ -237,7 +243,7 @@ def build_one_sided(checkers: int = CHECKERS, progress: bool = True) -> OneSided
     mean_first = np.zeros(n)
     level_starts = segment_starts(level_of)
     bounds = np.r_[level_starts, len(root)]
-    for lo, hi in tqdm(list(zip(bounds[:-1], bounds[1:])), desc=f"one-sided bear-off ({checkers})",
+    for lo, hi in _progress(list(zip(bounds[:-1], bounds[1:])), desc=f"one-sided bear-off ({checkers})",
                        disable=not progress, leave=False):
         if level_of[lo] == 0:
             continue
@@ -307,7 +313,7 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
     order = np.argsort(level_of, kind="stable")
     mine, theirs, level_of = mine[order], theirs[order], level_of[order]
     bounds = np.r_[segment_starts(level_of), len(mine)]
-    for lo, hi in tqdm(list(zip(bounds[:-1], bounds[1:])), desc=f"two-sided bear-off ({checkers})",
+    for lo, hi in _progress(list(zip(bounds[:-1], bounds[1:])), desc=f"two-sided bear-off ({checkers})",
                        disable=not progress, leave=False):
         i, j = mine[lo:hi], theirs[lo:hi]
         pair, c, starts = moves.results(i)
@@ -379,12 +385,16 @@ def read_table(path: Path, kind: bytes, checkers: int) -> np.ndarray | None:
 
 
 def _store(path: Path, kind: bytes, checkers: int, table: np.ndarray) -> None:
-    """Cache a freshly built table; where the cache cannot be written, say so and keep it in memory only."""
+    """Cache a freshly built table, saying so where it replaces a damaged file; where the cache cannot be written, say so and keep it in memory only."""
+    damaged = path.exists()  # a file read_table refused: damaged, truncated, or of another version
     try:
         write_table(path, kind, checkers, table)
     except OSError as error:
-        print(f"nardy: cannot store the bear-off database in {path.parent} ({error.strerror or error}); "
-              "it stays in memory for this process (set XDG_CACHE_HOME to a writable directory)", file=sys.stderr)
+        warn(f"cannot store the bear-off database in {path.parent} ({error.strerror or error}); "
+             "it stays in memory for this process (set XDG_CACHE_HOME to a writable directory)")
+        return
+    if damaged:
+        warn(f"the bear-off database {path} was damaged or of another version; rebuilt")
 
 
 _loaded: dict[tuple[str, Path], OneSided | TwoSided] = {}

@@ -40,7 +40,8 @@ from bot.classes import NETWORK_CLASSES, BearoffDatabases, ClassEvaluator
 from bot.cube_correction import CubeCorrection
 from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.network import Network, NetworkConfig, weight_shapes
-from bot.storage import atomic_write
+from bot.prune import Pruner, fingerprint, pruner_paths
+from bot.storage import atomic_write, warn
 
 FORMAT = 1
 # The keys a checkpoint may have (a numpy export has no training state or config; older files no checksums).
@@ -177,6 +178,30 @@ def _check_archive(path: Path, source: str) -> None:
         raise CheckpointError(f"{source}: unreadable (not a torch zip archive)") from None
     if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > size for m in members):
         raise CheckpointError(f"{source}: damaged (its zip directory claims more data than the file holds)")
+
+
+def _check_npz(path: Path, source: str) -> None:
+    """Refuse a ``.npz`` file whose zip directory, or any array's ``.npy`` header, claims more than the file
+    holds: numpy allocates an array's whole claimed size before reading its data. Only the headers are read."""
+    size = path.stat().st_size
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if any(m.compress_type != zipfile.ZIP_STORED for m in members) or sum(m.file_size for m in members) > size:
+                raise CheckpointError(f"{source}: damaged (its zip directory claims more data than the file holds)")
+            for member in members:
+                with archive.open(member) as f:
+                    version = np.lib.format.read_magic(f)
+                    shape, _, dtype = (np.lib.format.read_array_header_1_0(f) if version == (1, 0)
+                                       else np.lib.format.read_array_header_2_0(f))
+                    claimed = dtype.itemsize * int(np.prod(shape, dtype=object))
+                    if dtype.hasobject or claimed > member.file_size - f.tell():
+                        raise CheckpointError(f"{source}: damaged (array {member.filename!r} claims "
+                                              f"{dtype}{list(shape)}, more than the file holds)")
+    except CheckpointError:
+        raise
+    except Exception as error:  # zip and .npy header errors of a damaged or foreign file
+        raise CheckpointError(f"{source}: unreadable numpy export ({type(error).__name__})") from None
 
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
@@ -469,6 +494,7 @@ def _read_class_file(path: str | os.PathLike) -> tuple[dict[str, dict[str, Any]]
     if path.suffix == ".npz":
         if not path.is_file():
             raise CheckpointError(f"{source}: no such file")
+        _check_npz(path, source)
         multi = _npz_class_payloads(path, source)
         if multi is None:
             return {"contact": _load_npz(path, source)}, "databases", False, None
@@ -502,8 +528,8 @@ def load_class_payload(path: str | os.PathLike, label: str = "contact", fallback
 
 def load_player(path: str | os.PathLike) -> ProbabilityEvaluator:
     """What the checkpoint at ``path`` plays as in training's games and searches: a single-network
-    file's network on its own (bear-offs too, as every distillation round before the crashed class
-    was made), a file of several networks as the bot (``load_evaluator``)."""
+    file's network on its own (bear-offs too, as such a network played when it was trained), a file
+    of several networks as the bot (``load_evaluator``)."""
     source = f"checkpoint {str(path)!r}"
     payloads, mode, several, correction = _read_class_file(path)  # the file read once
     if several:
@@ -521,7 +547,31 @@ def load_evaluator(
     replaces the default databases where the file asks for them.
     """
     payloads, mode, _, correction = _read_class_file(path)
-    return _class_evaluator(payloads, mode, f"checkpoint {str(path)!r}", required, bearoff, correction)
+    evaluator = _class_evaluator(payloads, mode, f"checkpoint {str(path)!r}", required, bearoff, correction)
+    evaluator.pruner = _pruner_beside(Path(path), payloads)
+    return evaluator
+
+
+def _pruner_beside(path: Path, payloads: Mapping[str, dict[str, Any]]) -> Pruner | None:
+    """The rollout pruner beside the bot file ``path`` (``bot.prune``), if it was fitted to these networks.
+
+    None without one; a damaged one, or one fitted to other networks, is left out with a warning:
+    rollouts then score every play with the full networks, as they would without it.
+    """
+    network_path, record_path = pruner_paths(path)
+    if not network_path.is_file():
+        return None
+    try:
+        record = json.loads(record_path.read_text())
+        fitted_to, keep = str(record["fitted_to"]), int(record["keep"])
+        network = load_network(network_path)
+    except (OSError, ValueError, KeyError, TypeError, CheckpointError) as error:
+        warn(f"{network_path}: not used, unreadable ({type(error).__name__}: {error})")
+        return None
+    if fitted_to != fingerprint({label: str(payload.get("weights_sha256")) for label, payload in payloads.items()}):
+        warn(f"{network_path}: not used, fitted to other networks than {path.name}'s (refit: python -m training pruner)")
+        return None
+    return Pruner(network, keep)
 
 
 def _no_network(source: str, missing: Iterable[str], payloads: Mapping[str, Any]) -> CheckpointError:

@@ -1,22 +1,20 @@
 """The compiled kernels of ``bot.kernels`` for big batches, loaded on first use.
 
-numba's import costs about 0.3 s, more than a small batch saves, so until a batch of
+numba's import costs more than a small batch saves, so until a batch of
 ``KERNEL_BATCH`` boards comes (search, rollouts, analysis) every batch stays in numpy and a
 cold command line never loads it. Once loaded, every batch runs compiled: a process that
 searched once (a server, a frontend's engine) chooses its 0-ply plays compiled too.
 Without numba installed, or with nowhere to cache its compiled code, every batch stays in
-numpy.
+numpy. A damaged or foreign cache is discarded and compiled afresh (``bot.kernels``).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
-import os
 import sys
 from typing import Callable
 
-from bot.storage import cache_dir
+from engine.compiled import load
 
 KERNEL_BATCH = 256  # boards from which a batch loads the kernels
 
@@ -30,13 +28,9 @@ def kernel(name: str, batch: int) -> Callable[..., None] | None:
 
 @functools.cache
 def _load(name: str) -> Callable[..., None] | None:
-    """The kernel, numba caching its machine code beside the bear-off databases (``$NUMBA_CACHE_DIR`` first).
+    """The kernel, numba caching its machine code beside the bear-off databases (``engine.compiled.load``).
 
     None without numba, or where it has nowhere to write its cache (a read-only home).
     """
-    os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
-    try:
-        kernels = importlib.import_module("bot.kernels")
-    except (ImportError, RuntimeError):  # RuntimeError: numba found no directory it may cache in
-        return None
-    return getattr(kernels, name)
+    kernels = load("bot.kernels")
+    return None if kernels is None else getattr(kernels, name)

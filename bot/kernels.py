@@ -1,21 +1,31 @@
 """Compiled loops (numba) for the network's big batches.
 
-Loaded by ``bot.compiled`` only for a batch big enough to pay for numba's import
-(about 0.3 s), so a cold command line never loads it. Compiled on first use and cached
+Loaded by ``bot.compiled`` only for a batch big enough to pay for numba's import,
+so a cold command line never loads it. Compiled on first use and cached
 on disk, in the project's cache directory (``bot.storage.cache_dir``).
+
+The cache is the engine's sealed one (``engine.kernels.sealed_njit``): every file behind a
+SHA-256 of its content; a file that fails the check or fails to load (damaged, or written
+by something else) is deleted with a warning on stderr and the kernel is compiled afresh
+and cached again.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
-import numba
 import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
+from bot.storage import warn
+from engine.kernels import sealed_njit
 
-@numba.njit(cache=True, nogil=True, fastmath=True, boundscheck=False)
+_compiled = functools.partial(sealed_njit, warn)  # the engine's sealed cache, healing reported on stderr
+
+
+@_compiled(nogil=True, fastmath=True, boundscheck=False)
 def embedding_bag(
     boards: np.ndarray,
     table: np.ndarray,
@@ -69,7 +79,7 @@ def embedding_bag(
             out[b, h] = acc[h]
 
 
-@numba.njit(cache=True, nogil=True, fastmath=True, boundscheck=False)
+@_compiled(nogil=True, fastmath=True, boundscheck=False)
 def output_probabilities(
     x: np.ndarray, shift: np.float32, weight: np.ndarray, bias: np.ndarray, cumulative: np.ndarray, out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled; checked against the numpy path in tests/test_network.py
@@ -100,7 +110,7 @@ def output_probabilities(
             out[b, j] = min(max(value / total, np.float32(0.0)), np.float32(1.0))
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False)
+@_compiled(nogil=True, boundscheck=False)
 def extended_globals(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """Write into ``out`` (B, 5) float32 ``bot.encoding``'s extended globals of boards (B, 26), side on roll's view.
 
@@ -151,19 +161,19 @@ _popcount: Any = intrinsic(_ctpop)
 _leading_zeros: Any = intrinsic(_ctlz)
 
 
-@numba.njit(cache=True, nogil=True)
+@_compiled(nogil=True)
 def _highest(points: int) -> int:  # pragma: no cover - compiled
     """The highest point of a mask over points, 0 for an empty mask."""
     return 63 - _leading_zeros(points) if points else 0
 
 
-@numba.njit(cache=True, nogil=True)
+@_compiled(nogil=True)
 def _open_at(open_: int, distance: int) -> int:  # pragma: no cover - compiled
     """Sources s whose point s - distance is open to own (points below 1: borne off, open)."""
     return ((open_ << distance) | ((1 << distance) - 1)) & _ALL
 
 
-@numba.njit(cache=True, nogil=True)
+@_compiled(nogil=True)
 def _half_hits(own: np.ndarray, other_seen: np.ndarray, out: np.ndarray, column: int) -> None:  # pragma: no cover
     """Own's pip loss, hit one, hit two (``bot.features._roll_hits`` summed over the 36 rolls) into out[column:].
 
@@ -268,7 +278,7 @@ def _half_hits(own: np.ndarray, other_seen: np.ndarray, out: np.ndarray, column:
     out[column + 2] = hit2 / 36.0
 
 
-@numba.njit(cache=True, nogil=True)
+@_compiled(nogil=True)
 def hit_features(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """Write into ``out`` (B, 6) float32 ``bot.features.hit_features`` of boards (B, 26) int8, mover's view.
 

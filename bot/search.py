@@ -3,9 +3,9 @@
 ``probabilities_at`` scores afterstates (mover's view) ``plies`` deep: 0-ply is
 the evaluator; n-ply averages, over the opponent's 21 rolls, the mover's result
 after the opponent's reply chosen by 0-ply equity and then searched n-1 plies
-deep (as GNU Backgammon's n-ply evaluation does). Each level is one
-``engine.afterstates`` call and one evaluator call over the whole batch (cut in
-chunks only to bound memory).
+deep (as GNU Backgammon's n-ply evaluation does). Each level is one call of the
+evaluator's game's afterstate generator (``bot.games``: backgammon or long nardy)
+and one evaluator call over the whole batch (cut in chunks only to bound memory).
 
 ``rank_afterstates`` is GNU Backgammon's candidate filtering: every play at
 0-ply, the best few (a ``MoveFilter``: at most ``keep`` within ``window`` of the
@@ -20,9 +20,10 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from bot.cancel import check_cancelled
 from bot.evaluator import Evaluator, ProbabilityEvaluator, best_children, group_starts
-from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from engine import ROLL_WEIGHTS, ROLLS, afterstates, flip
+from bot.outcomes import equity, invert, is_finished
+from engine import ROLL_WEIGHTS, ROLLS
 from engine.errors import BackgammonError
 
 
@@ -42,14 +43,17 @@ Key = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def afterstate_probabilities(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np.ndarray:
     """(N, 5) the evaluator's 0-ply probabilities for the mover of afterstates (N, 26), mover's view.
 
-    The same as ``evaluator.afterstate_probabilities``, cut in chunks of ``EVALUATION_CHUNK``.
+    The same as ``evaluator.afterstate_probabilities``, cut in chunks of ``EVALUATION_CHUNK``; work
+    under ``bot.cancel.cancel_on`` stops (``Cancelled``) before any chunk once cancelled.
     """
+    check_cancelled()
     if len(children) <= EVALUATION_CHUNK:
         return evaluator.afterstate_probabilities(children)
-    return np.concatenate(
-        [evaluator.afterstate_probabilities(children[i : i + EVALUATION_CHUNK])
-         for i in range(0, len(children), EVALUATION_CHUNK)]
-    )
+    chunks = []
+    for i in range(0, len(children), EVALUATION_CHUNK):
+        check_cancelled()
+        chunks.append(evaluator.afterstate_probabilities(children[i : i + EVALUATION_CHUNK]))
+    return np.concatenate(chunks)
 
 
 def best_replies(evaluator: ProbabilityEvaluator, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -59,9 +63,10 @@ def best_replies(evaluator: ProbabilityEvaluator, positions: np.ndarray) -> tupl
     row ``m * 21 + r`` for roll ``ROLLS[r]``; their 0-ply probabilities (M * 21, 5), the
     opponent's). The afterstates must not be finished.
     """
-    replies_to = np.repeat(flip(positions), len(ROLLS), axis=0)  # the opponent on roll
+    game = evaluator.game  # both games roll the same 21 rolls
+    replies_to = np.repeat(game.flip(positions), len(ROLLS), axis=0)  # the opponent on roll
     dice = np.tile(ROLLS, (len(positions), 1))
-    children, parent = afterstates(replies_to, dice)
+    children, parent = game.afterstates(replies_to, dice)
     opponent_five = afterstate_probabilities(evaluator, children)
     best = best_children(equity(opponent_five), parent, len(replies_to))
     return children[best], opponent_five[best]
@@ -82,9 +87,10 @@ def probabilities_at(evaluator: ProbabilityEvaluator, positions: np.ndarray, pli
     five = np.empty((len(positions), 5), dtype=np.float32)
     done = is_finished(positions)
     if done.any():
-        five[done] = finished_probabilities(positions[done])
+        five[done] = evaluator.game.finished_probabilities(positions[done])
     live = np.flatnonzero(~done)
     for i in range(0, len(live), EXPANSION_CHUNK):
+        check_cancelled()
         rows = live[i : i + EXPANSION_CHUNK]
         replies, opponent_five = best_replies(evaluator, positions[rows])
         if plies > 1:
@@ -205,6 +211,7 @@ class SearchEvaluator(Evaluator):
         self.inner = inner
         self.plies = plies
         self.filters = tuple(filters)
+        self.game = inner.game
 
     def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
         return rank_afterstates(self.inner, children, self.plies, parent, self.filters).scores()

@@ -8,10 +8,13 @@ killed mid-write leaves only the temporary, which ``remove_stale_temporaries`` c
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
+
+from engine.compiled import cache_dir  # noqa: F401  (the project's cache folder, shared with the engine)
 
 
 @contextmanager
@@ -44,7 +47,8 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     return stale
 
 
-def cache_dir() -> Path:
-    """Where the project caches what it builds (bear-off databases, compiled kernels): ``$XDG_CACHE_HOME/nardy``, else ``~/.cache/nardy``."""
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "nardy"
+
+
+def warn(message: str) -> None:
+    """One ``nardy: MESSAGE`` line on stderr: a cache rebuilt or not kept, which the user should know but need not act on."""
+    print(f"nardy: {message}", file=sys.stderr, flush=True)

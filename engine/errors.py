@@ -36,6 +36,25 @@ class InvalidOptionError(BackgammonError):
     """A request or command-line option out of its range (plies, top, lengths, counts)."""
 
 
+def check_range(name: str, value: int, low: int, high: int) -> int:
+    """``value`` if ``low <= value <= high``, else InvalidOptionError naming ``name``, the value and the range.
+
+    The one bounds check of the doors' numbers (command-line options, query parameters), so a
+    number too big for the work it sizes is refused before any work starts.
+
+    >>> check_range("--seed", 3, 0, 9)
+    3
+    >>> try:
+    ...     check_range("--seed", -1, 0, 9)
+    ... except InvalidOptionError as error:
+    ...     print(error)
+    --seed -1: expected 0..9
+    """
+    if not low <= value <= high:
+        raise InvalidOptionError(f"{name} {quote(value)}: expected {low}..{high}")
+    return value
+
+
 def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``repr(value)`` cut to at most ``limit`` characters (a trailing ``...`` marks a cut), for messages.
 

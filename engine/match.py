@@ -24,6 +24,10 @@ from engine.board import CHECKERS, flip, validate_board
 from engine.errors import InvalidMatchError, InvalidPositionError
 
 
+# GNU Backgammon's largest cube (MAX_CUBE in backgammon.h: 1 << 12): a cube there cannot be doubled.
+MAX_CUBE = 1 << 12
+
+
 def is_cube_value(value: int) -> bool:
     """Whether ``value`` can be on the cube: a power of 2 (1 = not turned yet)."""
     return value >= 1 and value & (value - 1) == 0
@@ -161,9 +165,10 @@ def after_game(state: MatchState, winner: int, points: int) -> MatchState:
 
 
 def may_double(state: MatchState, player: int) -> bool:
-    """Whether ``player`` has access to the cube: not in the Crawford game, not when the opponent owns it."""
+    """Whether ``player`` has access to the cube: not in the Crawford game, not when the opponent owns it,
+    not when the cube is on ``MAX_CUBE``."""
     _check_player(player, "may_double")
-    if state.is_over or state.crawford:
+    if state.is_over or state.crawford or state.cube_value >= MAX_CUBE:
         return False
     return state.cube_owner is None or state.cube_owner == player
 

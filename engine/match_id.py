@@ -20,10 +20,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from engine.errors import InvalidMatchError, quote
-from engine.match import is_cube_value
+from engine.match import MAX_CUBE, is_cube_value
 
-# GNU Backgammon's largest cube (MAX_CUBE in backgammon.h: 1 << 12); the field could hold 2^15.
-MAX_CUBE = 1 << 12
+# MAX_CUBE is GNU Backgammon's largest cube (1 << 12); the Match ID's field could hold 2^15.
 _ALPHABET = re.compile(r"[A-Za-z0-9+/]{12}", re.ASCII)
 
 # (name, first bit, width) in the order of the format.

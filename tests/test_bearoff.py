@@ -28,7 +28,7 @@ def small_two() -> bo.TwoSided:
 
 @pytest.fixture(scope="module")
 def full_one(tmp_path_factory) -> bo.OneSided:
-    """The full 15-checker one-sided database (about 5 s to build), through a temporary cache."""
+    """The full 15-checker one-sided database (seconds to build, so built once per module), through a temporary cache."""
     return bo.one_sided(15, directory=tmp_path_factory.mktemp("cache"), progress=False)
 
 
@@ -159,7 +159,7 @@ def test_cache_builds_once_then_reads(tmp_path, monkeypatch, small_one):
 
 
 @pytest.mark.parametrize("damage", ["flip", "truncate", "empty", "header"])
-def test_corrupt_file_is_rebuilt(tmp_path, monkeypatch, damage):
+def test_corrupt_file_is_rebuilt(tmp_path, monkeypatch, capsys, damage):
     two = bo.two_sided(3, progress=False)
     path = tmp_path / "xdg" / "nardy" / "bearoff-two-sided-3.bin"
     data = bytearray(path.read_bytes())
@@ -174,9 +174,11 @@ def test_corrupt_file_is_rebuilt(tmp_path, monkeypatch, damage):
     path.write_bytes(bytes(data))
     assert bo.read_table(path, b"TWO1", 3) is None
     monkeypatch.setattr(bo, "_loaded", {})
+    capsys.readouterr()
     again = bo.two_sided(3, progress=False)
     np.testing.assert_array_equal(again.win, two.win)
     assert bo.read_table(path, b"TWO1", 3) is not None
+    assert f"nardy: the bear-off database {path} was damaged or of another version; rebuilt" in capsys.readouterr().err
 
 
 def test_write_is_atomic(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""The external-player server under hostile clients, over real sockets on 127.0.0.1 (issue 13, item 4)."""
+"""The external-player server under hostile clients, over real sockets on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import pytest
 
 from conftest import tiny_bot
-from bot.doors.external import BUSY_REPLY, MAX_LINE, ExternalServer, reply
+from bot.doors.external import BUSY_REPLY, MAX_CLIENTS, MAX_LINE, ExternalServer, reply
 from bot.facade import Bot
 from bot.match_play import BotPlayer
 from tests.test_external import BEFORE_THE_ROLL, ROLLED, read_line
@@ -77,21 +77,91 @@ def test_an_idle_client_is_disconnected(bot):
         assert sock.recv(100) == b""  # closed by the server
 
 
-def test_clients_beyond_the_limit_are_told_the_server_is_busy(bot):
+def _closed_by_server(sock: socket.socket) -> bool:
+    """True once the server has closed ``sock`` (an end of stream, or a reset where data was unread)."""
+    try:
+        while sock.recv(100):
+            pass
+    except ConnectionResetError:
+        pass
+    return True
+
+
+def test_silent_clients_filling_every_slot_do_not_lock_out_a_new_one(bot):
+    with serving(bot) as address:
+        silent = [socket.create_connection(address, timeout=10) for _ in range(MAX_CLIENTS)]
+        try:
+            with socket.create_connection(address, timeout=10) as newcomer:
+                assert _ask(newcomer, ROLLED) == reply(BotPlayer(bot), ROLLED)
+            assert _closed_by_server(silent[0])  # the longest idle made room
+        finally:
+            for sock in silent:
+                sock.close()
+
+
+def test_a_full_server_drops_a_client_that_never_sent_a_line_before_one_that_did(bot):
+    with serving(bot, max_clients=2) as address:
+        player = socket.create_connection(address, timeout=10)
+        silent = socket.create_connection(address, timeout=10)
+        try:
+            assert _ask(player, ROLLED) == reply(BotPlayer(bot), ROLLED)  # connected first, then idle
+            time.sleep(0.1)
+            with socket.create_connection(address, timeout=10) as newcomer:
+                assert _closed_by_server(silent)
+                assert _ask(newcomer, ROLLED) == _ask(player, ROLLED)  # both served
+        finally:
+            player.close()
+            silent.close()
+
+
+def test_a_new_client_is_told_the_server_is_busy_only_while_every_client_waits_for_an_answer(bot, monkeypatch):
+    import bot.doors.external as external
+
+    release, waiting = threading.Event(), threading.Semaphore(0)
+
+    def slow(*args, **kwargs):
+        waiting.release()
+        release.wait(10)
+        return "roll"
+
+    monkeypatch.setattr(external, "decide", slow)
     with serving(bot, max_clients=2) as address:
         first = socket.create_connection(address, timeout=10)
         second = socket.create_connection(address, timeout=10)
         try:
-            assert _ask(first, ROLLED) == _ask(second, ROLLED)  # both are being served
+            for sock in (first, second):
+                sock.sendall(BEFORE_THE_ROLL.encode() + b"\n\x00")
+            assert waiting.acquire(timeout=10) and waiting.acquire(timeout=10)  # both answers computing
             with socket.create_connection(address, timeout=10) as third:
                 assert read_line(third) == BUSY_REPLY
-                assert third.recv(100) == b""
+                assert _closed_by_server(third)
+            release.set()
+            assert read_line(first) == read_line(second) == "roll"
         finally:
+            release.set()
             first.close()
             second.close()
-        time.sleep(0.2)  # the slots are given back
-        with socket.create_connection(address, timeout=10) as fourth:
-            assert _ask(fourth, ROLLED) == reply(BotPlayer(bot), ROLLED)
+
+
+@pytest.mark.parametrize("deadline", ["line", "idle"])
+def test_a_client_trickling_bytes_is_dropped_at_its_deadline(bot, deadline):
+    """One byte at a time never completes a line: the deadline holds, single bytes do not move it."""
+    options = {"line_timeout": 0.5, "idle_timeout": 30} if deadline == "line" else {"line_timeout": 30, "idle_timeout": 0.5}
+    with serving(bot, **options) as address, socket.create_connection(address, timeout=10) as sock:
+        began = time.monotonic()
+        with pytest.raises(OSError):  # a broken pipe or a reset once the server has closed
+            for byte in ROLLED.encode() * 100:
+                sock.sendall(bytes([byte]))
+                time.sleep(0.05)
+                assert time.monotonic() - began < 5, "still connected long after the deadline"
+        assert time.monotonic() - began < 5
+
+
+def test_the_nul_after_a_line_does_not_start_the_next_lines_clock(bot):
+    with serving(bot, line_timeout=0.3, idle_timeout=30) as address, socket.create_connection(address, timeout=10) as sock:
+        assert _ask(sock, ROLLED) == reply(BotPlayer(bot), ROLLED)  # "board...\n\x00", as GNU Backgammon sends
+        time.sleep(0.6)  # a person thinking, longer than a line may take
+        assert _ask(sock, ROLLED) == reply(BotPlayer(bot), ROLLED)
 
 
 def test_an_internal_error_is_a_reply_too(bot, monkeypatch):

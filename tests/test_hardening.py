@@ -1,6 +1,6 @@
-"""Regression tests of issue 13: every hostile input to a parser is one clean BackgammonError.
+"""Regression tests: every hostile input to a parser is one clean BackgammonError.
 
-Each case was found by probing the public parsers (item numbers of the issue in the comments).
+Each case was found by probing the public parsers; the comments group them by what they attack.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _fibs_with(index: int, value: str, line: str = OWN_TURN_ROLL) -> str:
     return ":".join(fields)
 
 
-# ---------------------------------------------------------------- item 1: Position IDs
+# ---------------------------------------------------------------- Position IDs
 
 
 @pytest.mark.parametrize("text", ["AAAAAAAAAAAA==", "4HPwATDgc/AB==", "4HPwATDgc/ABM="])
@@ -44,7 +44,7 @@ def test_position_id_must_be_canonical():
     assert encode_position_id(decode_position_id("4HPwATDgc/ABMA")) == "4HPwATDgc/ABMA"
 
 
-# ---------------------------------------------------------------- items 2, 3, 8: numbers
+# ---------------------------------------------------------------- numbers
 
 
 @pytest.mark.parametrize("value", [str(2**63), str(2**62), "-" + str(2**63), "9" * 5000, "\u00b2", "\u0663"])
@@ -116,7 +116,7 @@ def test_read_int_checks_text_first():
             read_int(text, "n", "x", 0, 99)
 
 
-# ---------------------------------------------------------------- item 9: impossible states
+# ---------------------------------------------------------------- impossible states
 
 
 def test_both_on_the_bar_against_closed_boards():
@@ -184,7 +184,7 @@ def test_fibs_crawford_flags():
         parse_fibs_board(_fibs_with(37, "8192"))
 
 
-# ---------------------------------------------------------------- item 11: short messages
+# ---------------------------------------------------------------- short messages
 
 
 @pytest.mark.parametrize("parse", [decode_position_id, decode_match_id, parse_xgid, parse_fibs_board, validate_dice])

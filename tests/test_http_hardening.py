@@ -1,4 +1,4 @@
-"""The HTTP API and the command line under hostile input (issue 13, items 1, 7, 11, and the error family)."""
+"""The HTTP API and the command line under hostile input: bad IDs, unbounded parameters, huge requests, bugs."""
 
 from __future__ import annotations
 

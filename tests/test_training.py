@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 from pathlib import Path
 
@@ -57,6 +58,43 @@ def test_unknown_keys_and_bad_values_are_named(tmp_path):
         config_from_dict({"learning": {"td_lambda": 1.5}})
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "absent.toml")
+
+
+@pytest.mark.parametrize(
+    "data, named",
+    [
+        ({"network": {"hidden": [1000000, 1000000]}}, "'network.hidden': must be 1..4096 units in each layer"),
+        ({"network": {"hidden": [8] * 9}}, "'network.hidden': must be 1..8 layers"),
+        ({"selfplay": {"parallel_games": 100000000}}, "'selfplay.parallel_games': must be 1..65536, got 100000000"),
+        ({"selfplay": {"workers": 10000}}, "'selfplay.workers': must be 0..1024, got 10000"),
+        ({"selfplay": {"ray_max_restarts": -2}}, "'selfplay.ray_max_restarts': must be -1..1000"),
+        ({"learning": {"batch_size": 0}}, "'learning.batch_size': must be 1..65536, got 0"),
+        ({"learning": {"samples_per_update": 1 << 40}}, "'learning.samples_per_update': must be 1..1048576"),
+        ({"learning": {"learning_rate": float("inf")}}, "'learning.learning_rate': must be a positive number"),
+        ({"seed": -1}, "'seed': must be 0..9223372036854775807, got -1"),
+        ({"games": 10**30}, "'games': must be 1..1000000000000"),
+        ({"eval_games": 0}, "'eval_games': must be 2..1000000"),
+        ({"torch_threads": 100000}, "'torch_threads': must be 0..1024"),
+    ],
+)
+def test_every_size_and_count_is_bounded_with_the_key_named(data, named):
+    with pytest.raises(ConfigError, match=re.escape(named)):
+        config_from_dict(data)
+
+
+def test_every_shipped_config_is_within_the_bounds():
+    for path in CONFIGS.glob("*.toml"):
+        load_config(path)
+
+
+def test_more_worker_processes_than_the_cores_can_take_are_refused_before_any_starts():
+    from training.actors import check_backend
+    from training.config import WORKERS_PER_CORE
+
+    too_many = WORKERS_PER_CORE * (os.cpu_count() or 1) + 1
+    with pytest.raises(ConfigError, match=f"'selfplay.workers': {too_many} processes is more than"):
+        check_backend(config_from_dict({"selfplay": {"workers": too_many}}))
+    check_backend(config_from_dict({"selfplay": {"workers": 2}}))
 
 
 # TD(lambda) returns and self-play.

@@ -32,8 +32,9 @@ import torch
 import torch.multiprocessing as mp
 
 from bot.evaluator import NetworkEvaluator
+from bot.games import get_game
 from training.network import ValueNetwork
-from training.config import Config
+from training.config import WORKERS_PER_CORE, Config, ConfigError
 from training.selfplay import Samples, SelfPlay
 
 
@@ -47,7 +48,8 @@ class Actors(Protocol):
 
 def _self_play(config: Config, seed: np.random.SeedSequence) -> SelfPlay:
     return SelfPlay(
-        config.selfplay.parallel_games, config.learning.td_lambda, config.selfplay.epsilon, np.random.default_rng(seed)
+        config.selfplay.parallel_games, config.learning.td_lambda, config.selfplay.epsilon, np.random.default_rng(seed),
+        get_game(config.game),
     )
 
 
@@ -56,7 +58,7 @@ class InProcessActor:
 
     def __init__(self, config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> None:
         self.selfplay = _self_play(config, seed)
-        self.evaluator = NetworkEvaluator(network)
+        self.evaluator = NetworkEvaluator(network, get_game(config.game))
         self.samples_per_update = config.learning.samples_per_update
 
     def next_samples(self) -> Samples:
@@ -142,7 +144,7 @@ def _worker(
         seen = weights.fetch(network, seen)
 
     selfplay = _self_play(config, seed)
-    evaluator = NetworkEvaluator(network)
+    evaluator = NetworkEvaluator(network, get_game(config.game))
     while not stop.is_set():
         batch = selfplay.play(evaluator, config.learning.samples_per_update, before_ply=refresh)
         while not stop.is_set():
@@ -194,11 +196,15 @@ class WorkerPool:
 
 
 def check_backend(config: Config) -> None:
-    """Raise ConfigError now if the config's self-play backend cannot run here (Ray not installed)."""
+    """Raise ConfigError now if the config's self-play backend cannot run here (Ray not installed, or
+    more worker processes than this machine's cores can take)."""
     if config.selfplay.backend == "ray":
         from training.ray_actors import import_ray
 
         import_ray()
+    elif config.workers > WORKERS_PER_CORE * (os.cpu_count() or 1):
+        raise ConfigError(f"config key 'selfplay.workers': {config.workers} processes is more than "
+                          f"{WORKERS_PER_CORE} per CPU core of this machine ({os.cpu_count() or 1} cores)")
 
 
 def start_actors(config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> Actors:

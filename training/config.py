@@ -8,12 +8,15 @@ an unknown key or a value of the wrong type is an error naming it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.encoding import get_encoding
+from bot.games import GAMES
 from bot.network import NetworkConfig
 
 if sys.version_info >= (3, 11):
@@ -26,11 +29,34 @@ class ConfigError(ValueError):
     """A config file or value that cannot be used, with the offending key named."""
 
 
+# (lowest, highest) of every size and count, by config key. A run allocates and starts processes
+# by these numbers, so one far past any real run is refused before anything starts, naming the
+# key and the bounds; the highs leave room for runs much bigger than the shipped ones.
+BOUNDS: dict[str, tuple[int, int]] = {
+    "seed": (0, 2**63 - 1),
+    "games": (1, 10**12),
+    "checkpoint_every": (1, 10**12),
+    "eval_every": (1, 10**12),
+    "eval_games": (2, 10**6),
+    "torch_threads": (0, 1024),
+    "selfplay.parallel_games": (1, 1 << 16),  # games in flight in each worker
+    "selfplay.workers": (0, 1024),  # processes (see WORKERS_PER_CORE) or Ray actors
+    "selfplay.ray_max_restarts": (-1, 1000),
+    "learning.batch_size": (1, 1 << 16),
+    "learning.samples_per_update": (1, 1 << 20),
+}
+# Hidden layers of the network, and units in each.
+HIDDEN_LAYERS = (1, 8)
+HIDDEN_UNITS = (1, 4096)
+# Worker processes per CPU core that a "processes" run may start (checked where the run starts).
+WORKERS_PER_CORE = 4
+
+
 @dataclass(frozen=True)
 class SelfPlayConfig:
     # Games advancing together in each worker (one movegen call and one forward pass per ply).
-    # Fewer games in flight learn more per game early on (256: +0.23, 512: +0.13, 1024: +0.0,
-    # 2048: -1.0 ppg against pubeval after 10k games); more are a little faster.
+    # Fewer games in flight learn more per game early on (the network learns from finished games,
+    # so more games in flight means older targets); more are a little faster.
     parallel_games: int = 512
     # Probability that a move is chosen uniformly at random instead of the best one.
     epsilon: float = 0.0
@@ -72,13 +98,17 @@ class LearningConfig:
 class Config:
     # Run name: logs go to runs/<name>, checkpoints to the run directory.
     name: str = "td"
+    # The game played: "backgammon" or "long_nardy" (bot.games, with its default rule flags);
+    # the network's encoding must read that game's boards ("long_nardy" for long nardy).
+    game: str = "backgammon"
     # Seed of every random generator of the run.
     seed: int = 1
     # Total self-play games of the run.
     games: int = 1_000_000
     # Write latest.pt and a numbered checkpoint every this many games.
     checkpoint_every: int = 50_000
-    # Evaluate against pubeval and the previous evaluation's network every this many games.
+    # Evaluate against pubeval (long nardy: the heuristic player) and the previous evaluation's
+    # network every this many games.
     eval_every: int = 50_000
     # Games per evaluation (played in pairs with the same dice and sides swapped).
     eval_games: int = 1000
@@ -89,18 +119,21 @@ class Config:
     learning: LearningConfig = field(default_factory=LearningConfig)
 
     def __post_init__(self) -> None:
-        positive = {
-            "games": self.games,
-            "checkpoint_every": self.checkpoint_every,
-            "eval_every": self.eval_every,
-            "eval_games": self.eval_games,
-            "selfplay.parallel_games": self.selfplay.parallel_games,
-            "learning.batch_size": self.learning.batch_size,
-            "learning.samples_per_update": self.learning.samples_per_update,
-        }
-        for key, value in positive.items():
-            if value < 1:
-                raise ConfigError(f"config key {key!r}: must be positive, got {value}")
+        for key, (low, high) in BOUNDS.items():
+            section, _, name = key.rpartition(".")
+            value = getattr(getattr(self, section) if section else self, name)
+            if not low <= value <= high:
+                raise ConfigError(f"config key {key!r}: must be {low}..{high}, got {value}")
+        hidden = list(self.network.hidden)
+        if not HIDDEN_LAYERS[0] <= len(hidden) <= HIDDEN_LAYERS[1]:
+            raise ConfigError(f"config key 'network.hidden': must be {HIDDEN_LAYERS[0]}..{HIDDEN_LAYERS[1]} layers, "
+                              f"got {hidden}")
+        if not all(HIDDEN_UNITS[0] <= units <= HIDDEN_UNITS[1] for units in hidden):
+            raise ConfigError(f"config key 'network.hidden': must be {HIDDEN_UNITS[0]}..{HIDDEN_UNITS[1]} units in "
+                              f"each layer, got {hidden}")
+        if not math.isfinite(self.learning.learning_rate) or self.learning.learning_rate <= 0:
+            raise ConfigError(f"config key 'learning.learning_rate': must be a positive number, "
+                              f"got {self.learning.learning_rate}")
         if self.eval_games % 2:
             raise ConfigError(f"config key 'eval_games': must be even (games are played in pairs), got {self.eval_games}")
         if not 0.0 <= self.selfplay.epsilon <= 1.0:
@@ -116,20 +149,20 @@ class Config:
             raise ConfigError(f"config key 'learning.optimizer': expected 'adam' or 'sgd', got {self.learning.optimizer!r}")
         if self.learning.loss not in ("cross_entropy", "mse"):
             raise ConfigError(f"config key 'learning.loss': expected 'cross_entropy' or 'mse', got {self.learning.loss!r}")
-        if self.selfplay.workers < 0:
-            raise ConfigError(f"config key 'selfplay.workers': must be >= 0, got {self.selfplay.workers}")
         if self.selfplay.backend not in ("processes", "ray"):
             raise ConfigError(
                 f"config key 'selfplay.backend': expected 'processes' or 'ray', got {self.selfplay.backend!r}"
-            )
-        if self.selfplay.ray_max_restarts < -1:
-            raise ConfigError(
-                f"config key 'selfplay.ray_max_restarts': must be >= -1, got {self.selfplay.ray_max_restarts}"
             )
         if self.learning.device not in ("cpu", "cuda", "auto"):
             raise ConfigError(
                 f"config key 'learning.device': expected 'cpu', 'cuda' or 'auto', got {self.learning.device!r}"
             )
+        if self.game not in GAMES:
+            raise ConfigError(f"config key 'game': expected one of {sorted(GAMES)}, got {self.game!r}")
+        encoding = get_encoding(self.network.encoding)
+        if encoding.game != self.game:
+            raise ConfigError(f"config key 'network.encoding': {encoding.name!r} reads {encoding.game} boards, "
+                              f"but the game is {self.game} (game = {self.game!r})")
 
     @property
     def workers(self) -> int:

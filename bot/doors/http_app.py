@@ -5,27 +5,33 @@
 the schema's bounds, any ``BackgammonError``) get status 400 and ``{"message": ...}``
 naming the problem, quoting at most a little of the input; anything else is a bug:
 500 with a generic message, the traceback in the log. Requests over
-``MAX_REQUEST_BYTES`` get 413 (query strings over ``MAX_QUERY_BYTES`` 400). Endpoints are plain
-functions run in FastAPI's thread pool; the bot serialises its network calls with a
-lock, and 1-ply work (about 20 times a 0-ply request) goes through a semaphore
-of ``ONE_PLY_SLOTS`` so that it cannot queue up ahead of everyone else: a
-request that waits longer than ``ONE_PLY_WAIT`` seconds gets 503.
+``MAX_REQUEST_BYTES`` get 413 (query strings over ``MAX_QUERY_BYTES`` 400). 0-ply requests run in
+FastAPI's thread pool; everything deeper (searches above 0-ply, rollouts, match analysis) goes through
+the one bounded queue of ``bot.doors.http_limits`` (``Limits``: a few slots, a short wait, 503 with
+Retry-After when full, 400 when a request's estimated work is over the limit, cancelled when the
+client leaves or the server stops). ``serve`` bounds slow clients (headers, body, keep-alive) and
+stops within a few seconds of SIGTERM (``docs/http_limits.md``).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-import threading
-from contextlib import contextmanager
-from typing import Annotated, Any, Iterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Optional
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.doors import http_views as views
+from bot.cancel import Cancelled
+from bot.doors.http_limits import (BUSY_RESPONSES, BodyDeadline, BusyError, HeavyQueue, Limits, compute,
+                                   header_timeout_protocol)
 from bot.doors.http_views import (
     CubeResponse,
     ErrorMessage,
@@ -43,6 +49,9 @@ from bot.doors.http_views import (
 from bot.facade import Bot
 from engine.errors import BackgammonError, quote
 
+if TYPE_CHECKING:
+    import uvicorn
+
 log = logging.getLogger(__name__)
 
 # The longest query string read, and the largest body (the API takes none).
@@ -50,9 +59,6 @@ MAX_QUERY_BYTES = 2048
 MAX_REQUEST_BYTES = 4096
 # The longest error message sent back.
 MAX_MESSAGE = 300
-# 1-ply requests computed at once, and how long one waits for its turn.
-ONE_PLY_SLOTS = 1
-ONE_PLY_WAIT = 10.0
 
 # ---------------------------------------------------------------- errors
 
@@ -83,10 +89,6 @@ def _validation_message(error: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-class BusyError(Exception):
-    """The server has too much 1-ply work queued: try again later (503)."""
-
-
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def bad_query(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -98,7 +100,18 @@ def _install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(BusyError)
     async def busy(request: Request, error: BusyError) -> JSONResponse:
-        return _message(503, "busy with other 1-ply requests, try again shortly", {"Retry-After": "1"})
+        return _message(503, f"busy: {error}; try again shortly", {"Retry-After": "2"})
+
+    @app.exception_handler(ClientDisconnect)
+    async def client_gone(request: Request, error: ClientDisconnect) -> JSONResponse:
+        # Not an error of ours: one line, no traceback; the answer goes nowhere.
+        log.info("client left during %s %.200s", request.method, request.url.path)
+        return _message(400, "client disconnected")
+
+    @app.exception_handler(Cancelled)
+    async def cancelled(request: Request, error: Cancelled) -> JSONResponse:
+        log.info("work of %s %.200s cancelled (client gone or server stopping)", request.method, request.url.path)
+        return _message(503, "cancelled: the server is stopping or the client left", {"Retry-After": "2"})
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
@@ -111,59 +124,92 @@ def _install_error_handlers(app: FastAPI) -> None:
         return _message(500, "internal error")
 
 
+def _size_refusal(scope: Scope, body_limits: dict[str, int]) -> Optional[JSONResponse]:
+    """The answer to a request whose query string or declared body is too long, else None."""
+    if len(scope.get("query_string", b"")) > MAX_QUERY_BYTES:
+        return _message(400, f"query string longer than {MAX_QUERY_BYTES} bytes")
+    headers = Headers(scope=scope)
+    limit = body_limits.get(scope.get("path", ""), MAX_REQUEST_BYTES)
+    length = headers.get("content-length", "0")
+    if not length.isascii() or not length.isdigit() or len(length) > 12 or int(length) > limit:
+        return _message(413, f"request body larger than {limit} bytes")
+    if headers.get("transfer-encoding"):
+        return _message(413, "chunked request bodies are not accepted")
+    return None
+
+
+class _SizeLimit:
+    """ASGI middleware refusing long query strings and big bodies before any work.
+
+    A plain ASGI middleware rather than ``@app.middleware("http")``: Starlette's HTTP middleware
+    runs the app in a task group, which wraps exceptions from reading the body in an exception
+    group and hides the client's disconnect from the heavy queue's watch.
+    """
+
+    def __init__(self, app: ASGIApp, state: Any) -> None:
+        self.app, self.state = app, state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = _size_refusal(scope, self.state.body_limits) if scope["type"] == "http" else None
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def _install_size_limit(app: FastAPI) -> None:
     """Refuse long query strings and big bodies before any work; ``app.state.body_limits`` raises the limit by path."""
     app.state.body_limits = {}
-
-    @app.middleware("http")
-    async def size_limit(request: Request, call_next):
-        if len(request.scope.get("query_string", b"")) > MAX_QUERY_BYTES:
-            return _message(400, f"query string longer than {MAX_QUERY_BYTES} bytes")
-        limit = app.state.body_limits.get(request.url.path, MAX_REQUEST_BYTES)
-        length = request.headers.get("content-length", "0")
-        if not length.isascii() or not length.isdigit() or len(length) > 12 or int(length) > limit:
-            return _message(413, f"request body larger than {limit} bytes")
-        if request.headers.get("transfer-encoding"):
-            return _message(413, "chunked request bodies are not accepted")
-        return await call_next(request)
-
-
-_one_ply = threading.BoundedSemaphore(ONE_PLY_SLOTS)
-
-
-@contextmanager
-def _cost_bound(plies: int) -> Iterator[None]:
-    """Let at most ``ONE_PLY_SLOTS`` searches deeper than 0-ply run at once; a request waits ``ONE_PLY_WAIT`` s at most."""
-    if plies == 0:
-        yield
-        return
-    if not _one_ply.acquire(timeout=ONE_PLY_WAIT):
-        raise BusyError()
-    try:
-        yield
-    finally:
-        _one_ply.release()
+    app.add_middleware(_SizeLimit, state=app.state)
 
 
 # ---------------------------------------------------------------- the application
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice"},
+    400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice, or asks for "
+                                                "more work than the server's limit"},
     413: {"model": ErrorMessage, "description": f"a request body over {MAX_REQUEST_BYTES} bytes"},
-    503: {"model": ErrorMessage, "description": "too much 1-ply work queued; try again (Retry-After)"},
+    **BUSY_RESPONSES,
 }
 
 
-def create_app(bot: Bot) -> FastAPI:
-    """The FastAPI application serving ``bot``."""
+def limits_description(limits: Limits) -> str:
+    """The limits as the OpenAPI description states them (docs/http_limits.md says more)."""
+    return (
+        "**Limits.** 0-ply requests are answered at once. Everything deeper (`plies` 1 or 2, a playing level that "
+        f"searches, `/v1/rollout`, `/v1/analyze`) waits for one of {limits.heavy_slots} search slot(s), at most "
+        f"{limits.heavy_wait:g} s and behind at most {limits.heavy_queue} other requests, else 503 with Retry-After; "
+        f"it is cancelled when the client disconnects, after {limits.work_seconds:g} s (503), or when the server stops. "
+        f"A rollout or analysis whose estimated work is over {limits.max_work} trial-plies (trials x plies "
+        "x positions rolled out; about 8 per .mat action at 0-ply, 16 at 1-ply) gets 400 naming the limit. "
+        f"Request headers must arrive within {limits.header_timeout:g} s and a body within {limits.body_timeout:g} s (408)."
+    )
+
+
+def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
+    """The FastAPI application serving ``bot`` within ``limits`` (default ``Limits()``)."""
+    limits = limits or Limits()
+    queue = HeavyQueue(limits)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        queue.start()
+        yield
+        queue.stop()
+        queue.close()
+
     app = FastAPI(
         title="nardy",
         description="A TD-Gammon-style backgammon bot. `/move` and `/eval` speak wildbg's API; "
-        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs.",
+        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs.\n\n" + limits_description(limits),
         version="0.1.0",
+        lifespan=lifespan,
     )
+    app.state.heavy_queue = queue
+    app.state.limits = limits
     _install_error_handlers(app)
     _install_size_limit(app)
+    app.add_middleware(BodyDeadline, seconds=limits.body_timeout)
 
     @app.get("/move", response_model=MoveResponse, responses=_ERRORS, tags=["wildbg"])
     def get_move(query: Annotated[MoveQuery, Query()]) -> MoveResponse:
@@ -176,29 +222,28 @@ def create_app(bot: Bot) -> FastAPI:
         return views.wildbg_eval(bot, query)
 
     @app.get("/v1/moves", response_model=MovesResponse, responses=_ERRORS, tags=["positions"])
-    def moves(query: Annotated[MovesQuery, Query()]) -> MovesResponse:
+    async def moves(request: Request, query: Annotated[MovesQuery, Query()]) -> MovesResponse:
         """Legal plays ranked with probabilities and equities (dice from the query or the IDs)."""
-        with _cost_bound(query.plies):
-            return views.moves(bot, query)
+        return await compute(request, query.plies > 0, lambda: views.moves(bot, query))
 
     @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
-    def cube(query: Annotated[PositionQuery, Query()]) -> CubeResponse:
+    async def cube(request: Request, query: Annotated[PositionQuery, Query()]) -> CubeResponse:
         """Double / no double for the side on roll and take / pass for its opponent, with equities."""
-        with _cost_bound(query.plies):
-            return views.cube(bot, query)
+        return await compute(request, query.plies > 0, lambda: views.cube(bot, query))
 
     @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])
-    def evaluate(query: Annotated[PositionQuery, Query()]) -> EvaluateResponse:
+    async def evaluate(request: Request, query: Annotated[PositionQuery, Query()]) -> EvaluateResponse:
         """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
-        with _cost_bound(query.plies):
-            return views.evaluate(bot, query)
+        return await compute(request, query.plies > 0, lambda: views.evaluate(bot, query))
 
     @app.get("/v1/resign", response_model=ResignResponse, responses=_ERRORS, tags=["positions"])
-    def resign(query: Annotated[ResignQuery, Query()]) -> ResignResponse:
+    async def resign(request: Request, query: Annotated[ResignQuery, Query()]) -> ResignResponse:
         """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
-        with _cost_bound(query.plies):
-            return views.resign(bot, query)
+        return await compute(request, query.plies > 0, lambda: views.resign(bot, query))
 
+    from bot.doors.cube_views import add_cube_matrix_route  # GET /v1/cube/matrix
+
+    add_cube_matrix_route(app, bot)
     from bot.doors.web_app import add_web_routes  # the web board at /, /v1/game/..., /docs offline
 
     add_web_routes(app, bot)
@@ -208,8 +253,30 @@ def create_app(bot: Bot) -> FastAPI:
     return app
 
 
-def serve(bot: Bot, host: str, port: int) -> None:
-    """Serve ``bot`` over HTTP on ``host``:``port`` until interrupted."""
+def make_server(bot: Bot, host: str, port: int, limits: Optional[Limits] = None,
+                log_level: str = "info") -> "uvicorn.Server":
+    """The uvicorn server of ``create_app(bot, limits)`` on ``host``:``port`` (0: a free port), not yet running.
+
+    Slow clients are bounded (``Limits.header_timeout``, ``body_timeout``, ``keep_alive``); on SIGTERM
+    or Ctrl-C the queue's jobs are cancelled at once and open requests get ``Limits.shutdown_grace`` seconds.
+    """
     import uvicorn
 
-    uvicorn.run(create_app(bot), host=host, port=port, log_level="info")
+    limits = limits or Limits()
+    app = create_app(bot, limits)
+    queue: HeavyQueue = app.state.heavy_queue
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            queue.stop()  # sets flags only: safe in a signal handler
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
+                            http=header_timeout_protocol(limits.header_timeout), timeout_keep_alive=limits.keep_alive,
+                            timeout_graceful_shutdown=limits.shutdown_grace)
+    return Server(config)
+
+
+def serve(bot: Bot, host: str, port: int, limits: Optional[Limits] = None) -> None:
+    """Serve ``bot`` over HTTP on ``host``:``port`` until interrupted; SIGTERM cancels the work in progress."""
+    make_server(bot, host, port, limits).run()

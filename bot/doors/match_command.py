@@ -12,6 +12,7 @@ from typing import Optional, TextIO
 
 import numpy as np
 
+from bot.doors.bounds import MAX_GAMES, MAX_MATCH_LENGTH, MAX_SEED, Bounded
 from bot.facade import PLIES, Bot
 from bot.levels import LEVEL_NAMES, Level, level_named
 from bot.match_play import BotPlayer, PlayedMatch, Player, PubevalPlayer, Summary, play_match, summarize
@@ -90,10 +91,6 @@ def _players(args: argparse.Namespace) -> tuple[Player, Player]:
 
 
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    if args.length < 0:
-        raise InvalidOptionError(f"--length {args.length}: expected 0 (money) or a match length")
-    if args.games < 1:
-        raise InvalidOptionError(f"--games {args.games}: expected at least 1")
     if args.jacoby and args.length:
         raise InvalidOptionError("--jacoby: only for money sessions (--length 0)")
     players = _players(args)
@@ -120,12 +117,14 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def add_match(subparsers) -> None:
     """The ``match`` subcommand: the bot plays matches or money sessions and writes .mat files."""
     p = subparsers.add_parser("match", help="bot against bot (or pubeval): matches or money sessions, .mat files")
-    p.add_argument("--length", type=int, default=7, help="match length; 0 = a money session (default 7)")
+    p.add_argument("--length", action=Bounded, low=0, high=MAX_MATCH_LENGTH, default=7,
+                   help="match length; 0 = a money session (default 7)")
     p.add_argument("--opponent", default="self", metavar="self|pubeval|CHECKPOINT",
                    help="the other player: the same bot, pubeval, or another checkpoint (default self)")
-    p.add_argument("--games", type=int, default=1,
+    p.add_argument("--games", action=Bounded, low=1, high=MAX_GAMES, default=1,
                    help="number of matches, or of games in a money session (default 1)")
-    p.add_argument("--seed", type=int, help="random seed of the dice (default: a fresh one, printed)")
+    p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED,
+                   help="random seed of the dice (default: a fresh one, printed)")
     p.add_argument("--mat", metavar="FILE", help="write each match as a .mat file (FILE-1.mat, ... for several)")
     p.add_argument("--jacoby", action="store_true", help="money sessions: the Jacoby rule")
     p.add_argument("--plies", type=int, choices=PLIES, default=0, help="the bot's search depth (default 0)")

@@ -16,19 +16,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Optional, TextIO
+from typing import TYPE_CHECKING, Optional, TextIO
 
 import numpy as np
 
+from bot.doors.bounds import MAX_CANDIDATES, MAX_SEED, MAX_TRIALS, MAX_TRUNCATE, Bounded
 from bot.doors.positions import Situation, parse_position
 from bot.facade import Bot, check_game_on
-from bot.rollout import Progress, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
 from bot.search import InvalidSearchError
 from engine.board import validate_dice
+from engine.errors import check_range
+
+if TYPE_CHECKING:  # imported where a rollout runs: a cold `nardy hint` need not load it
+    from bot.rollout import Progress, RolloutSettings
 
 DEFAULT_TRIALS = 1296
 DEFAULT_CANDIDATES = 5
-ROLLOUT_PLIES = (0, 1, 2)
+MAX_ROLLOUT_PLIES = 2  # checker play inside the trials: 0, 1 or 2 plies
 
 
 def rollout_json(
@@ -47,9 +51,13 @@ def rollout_json(
     (+ ``"cube"`` when ``cubeful``). Dice: ``{"position_id", "dice", "trials", "plays": [{"move", ...}]}``,
     best first by rolled-out equity.
     """
+    from bot.rollout import rollout_afterstates, rollout_cube, rollout_position
+
     board = check_game_on(situation.board)
     if candidates < 1:
         raise InvalidSearchError(f"candidates {candidates!r}: expected at least 1")
+    if seed is not None:  # the HTTP API's seed comes here unchecked by argparse
+        check_range("seed", seed, 0, MAX_SEED)
     rng = np.random.default_rng(seed)
     if dice is None:
         result = rollout_position(bot.evaluator, board, rng, settings, progress)
@@ -65,8 +73,8 @@ def rollout_json(
 
 
 def _settings(args: argparse.Namespace) -> RolloutSettings:
-    if args.plies not in ROLLOUT_PLIES:
-        raise InvalidSearchError(f"--plies {args.plies}: expected one of 0, 1, 2")
+    from bot.rollout import RolloutSettings
+
     return RolloutSettings(trials=args.trials, truncate=args.truncate, variance_reduction=not args.no_vr,
                            plies=args.plies)
 
@@ -147,15 +155,16 @@ def add_rollout(subparsers) -> None:
     p = subparsers.add_parser("rollout", help="Monte-Carlo rollout of a position, or of the plays of a roll")
     p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
     p.add_argument("dice", metavar="DICE", nargs="?", help="a roll (e.g. 31): roll out its best plays")
-    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS, help=f"games per position (default {DEFAULT_TRIALS})")
-    p.add_argument("--plies", type=int, default=0, help="checker play inside the trials: 0, 1 or 2 plies (default 0)")
-    p.add_argument("--truncate", type=int, default=None, metavar="T",
+    p.add_argument("--trials", action=Bounded, low=2, high=MAX_TRIALS, default=DEFAULT_TRIALS, help=f"games per position (default {DEFAULT_TRIALS})")
+    p.add_argument("--plies", action=Bounded, low=0, high=MAX_ROLLOUT_PLIES, default=0,
+                   help="checker play inside the trials (default 0)")
+    p.add_argument("--truncate", action=Bounded, low=0, high=MAX_TRUNCATE, default=None, metavar="T",
                    help="stop each trial after T plies and evaluate (default: play to the end)")
     p.add_argument("--cubeful", action="store_true",
                    help="also the cube decision, from cubeful trials of no double and double/take")
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
-    p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
-    p.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
+    p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="random seed (default: fresh)")
+    p.add_argument("--candidates", action=Bounded, low=1, high=MAX_CANDIDATES, default=DEFAULT_CANDIDATES,
                    help=f"with DICE: how many plays (the best by 0-ply) to roll out (default {DEFAULT_CANDIDATES})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")

@@ -10,7 +10,9 @@
   assets under ``/docs-assets/`` instead of a CDN, so that it renders offline (the
   application's own CDN-backed ``/docs`` and ``/redoc`` routes are replaced).
 
-Errors are the application's: engine errors become 400 ``{"message": ...}``.
+Errors are the application's: engine errors become 400 ``{"message": ...}``. The bot's decisions
+above 0-ply (``plies`` or a playing level that searches) go through the application's queue for
+heavy work (``bot.doors.http_limits``), 0-ply ones straight to the thread pool.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, Query
+from fastapi import FastAPI, Query, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from bot.doors import web_views as views
+from bot.doors.http_limits import BUSY_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.doors.web_views import BoardQuery, BoardView, GameRequest, GameView, NewGameRequest, PlayRequest, ResignRequest
 from bot.facade import Bot
@@ -33,6 +36,7 @@ from bot.facade import Bot
 WEB_DIR = Path(__file__).resolve().parent / "web"
 DOCS_ASSETS = "/docs-assets"
 _ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorMessage, "description": "an unreadable game token or position, or an action the game does not allow now"}}
+_HEAVY_ERRORS = {**_ERRORS, **BUSY_RESPONSES}  # the routes whose work may go through the heavy queue
 _TAGS: list[str | Enum] = ["game"]
 
 
@@ -83,15 +87,15 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
         """The human's play of its dice, checked against the legal plays; the bot is on roll next, or the game is over."""
         return views.play(request)
 
-    @app.post("/v1/game/bot", response_model=GameView, responses=_ERRORS, tags=_TAGS)
-    def bot_turn(request: GameRequest) -> GameView:
-        """The bot's turn: it doubles (the human must answer), or rolls and plays."""
-        return views.bot_turn(bot, request)
+    @app.post("/v1/game/bot", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
+    async def bot_turn(http: Request, request: GameRequest) -> GameView:
+        """The bot's turn: it offers to resign or doubles (the human must answer), or rolls and plays."""
+        return await compute(http, views.searches(request), lambda: views.bot_turn(bot, request))
 
-    @app.post("/v1/game/double", response_model=GameView, responses=_ERRORS, tags=_TAGS)
-    def double(request: GameRequest) -> GameView:
+    @app.post("/v1/game/double", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
+    async def double(http: Request, request: GameRequest) -> GameView:
         """The human doubles (Crawford and cube-ownership rules checked); the bot takes or passes."""
-        return views.double(bot, request)
+        return await compute(http, views.searches(request), lambda: views.double(bot, request))
 
     @app.post("/v1/game/take", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def take(request: GameRequest) -> GameView:
@@ -103,10 +107,20 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
         """The human passes the bot's double and loses the current cube's value."""
         return views.pass_double(request)
 
-    @app.post("/v1/game/resign", response_model=GameView, responses=_ERRORS, tags=_TAGS)
-    def resign(request: ResignRequest) -> GameView:
+    @app.post("/v1/game/resign", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
+    async def resign(http: Request, request: ResignRequest) -> GameView:
         """The human resigns (single, gammon or backgammon); the bot accepts or plays on."""
-        return views.resign(bot, request)
+        return await compute(http, views.searches(request), lambda: views.resign(bot, request))
+
+    @app.post("/v1/game/accept", response_model=GameView, responses=_ERRORS, tags=_TAGS)
+    def accept(request: GameRequest) -> GameView:
+        """The human accepts the bot's resignation (phase resigned) and wins its level times the cube."""
+        return views.accept_resignation(request)
+
+    @app.post("/v1/game/reject", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
+    async def reject(http: Request, request: GameRequest) -> GameView:
+        """The human rejects the bot's resignation; the bot plays on (it doubles, or rolls and plays)."""
+        return await compute(http, views.searches(request), lambda: views.reject_resignation(bot, request))
 
     @app.get("/v1/game/board", response_model=BoardView, responses=_ERRORS, tags=_TAGS)
     def board(query: Annotated[BoardQuery, Query()]) -> BoardView:

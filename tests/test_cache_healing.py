@@ -1,0 +1,72 @@
+"""A damaged or foreign compiled-kernel cache is discarded and rebuilt, with a warning, never an internal error.
+
+Each run is a fresh ``python -m bot`` process on a private ``XDG_CACHE_HOME``, so numba
+reads its cache from disk as a restarted server would.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parents[1]
+HINT = ["hint", "4HPwATDgc/ABMA", "31", "--plies", "1", "--top", "3"]  # 1-ply: big batches, compiled kernels
+
+
+def run_hint(cache_home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    return subprocess.run([sys.executable, "-m", "bot", *HINT], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> tuple[Path, str]:
+    """A cache filled by one run, and that run's answer."""
+    home = tmp_path_factory.mktemp("clean") / "xdg"
+    done = run_hint(home)
+    assert done.returncode == 0, done.stderr
+    assert list((home / "nardy" / "numba").rglob("*.nbc")), "the run cached no compiled kernel"
+    return home, done.stdout
+
+
+def truncate_indexes(folder: Path) -> None:
+    for path in folder.rglob("*.nbi"):
+        path.write_bytes(path.read_bytes()[:20])
+
+
+def flip_data_bytes(folder: Path) -> None:
+    for path in folder.rglob("*.nbc"):
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+
+def foreign_files(folder: Path) -> None:
+    """Every file replaced by another program's bytes (numba's own format, say, or junk)."""
+    for path in [*folder.rglob("*.nbi"), *folder.rglob("*.nbc")]:
+        path.write_bytes(b"\x80\x04\x95not a numba cache file")
+
+
+@pytest.mark.parametrize("damage", [truncate_indexes, flip_data_bytes, foreign_files], ids=lambda f: f.__name__)
+def test_damaged_kernel_cache_is_rebuilt_with_the_same_answer(clean, tmp_path, damage):
+    home, answer = clean
+    copy = tmp_path / "xdg"
+    shutil.copytree(home, copy)
+    damage(copy / "nardy" / "numba")
+
+    healed = run_hint(copy)
+    assert healed.returncode == 0, healed.stderr
+    assert healed.stdout == answer
+    assert "compiled-kernel cache" in healed.stderr and "discarded, compiling afresh" in healed.stderr
+    assert "internal error" not in healed.stderr
+
+    again = run_hint(copy)  # the rebuilt cache loads without a word
+    assert (again.returncode, again.stdout, again.stderr) == (0, answer, "")
