@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from bot.doors.analysis_views import MAX_MAT_BYTES
+from bot.doors.analysis_views import MAX_UPLOAD_BYTES
 from bot.doors.http_app import create_app
 from bot.facade import Bot
 from engine.matfile import format_mat
@@ -34,8 +34,8 @@ def test_analyze_returns_the_analysis_json(client):
 def test_analyze_refuses_damaged_and_oversized_files(client):
     answer = client.post("/v1/analyze", content=b" 3 point match\n\n Game 1\n nonsense\n")
     assert answer.status_code == 400 and "line 4" in answer.json()["message"]
-    answer = client.post("/v1/analyze", content=b" " * (MAX_MAT_BYTES + 1))
-    assert answer.status_code == 413 and str(MAX_MAT_BYTES) in answer.json()["message"]
+    answer = client.post("/v1/analyze", content=b" " * (MAX_UPLOAD_BYTES + 1))
+    assert answer.status_code == 413 and str(MAX_UPLOAD_BYTES) in answer.json()["message"]
 
 
 def test_rollout_json_and_bounds(client):

@@ -1,9 +1,14 @@
 """The analysis endpoints' views: plain functions from a parsed request to JSON data (no web framework).
 
-- ``analyze(bot, text, plies)``: a .mat file's text, analysed (``bot.analysis``), as
-  ``MatchAnalysis.to_json()``; a damaged file raises an engine error naming the line.
+- ``analyze(bot, text, plies)``: a .mat or .sgf file's text, analysed (``bot.analysis``), as
+  ``MatchAnalysis.to_json()`` with the match's chart (SVG); a damaged file raises an engine error naming the line.
 - ``rollout(bot, query)``: ``bot.doors.rollout_command.rollout_json`` with bounds on the
   trials, the truncation and the number of plays, so one request stays short.
+- ``check_rollout(query, limits)`` and ``read_mat(body, plies, limits)``: the checks made before
+  the work is queued, the server's cost limit among them (``bot.doors.http_limits``).
+- ``setup(query)``: a situation set up on the web board (checkers, side on roll, dice, cube,
+  score, match length, Crawford) as GNU Backgammon's Position ID and Match ID, read back
+  by ``engine.game.from_ids`` so that an impossible one is refused naming what is wrong.
 
 Perspective as in the command line: the rollout's figures are the side on roll's (with
 dice: the mover's after each play); the analysis gives each decision in its player's view.
@@ -11,24 +16,37 @@ dice: the mover's after each play); the analysis gives each decision in its play
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Literal, Optional
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.analysis import AnalysisError, analyze_match
-from bot.doors.positions import parse_position
+from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
+from bot.doors.http_limits import Limits, analysis_work, check_work, rollout_work
+from bot.doors.match_chart import match_chart_svg
+from bot.doors.positions import Situation, parse_position
 from bot.doors.rollout_command import rollout_json
 from bot.facade import Bot
 from bot.rollout import RolloutSettings
-from engine.board import validate_dice
-from engine.errors import InvalidDiceError
-from engine.matfile import parse_mat
+from engine.board import flip, validate_dice
+from engine.errors import InvalidMatchError
+from engine.game import Game, Phase, from_ids
+from engine.match import MatchState
+from engine.matchfiles import FileKind, kind_of, read_match
+from engine.matfile import MatMatch
+from engine.position import Position
+from engine.position_id import decode_position_id
 
-# Bounds that keep one request short (measured in docs/analysis.md): a long 7-point match of 7 KB
-# (264 checker plays, 136 cube decisions) takes ~3 s at 0-ply and ~3.6 s at 1-ply on a quiet machine,
-# about twice that under load; so at most ~14 s at 0-ply and ~4 s at 1-ply here, twice under load.
+# Bounds that keep one request to seconds: analysis time grows with the match file's size, and
+# 1-ply costs more per decision than 0-ply, so 1-ply gets the smaller bound (docs/analysis.md).
 MAX_MAT_BYTES = 32 * 1024
 MAX_ONE_PLY_BYTES = 8 * 1024
+# A GNU Backgammon .sgf is bulkier than the .mat of the same match (gnubg stores its evaluations in it: a
+# 3-point match it played runs to 100-200 KB), so it is bounded by its actions instead, as many as the
+# .mat bounds allow (a .mat line of two actions takes about 26 bytes an action).
+MAX_SGF_BYTES = 512 * 1024
+MAT_BYTES_PER_ACTION = 26
+MAX_UPLOAD_BYTES = max(MAX_MAT_BYTES, MAX_SGF_BYTES)
 MAX_TRIALS = 1296
 MAX_TRUNCATE = 20
 DEFAULT_HTTP_TRUNCATE = 10
@@ -44,38 +62,127 @@ class RolloutQuery(BaseModel):
                           description=f"plies per trial before the network's estimate (0..{MAX_TRUNCATE})")
     vr: bool = Field(True, description="variance reduction")
     cubeful: bool = Field(False, description="also the cube decision, from cubeful trials (no double and double/take)")
-    seed: Optional[int] = Field(None, description="random seed, for repeatable answers")
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description=f"random seed, for repeatable answers (0..{MAX_SEED})")
     candidates: int = Field(3, ge=1, le=MAX_CANDIDATES, description="with dice: how many plays to roll out")
 
 
 def _dice(text: Optional[str]) -> Optional[tuple[int, int]]:
-    if text is None:
-        return None
-    digits = text.strip()
-    if len(digits) != 2 or not digits.isdigit():
-        raise InvalidDiceError(f"dice {text!r}: expected two digits 1..6, e.g. 31")
-    return validate_dice((int(digits[0]), int(digits[1])))
+    return None if text is None else validate_dice(text)
+
+
+def _rollout_of(query: RolloutQuery) -> tuple[Situation, Optional[tuple[int, int]]]:
+    """The position and dice of a rollout query (engine errors name what is wrong)."""
+    situation = parse_position(query.position.replace(" ", "+"))
+    return situation, (_dice(query.dice) if query.dice else situation.dice)
+
+
+def check_rollout(query: RolloutQuery, limits: Limits) -> None:
+    """Refuse, before any work, a rollout query with a bad position or dice, or over ``limits.max_work``."""
+    _, dice = _rollout_of(query)
+    work = rollout_work(query.trials, query.truncate, query.vr, query.cubeful,
+                        query.candidates if dice is not None else None)
+    check_work("rollout", work, limits, "ask for fewer trials, a shorter truncation or fewer candidates")
 
 
 def rollout(bot: Bot, query: RolloutQuery) -> dict:
     """The rollout JSON of ``nardy rollout --json`` for the query (0-ply checker play in the trials)."""
-    situation = parse_position(query.position.replace(" ", "+"))
-    dice = _dice(query.dice) if query.dice else situation.dice
+    situation, dice = _rollout_of(query)
     settings = RolloutSettings(trials=query.trials, truncate=query.truncate, variance_reduction=query.vr)
     return rollout_json(bot, situation, dice, settings, query.seed, query.cubeful, query.candidates)
 
 
-def analyze(bot: Bot, body: bytes, plies: int = 0) -> dict:
-    """The analysis JSON of ``nardy analyze --json`` for a .mat file's bytes (UTF-8, at most ``MAX_MAT_BYTES``;
-    ``MAX_ONE_PLY_BYTES`` at 1-ply)."""
-    if len(body) > MAX_MAT_BYTES:
-        raise AnalysisError(f".mat file of {len(body)} bytes: at most {MAX_MAT_BYTES} are analysed")
+def read_mat(body: bytes, plies: int, limits: Limits) -> MatMatch:
+    """The match of an uploaded .mat or .sgf file (``engine.matchfiles``, told apart by content), refused (an
+    engine error) when unreadable, too big for ``plies``, or over ``limits.max_work`` to analyse: checked
+    before the work is queued."""
     if plies not in ANALYSIS_PLIES:
         raise AnalysisError(f"plies {plies}: expected one of {ANALYSIS_PLIES}")
-    if plies and len(body) > MAX_ONE_PLY_BYTES:
-        raise AnalysisError(f".mat file of {len(body)} bytes: at 1-ply at most {MAX_ONE_PLY_BYTES} are analysed")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise AnalysisError(f".mat file: not UTF-8 text ({error})") from None
-    return analyze_match(bot, parse_mat(text, source="uploaded .mat"), plies).to_json()
+        raise AnalysisError(f"uploaded file: not UTF-8 text ({error})") from None
+    sgf = kind_of(text) is FileKind.SGF
+    limit = MAX_SGF_BYTES if sgf else MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
+    if len(body) > limit:
+        raise AnalysisError(f"{'.sgf' if sgf else '.mat'} file of {len(body)} bytes: at {plies}-ply at most {limit} "
+                            "are analysed")
+    match = read_match(text, source="uploaded .sgf" if sgf else "uploaded .mat")
+    actions = sum(len(game.actions) for game in match.games)
+    most = (MAX_ONE_PLY_BYTES if plies else MAX_MAT_BYTES) // MAT_BYTES_PER_ACTION
+    if sgf and actions > most:
+        raise AnalysisError(f".sgf file of {actions} actions: at {plies}-ply at most {most} are analysed")
+    check_work(f".mat file of {actions} actions at {plies}-ply", analysis_work(actions, plies), limits,
+               "analyse fewer games or at 0-ply")
+    return match
+
+
+def analyze(bot: Bot, body: bytes, plies: int = 0, limits: Limits = Limits()) -> dict:
+    """The analysis JSON of ``nardy analyze --json`` for a .mat file's bytes (``read_mat``'s bounds), with
+    ``chart``: the match drawn as SVG (``bot.doors.match_chart``)."""
+    return analyze_parsed(bot, read_mat(body, plies, limits), plies)
+
+
+def analyze_parsed(bot: Bot, match: MatMatch, plies: int) -> dict:
+    """The analysis JSON of a match ``read_mat`` has read and checked."""
+    analysis = analyze_match(bot, match, plies)
+    return {**analysis.to_json(), "chart": match_chart_svg(analysis)}
+
+
+# ---------------------------------------------------------------- setting up a situation
+
+SetupSide = Literal["bottom", "top"]
+MAX_SETUP_LENGTH = MAX_MATCH_LENGTH  # the game token of a longer match is refused
+MAX_SETUP_CUBE = 4096
+
+
+class SetupQuery(BaseModel):
+    """A situation as the web board sets it up: the bottom player is seat 0 (the human of "Play from here")."""
+
+    model_config = ConfigDict(extra="forbid")
+    checkers: str = Field(description="the checkers as the Position ID of the board seen by the bottom player")
+    on_roll: SetupSide = Field("bottom", description="the side on roll")
+    dice: Optional[str] = Field(None, description="the roll to play, e.g. 31; none: before the roll (a cube decision)")
+    cube: int = Field(1, ge=1, le=MAX_SETUP_CUBE, description="the cube's value, a power of 2")
+    cube_owner: Optional[SetupSide] = Field(None, description="who owns the cube; none: centred (on 1)")
+    length: int = Field(0, ge=0, le=MAX_SETUP_LENGTH, description="match length in points; 0: a money game")
+    score_bottom: int = Field(0, ge=0, le=MAX_SETUP_LENGTH, description="the bottom player's score")
+    score_top: int = Field(0, ge=0, le=MAX_SETUP_LENGTH, description="the top player's score")
+    crawford: bool = Field(False, description="this game is the Crawford game")
+
+
+class SetupView(BaseModel):
+    """The set-up situation as GNU Backgammon writes it, and as the web board's game token."""
+
+    position_id: str = Field(description="the Position ID, seen by the side on roll")
+    match_id: str
+    game: str = Field(description="PositionID:MatchID, the token of a game from here (the bottom player is the human)")
+
+
+def setup(query: SetupQuery) -> SetupView:
+    """The Position ID and Match ID of a set-up situation; raise an engine error naming what makes it impossible."""
+    bottom_view = decode_position_id(query.checkers)
+    seat = 0 if query.on_roll == "bottom" else 1
+    board = bottom_view if seat == 0 else flip(bottom_view)
+    dice = _dice(query.dice) if query.dice else None
+    score = (query.score_bottom, query.score_top)
+    if query.cube & (query.cube - 1):
+        raise InvalidMatchError(f"cube {query.cube}: a cube's value is a power of 2 (1, 2, 4, ...)")
+    if (query.cube_owner is None) != (query.cube == 1):
+        raise InvalidMatchError(f"cube {query.cube} {'centred' if query.cube_owner is None else 'owned'}: "
+                                "a centred cube is on 1, an owned one on 2 or more")
+    if query.crawford and query.cube != 1:
+        raise InvalidMatchError(f"cube {query.cube}: the cube is not used in the Crawford game")
+    if not query.length and score != (0, 0):
+        raise InvalidMatchError(f"score {score[0]}-{score[1]}: a money game has no score (set a match length)")
+    if query.length and max(score) >= query.length:
+        raise InvalidMatchError(f"score {score[0]}-{score[1]}: a {query.length}-point match would be over")
+    if query.crawford and max(score) != query.length - 1:
+        raise InvalidMatchError(f"Crawford: the Crawford game needs a side at {max(query.length - 1, 0)} points "
+                                f"(score {score[0]}-{score[1]})")
+    post_crawford = query.length > 1 and not query.crawford and max(score) == query.length - 1
+    owner = None if query.cube_owner is None else 0 if query.cube_owner == "bottom" else 1
+    match = MatchState(query.length, score, query.cube, owner, query.crawford, post_crawford)
+    phase = Phase.BEFORE_ROLL if dice is None else Phase.ROLLED
+    position_id, match_id = Game(match, phase, seat, Position(board), dice).ids()
+    from_ids(position_id, match_id)  # what the Match ID cannot hold, or a finished game, is refused here
+    return SetupView(position_id=position_id, match_id=match_id, game=f"{position_id}:{match_id}")

@@ -1,11 +1,14 @@
-"""The ``analyze`` subcommand: a whole .mat match analysed (``bot.analysis``), as GNU Backgammon's statistics.
+"""The ``analyze`` subcommand: a whole .mat or .sgf match analysed (``bot.analysis``), as GNU Backgammon's statistics.
 
-``nardy analyze FILE.mat [--plies P] [--json] [--html OUT.html]``: reads the file
-(``engine.matfile``; a damaged one is an error naming the line), analyses every
+``nardy analyze FILE [--plies P] [--json] [--html OUT.html] [--sgf OUT.sgf]``: reads the file
+(``engine.matchfiles``: .mat, .sgf or a position list, told apart by content; a damaged one is an
+error naming the line), analyses every
 decision of both players, and prints the statistics per player (left column first)
 and the marked decisions; ``--json`` prints ``MatchAnalysis.to_json()``; ``--html``
-also writes one self-contained page with an SVG board of each marked decision.
-A game with an illegal recorded action is analysed up to it, with a message.
+also writes one self-contained page with the match's chart and an SVG board of each marked decision;
+``--sgf`` the match as a GNU Backgammon .sgf with the analysis's marks (``bot.doors.sgf_export``).
+A game with an illegal recorded action is analysed up to it, with a message. A list of positions is
+answered position by position (``bot.doors.position_list``).
 """
 
 from __future__ import annotations
@@ -18,12 +21,17 @@ from typing import TextIO
 
 
 from bot.analysis import MatchAnalysis, analyze_match
+from bot.doors.match_chart import match_chart_svg
 from bot.facade import Bot
-from engine.matfile import read_mat
+from bot.doors.position_list import format_positions, positions_json
+from bot.doors.sgf_export import analysed_sgf
+from engine.errors import InvalidOptionError
+from engine.matchfiles import read_records_file
+from engine.matfile import MatMatch
 from engine.position_id import decode_position_id
 
-# 1-ply: a 7-point match of 264 checker plays and 136 cube decisions looked ahead (7 KB) in about 3.6 s
-# in-process on the shared 2-core machine when quiet (0-ply 3.0 s; docs/analysis.md).
+# 1-ply: its cubeful lookahead judges cube decisions better than 0-ply, for little more time
+# over a whole match (docs/analysis.md).
 DEFAULT_PLIES = 1
 
 
@@ -122,9 +130,11 @@ def board_svg(position_id: str) -> str:
 
 
 def format_html(analysis: MatchAnalysis) -> str:
-    """One self-contained page: the statistics and, for each marked decision, its board (SVG)."""
+    """One self-contained page: the match's chart (``bot.doors.match_chart``), the statistics and, for each
+    marked decision, its board (SVG)."""
     esc = html.escape
     body = [f"<h1>{esc(analysis.names[0])} vs {esc(analysis.names[1])}</h1>",
+            f'<div class="chart">{match_chart_svg(analysis)}</div>',
             "<pre>" + esc("\n".join(format_statistics(analysis))) + "</pre>", "<h2>Marked decisions</h2>"]
     for game in analysis.games:
         for d in game.decisions:
@@ -139,33 +149,52 @@ def format_html(analysis: MatchAnalysis) -> str:
         if game.stopped:
             body.append(f"<p class='s'>Game {game.number} stopped: {esc(game.stopped)}</p>")
     style = ("body{font-family:sans-serif;max-width:900px;margin:auto}.d{border-top:1px solid #ccc;padding:8px}"
+             ".chart svg{max-width:640px;height:auto}"
              ".m{color:#b00}.s{color:#b00}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>nardy analysis</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
 
 
 def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    match = read_mat(args.file)
+    records = read_records_file(args.file)  # .mat, .sgf or a position list, told apart by content
+    if not isinstance(records, MatMatch):
+        if args.html or args.sgf:
+            raise InvalidOptionError(f"{args.file}: a list of positions has no match to write as --html or --sgf")
+        bot = Bot.load(args.checkpoint)
+        if args.json:
+            stdout.write(json.dumps(positions_json(bot, records, args.plies)) + "\n")
+        else:
+            stdout.write("\n".join(format_positions(bot, records, args.plies)))
+        return 0
+    match = records
     analysis = analyze_match(Bot.load(args.checkpoint), match, args.plies)
     if args.html:
         Path(args.html).write_text(format_html(analysis), encoding="utf-8")
+    if args.sgf:
+        Path(args.sgf).write_text(analysed_sgf(match, analysis), encoding="utf-8")
     if args.json:
         stdout.write(json.dumps(analysis.to_json()) + "\n")
     else:
         lines = format_statistics(analysis) + [""] + format_marked(analysis)
         if args.html:
             lines.append(f"(HTML report written to {args.html})")
+        if args.sgf:
+            lines.append(f"(GNU Backgammon .sgf written to {args.sgf})")
         stdout.write("\n".join(lines) + "\n")
     return 0
 
 
 def add_analyze(subparsers) -> None:
     """The ``analyze`` subcommand."""
-    p = subparsers.add_parser("analyze", help="analyse every decision of a .mat match, GNU Backgammon-style")
-    p.add_argument("file", metavar="FILE.mat", help="a Jellyfish .mat match or money session")
+    p = subparsers.add_parser("analyze", help="analyse every decision of a .mat or .sgf match, GNU Backgammon-style, "
+                              "or each position of a list")
+    p.add_argument("file", metavar="FILE", help="a Jellyfish .mat or GNU Backgammon .sgf match, money session or "
+                   "game, or a list of positions (Position IDs or XGIDs, one a line); the format is read from the content")
     p.add_argument("--plies", type=int, choices=(0, 1, 2), default=DEFAULT_PLIES,
                    help=f"analysis depth (default {DEFAULT_PLIES})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--html", metavar="OUT.html", help="also write an HTML page with a board of each marked decision")
+    p.add_argument("--html", metavar="OUT.html", help="also write an HTML page with the match's chart and a board of each marked decision")
+    p.add_argument("--sgf", metavar="OUT.sgf", help="also write the match as a GNU Backgammon .sgf with the "
+                   "analysis's marks, luck and comments")
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
     p.set_defaults(run=_run_analyze)

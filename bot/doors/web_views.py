@@ -16,7 +16,9 @@ ID). ``GameView.board`` is always in the human's view (its checkers positive, it
 25, the bot's bar at 0); legal plays are in the human's numbering. Before a game's
 opening roll the Match ID's game state is "no game" (0); a finished game's token has the
 winner on roll (``engine.game.from_ids`` says what the Match ID cannot hold, such as
-post-Crawford). The bot answers a resignation at once, so no token holds one offered.
+post-Crawford). The bot answers the human's resignation at once, so a token holds a
+resignation offered only when the bot offers it (before its roll, when its own evaluation
+says the game is lost: ``bot.resign``), waiting for the human's accept or reject.
 
 Bad input (an unreadable token, an action the state does not allow, an illegal move)
 raises an engine error (``engine.errors.BackgammonError``) naming it.
@@ -30,26 +32,29 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.cube import Owner, cube_state_for
+from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.positions import parse_position
 from bot.facade import Bot
 from bot.levels import level_named
 from bot.match_play import BotPlayer
 from engine.board import flip, pip_counts
-from engine.errors import IllegalMoveError, InvalidMatchError
+from engine.errors import IllegalMoveError, InvalidMatchError, quote
 from engine.game import Game, from_ids, start_game
 from engine.game import GameResult as Finished
 from engine.game import Phase as Stage
 from engine.game import new_game as opening
-from engine.match import MatchState, Outcome, roll_dice
+from engine.match import MAX_CUBE, MatchState, Outcome, game_result_points, roll_dice
 from engine.notation import format_play, parse_move
 from engine.plays import Play, legal_plays
 
 HUMAN, BOT = 0, 1
 Side = Literal["human", "bot"]
-Phase = Literal["opening", "roll", "move", "doubled", "over"]
+Phase = Literal["opening", "roll", "move", "doubled", "resigned", "over"]
 HowEnded = Literal["single", "gammon", "backgammon", "pass", "resign"]
 CubeOwner = Literal["on_roll", "opponent"]  # a Position's cube owner, seen by the side on roll
-MAX_MATCH_LENGTH = 64
+# A money session's score stays below this, so that the largest win (a backgammon on the largest
+# cube) still fits the Match ID's 15-bit score field.
+MAX_MONEY_SCORE = (1 << 15) - 1 - 3 * MAX_CUBE
 _SIDES: tuple[Side, Side] = ("human", "bot")
 _OUTCOME_NAMES: dict[Outcome, HowEnded] = {Outcome.SINGLE: "single", Outcome.GAMMON: "gammon", Outcome.BACKGAMMON: "backgammon"}
 
@@ -60,7 +65,9 @@ class NewGameRequest(BaseModel):
     """A new match (or money session) against the bot."""
 
     model_config = ConfigDict(strict=True)  # JSON as the schema says: no true for 1, no "3" for 3
-    length: int = Field(0, ge=0, le=MAX_MATCH_LENGTH, description="match length in points; 0 = money game")
+    length: int = Field(0, ge=0, le=MAX_MATCH_LENGTH,
+                        description=f"match length in points, at most {MAX_MATCH_LENGTH} (the bot's match equity "
+                                    "table's reach); 0 = money game")
 
 
 class GameRequest(BaseModel):
@@ -68,7 +75,7 @@ class GameRequest(BaseModel):
 
     model_config = ConfigDict(strict=True)
     game: str = Field(description="the game token of the last answer: PositionID:MatchID")
-    seed: Optional[int] = Field(None, ge=0, le=2**63 - 1, description="seed of the dice rolled in this call (default: random)")
+    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="seed of the dice rolled in this call (default: random)")
     plies: int = Field(0, ge=0, le=2, description="the bot's search depth, 0, 1 or 2")
     playing_level: Optional[str] = Field(
         None, max_length=20,
@@ -133,6 +140,14 @@ class GameResult(BaseModel):
     next_game: Optional[str] = Field(description="the token of the next game (before its opening roll); null when the match is over")
 
 
+class ResignationView(BaseModel):
+    """The bot's offer to resign, which the human accepts (winning ``points``) or rejects (the bot plays on)."""
+
+    level: int = Field(ge=1, le=3, description="1 single, 2 gammon, 3 backgammon")
+    how: HowEnded
+    points: int = Field(description="what the human wins by accepting (the level times the cube; Jacoby applies)")
+
+
 class GameView(BaseModel):
     """A game as the page draws it, after the action asked for."""
 
@@ -158,6 +173,7 @@ class GameView(BaseModel):
     events: list[str] = Field(description="what happened in this call, in order")
     bot_move: Optional[BotMoveView] = None
     result: Optional[GameResult] = None
+    resignation: Optional[ResignationView] = Field(None, description="the bot's offer to resign (phase resigned)")
 
 
 class BoardView(BaseModel):
@@ -178,7 +194,7 @@ class BoardView(BaseModel):
 # ---------------------------------------------------------------- the game token
 
 _PHASES: dict[Stage, Phase] = {Stage.OPENING: "opening", Stage.BEFORE_ROLL: "roll", Stage.ROLLED: "move",
-                               Stage.DOUBLED: "doubled"}
+                               Stage.DOUBLED: "doubled", Stage.RESIGNED: "resigned"}
 
 
 def _read(token: str) -> Game | Finished:
@@ -188,9 +204,26 @@ def _read(token: str) -> Game | Finished:
         raise InvalidMatchError(f"game {token!r}: expected PositionID:MatchID")
     position_id, _, match_id = text.partition(":")
     step = from_ids(position_id, match_id)
-    if isinstance(step, Game) and step.phase is Stage.RESIGNED:
-        raise InvalidMatchError(f"game {token!r}: a resignation offered is answered at once, no game token holds one")
+    if isinstance(step, Game) and step.resignation is not None and step.resignation.player != BOT:
+        raise InvalidMatchError(f"game {token!r}: nardy answers your resignation at once, no game token holds one")
+    _check_reachable(step.match, f"game {quote(token, 40)}")
     return step
+
+
+def _check_reachable(m: MatchState, what: str) -> None:
+    """Refuse a token's match that no game against the bot reaches (the token is not signed: docs/http_limits.md).
+
+    ``from_ids`` has checked what the IDs can say wrongly (a cube that is not a power of two up to
+    ``MAX_CUBE``, a score at or past the match length, a Crawford game at the wrong score or with the
+    cube turned, a double without cube access); this adds what the bot cannot play or the next game's
+    token could not hold.
+    """
+    if m.match_length > MAX_MATCH_LENGTH:
+        raise InvalidMatchError(f"{what}: a {m.match_length}-point match; nardy plays matches of at most "
+                                f"{MAX_MATCH_LENGTH} points (its match equity table's reach)")
+    if not m.match_length and max(m.score) > MAX_MONEY_SCORE:
+        raise InvalidMatchError(f"{what}: money score {m.score[0]}-{m.score[1]}; at most {MAX_MONEY_SCORE} "
+                                "points each, so that the next win still fits the Match ID")
 
 
 def _token(step: Game | Finished) -> str:
@@ -242,6 +275,10 @@ def _view(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveVi
         if step.phase is Stage.ROLLED and on_roll == HUMAN and step.dice is not None:
             plays = [LegalPlayView(move=format_play(p), steps=_steps(p)) for p in legal_plays(step.board, step.dice)]
     m = step.match
+    offer = step.resignation if isinstance(step, Game) else None
+    resignation = None if offer is None else ResignationView(
+        level=offer.level, how=_OUTCOME_NAMES[Outcome(offer.level)],
+        points=game_result_points(offer.level, m.cube_value, m.jacoby))
     return GameView(
         game=f"{position_id}:{match_id}",
         position_id=position_id,
@@ -263,6 +300,7 @@ def _view(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveVi
         events=events,
         bot_move=bot_move,
         result=result,
+        resignation=resignation,
     )
 
 
@@ -320,6 +358,12 @@ def play(request: PlayRequest) -> GameView:
     return _answer(game.move(chosen), [f"You play {format_play(chosen) or 'no move'}"])
 
 
+def searches(request: GameRequest) -> bool:
+    """Whether the bot searches deeper than 0-ply for ``request`` (the server queues such work)."""
+    level = level_named(request.playing_level) if request.playing_level is not None else None
+    return request.plies > 0 or (level is not None and level.plies > 0)
+
+
 def _player(bot: Bot, request: GameRequest) -> BotPlayer:
     """The bot as the request asks it to play: at ``plies``, or at its ``playing_level``."""
     level = level_named(request.playing_level) if request.playing_level is not None else None
@@ -327,11 +371,22 @@ def _player(bot: Bot, request: GameRequest) -> BotPlayer:
 
 
 def bot_turn(bot: Bot, request: GameRequest) -> GameView:
-    """The bot's turn: double (then the human answers), or roll (unless it has dice) and play."""
-    player = _player(bot, request)
+    """The bot's turn: resign or double (then the human answers), or roll (unless it has dice) and play."""
     game = _require(_read(request.game), BOT, "the bot's turn", Stage.BEFORE_ROLL, Stage.ROLLED)
+    if game.phase is Stage.BEFORE_ROLL:
+        # As GNU Backgammon, the cheapest resignation the human should accept, offered only when the bot's
+        # evaluation says playing on is worth hardly more (``bot.resign.offer_resignation``).
+        state = cube_state_for(game.match, BOT)
+        level = bot.resign_decision(game.board, state, plies=request.plies).offer.level
+        if level is not None:
+            return _view(game.resign(BOT, level), [f"nardy offers to resign a {_OUTCOME_NAMES[level]} game"])
+    return _bot_plays(bot, request, game, [])
+
+
+def _bot_plays(bot: Bot, request: GameRequest, game: Game, events: list[str]) -> GameView:
+    """The bot, on roll in ``game``, doubles (then the human answers), or rolls (unless it has dice) and plays."""
+    player = _player(bot, request)
     state = cube_state_for(game.match, BOT)
-    events: list[str] = []
     if game.phase is Stage.BEFORE_ROLL:
         if game.may_double and state.can_double and player.should_double(game.board, state):
             events.append(f"nardy doubles to {2 * game.match.cube_value}")
@@ -352,7 +407,9 @@ def double(bot: Bot, request: GameRequest) -> GameView:
     player = _player(bot, request)
     game = _require(_read(request.game), HUMAN, "double", Stage.BEFORE_ROLL)
     if not game.may_double:
-        why = "the Crawford game is played without the cube" if game.match.crawford else "nardy owns the cube"
+        why = ("the Crawford game is played without the cube" if game.match.crawford
+               else f"the cube is on its largest value, {MAX_CUBE}" if game.match.cube_value >= MAX_CUBE
+               else "nardy owns the cube")
         raise IllegalMoveError(f"double: not allowed now ({why})")
     offered = game.double()
     cube = game.match.cube_value
@@ -388,6 +445,18 @@ def resign(bot: Bot, request: ResignRequest) -> GameView:
         return _view(offer.reject(), events)
     events.append("nardy accepts")
     return _answer(offer.accept(), events)
+
+
+def accept_resignation(request: GameRequest) -> GameView:
+    """The human accepts the bot's resignation: the game ends, the human wins its level times the cube."""
+    offer = _require(_read(request.game), HUMAN, "accept", Stage.RESIGNED)
+    return _answer(offer.accept(), ["You accept nardy's resignation"])
+
+
+def reject_resignation(bot: Bot, request: GameRequest) -> GameView:
+    """The human rejects the bot's resignation: the bot plays on at once (it does not offer again this turn)."""
+    offer = _require(_read(request.game), HUMAN, "reject", Stage.RESIGNED)
+    return _bot_plays(bot, request, offer.reject(), ["You reject nardy's resignation; nardy plays on"])
 
 
 def board(query: BoardQuery) -> BoardView:

@@ -1,7 +1,10 @@
 // Analyse mode: a typed Position ID, PositionID:MatchID or XGID, dice or none; the ranked plays
 // (click one to see the position after it) or the cube decision, from the server's /v1 endpoints.
+// Set-up mode: checkers clicked onto the board, and the side on roll, dice, cube, score, match length
+// and Crawford chosen; the server writes them as a Position ID and Match ID (GET /v1/setup) as they
+// change. "Play from here" starts a game against the bot from the situation set up or analysed.
 
-import { get } from "./api.js";
+import { get, ApiError } from "./api.js";
 import { flip } from "./board.js";
 import { showPlays, showCube } from "./results.js";
 
@@ -36,30 +39,68 @@ export function positionId(board) {
 export class Analyse {
   constructor(ui) {
     this.ui = ui;
-    this.shown = null; // {board, dice, positionId, matchId, caption}
-    this.setup = null; // the board being set up (26 numbers, the side on roll's view), or null
+    this.shown = null; // {board, dice, positionId, matchId, caption, cube: GET /v1/game/board's answer}
+    this.setup = null; // the board being set up (26 numbers, the bottom side's view), or null
+    this.ids = null; // GET /v1/setup's answer for the situation set up, or null while it is impossible
+    this.asked = 0; // the number of the latest /v1/setup request: an older answer is dropped
+    const el = ui.el;
+    for (const field of [el.setupOnRoll, el.setupCube, el.setupOwner, el.setupLength, el.setupScoreBottom,
+      el.setupScoreTop, el.setupCrawford]) {
+      field.addEventListener("change", () => this.changed());
+    }
+    el.diceInput.addEventListener("input", () => { if (this.setup) this.changed(); });
+    // Keep the cube possible as it is chosen: centred on 1, owned on 2 or more (after a take, by the side
+    // not on roll), none in the Crawford game.
+    el.setupCube.addEventListener("change", () => {
+      const notOnRoll = el.setupOnRoll.value === "bottom" ? "top" : "bottom";
+      if (el.setupCube.value !== "1" && !el.setupOwner.value) el.setupOwner.value = notOnRoll;
+      if (el.setupCube.value === "1") el.setupOwner.value = "";
+    }, true);
+    el.setupOwner.addEventListener("change", () => {
+      if (!el.setupOwner.value) el.setupCube.value = "1";
+      else if (el.setupCube.value === "1") el.setupCube.value = "2";
+    }, true);
+    el.setupCrawford.addEventListener("change", () => {
+      if (el.setupCrawford.checked) { el.setupCube.value = "1"; el.setupOwner.value = ""; }
+    }, true);
   }
 
   // Set-up mode: clicks on the board add checkers (the side chosen, shift- or right-click the other);
-  // a click on the other side's checkers takes one of them off. The Position ID goes into the input.
+  // a click on the other side's checkers takes one of them off. It starts from the position shown,
+  // its cube and score, with the side on roll at the bottom.
   toggleSetup() {
     const el = this.ui.el;
     if (this.setup) {
       this.setup = null;
     } else {
-      this.setup = (this.shown && !this.shown.caption ? this.shown.board : START_BOARD).slice();
+      const s = this.shown && !this.shown.caption ? this.shown : null;
+      this.setup = (s ? s.board : START_BOARD).slice();
+      this.fill(s ? s.cube : null);
       this.ui.clearResults();
       this.shown = null;
     }
     el.setup.classList.toggle("active", !!this.setup);
     el.setup.setAttribute("aria-pressed", String(!!this.setup));
-    el.setupTools.hidden = !this.setup;
-    this.changed();
+    el.setupTools.hidden = el.setupFields.hidden = !this.setup;
+    if (this.setup) this.changed();
+    else this.render();
   }
 
-  clearSetup() {
+  // The set-up fields from a GET /v1/game/board answer (side on roll at the bottom), or a money game's.
+  fill(b) {
+    const el = this.ui.el;
+    el.setupOnRoll.value = "bottom";
+    el.setupCube.value = String(b ? b.cube : 1);
+    el.setupOwner.value = b && b.cube_owner ? (b.cube_owner === "on_roll" ? "bottom" : "top") : "";
+    el.setupLength.value = String(b ? b.match_length : 0);
+    el.setupScoreBottom.value = String(b ? b.score[0] : 0);
+    el.setupScoreTop.value = String(b ? b.score[1] : 0);
+    el.setupCrawford.checked = !!(b && b.crawford);
+  }
+
+  clearSetup(board = null) {
     if (!this.setup) return;
-    this.setup = new Array(26).fill(0);
+    this.setup = board ? board.slice() : new Array(26).fill(0);
     this.changed();
   }
 
@@ -81,17 +122,67 @@ export class Analyse {
     return true;
   }
 
-  changed() {
+  // The dice typed, as two digits, or "" (none: a cube decision).
+  typedDice() {
+    const text = this.ui.el.diceInput.value.replace(/\s+/g, "");
+    return /^[1-6]{2}$/.test(text) ? text : "";
+  }
+
+  // The situation set up, as GET /v1/setup's query.
+  setupQuery() {
     const el = this.ui.el;
-    if (this.setup) {
-      el.positionInput.value = positionId(this.setup);
-      if (!el.diceInput.value.trim()) el.diceInput.value = "";
-    }
+    const query = {
+      checkers: positionId(this.setup), on_roll: el.setupOnRoll.value, dice: this.typedDice(),
+      cube: Number(el.setupCube.value), cube_owner: el.setupOwner.value, length: Number(el.setupLength.value) || 0,
+      score_bottom: Number(el.setupScoreBottom.value) || 0, score_top: Number(el.setupScoreTop.value) || 0,
+      crawford: el.setupCrawford.checked,
+    };
+    const typed = el.diceInput.value.replace(/\s+/g, "");
+    if (typed && !query.dice) query.dice = typed; // the server names what is wrong with it
+    return query;
+  }
+
+  changed() {
     this.render();
+    if (this.setup) this.sync();
+  }
+
+  // The Position ID and Match ID of the situation set up, from the server; null (the error shown) when impossible.
+  // A board being set up often has a side with no checker yet: no game, but no mistake either, so it is
+  // said quietly (and named as an error only when it is analysed or played).
+  async sync(quiet = true) {
+    const ui = this.ui, el = ui.el, asked = ++this.asked;
+    const sides = [this.setup.some((v) => v > 0), this.setup.some((v) => v < 0)];
+    if (!sides[0] || !sides[1]) {
+      const message = `the ${sides[0] ? "top" : "bottom"} side needs a checker on the board`;
+      this.ids = null;
+      if (quiet) ui.notice(`Setting up: ${message}`);
+      else ui.showError(message);
+      this.render();
+      return null;
+    }
+    ui.notice("");
+    try {
+      const ids = await get("/v1/setup", this.setupQuery());
+      if (asked !== this.asked || !this.setup) return asked === this.asked ? ids : null;
+      this.ids = ids;
+      el.positionInput.value = ids.game;
+      ui.clearError();
+      this.render();
+      return ids;
+    } catch (e) {
+      if (asked === this.asked) {
+        this.ids = null;
+        ui.showError(e.message);
+        this.render();
+      }
+      return null;
+    }
   }
 
   async analyse() {
     const ui = this.ui, el = ui.el;
+    if (this.setup && !(await this.sync(false))) return;
     const position = el.positionInput.value.trim() || START_ID;
     const typedDice = el.diceInput.value.replace(/\s+/g, "");
     const plies = Number(el.depth.value) || 0;
@@ -121,6 +212,36 @@ export class Analyse {
     }
   }
 
+  // GET /v1/setup's query for the situation analysed (its side on roll at the bottom; after a play, the
+  // other side on roll), or for the position typed when none is shown yet.
+  async shownQuery() {
+    let s = this.shown;
+    if (!s) {
+      const b = await get("/v1/game/board", { position: this.ui.el.positionInput.value.trim() || START_ID });
+      s = { board: b.board, dice: b.dice, cube: b };
+    }
+    const b = s.cube;
+    const query = { checkers: positionId(s.board), on_roll: s.caption ? "top" : "bottom", cube: b.cube,
+      length: b.match_length, score_bottom: b.score[0], score_top: b.score[1], crawford: b.crawford };
+    if (b.cube_owner) query.cube_owner = b.cube_owner === "on_roll" ? "bottom" : "top";
+    if (s.dice && !s.caption) query.dice = `${s.dice[0]}${s.dice[1]}`;
+    return query;
+  }
+
+  // A game against the bot from the situation set up or analysed: the bottom side is yours.
+  async playFromHere() {
+    const ui = this.ui;
+    try {
+      const ids = this.setup ? await this.sync(false) : await get("/v1/setup", await this.shownQuery());
+      if (!ids) return;
+      if (this.setup) this.toggleSetup();
+      ui.clearError();
+      ui.playFrom(ids.game);
+    } catch (e) {
+      ui.showError(e instanceof ApiError ? e.message : String(e));
+    }
+  }
+
   async after(m) {
     try {
       const b = await get("/v1/game/board", { position: m.position_id });
@@ -134,20 +255,35 @@ export class Analyse {
     }
   }
 
+  renderSetup() {
+    const ui = this.ui, el = ui.el, b = this.setup;
+    const pips = [0, 0];
+    for (let p = 1; p <= 25; p++) pips[0] += Math.max(b[p], 0) * p;
+    for (let p = 0; p <= 24; p++) pips[1] += Math.max(-b[p], 0) * (25 - p);
+    const q = this.setupQuery();
+    const bottom = q.on_roll === "bottom";
+    const dice = q.dice && /^[1-6]{2}$/.test(q.dice) ? [Number(q.dice[0]), Number(q.dice[1])] : null;
+    ui.board.draw(b, {
+      dice, diceMine: bottom, cube: q.crawford ? 0 : q.cube,
+      cubeOwner: q.cube_owner === "bottom" ? "me" : q.cube_owner === "top" ? "them" : null,
+      caption: dice ? "" : "set up: click to add", // the dice would hide it
+    });
+    const ids = this.ids;
+    ui.setIds(ids ? ids.position_id : positionId(bottom ? b : flip(b)), ids ? ids.match_id : "");
+    el.dice.textContent = dice ? dice.join("") : "";
+    el.turn.textContent = `Setting up: ${q.on_roll} on roll${dice ? "" : " (no dice: a cube decision)"}`;
+    el.score.textContent = q.length
+      ? `Score ${q.score_bottom}-${q.score_top} in a ${q.length}-point match${q.crawford ? " (Crawford game)" : ""}`
+      : "Money game";
+    el.pips.textContent = `Pips: bottom ${pips[0]}, top ${pips[1]}`;
+    el.cubeInfo.textContent = `Cube ${q.cube}${q.cube_owner ? `, ${q.cube_owner}'s` : ", centred"}`;
+  }
+
   render() {
     const ui = this.ui, el = ui.el;
     if (ui.mode !== "analyse") return;
     if (this.setup) {
-      const b = this.setup, pips = [0, 0];
-      for (let p = 1; p <= 25; p++) pips[0] += Math.max(b[p], 0) * p;
-      for (let p = 0; p <= 24; p++) pips[1] += Math.max(-b[p], 0) * (25 - p);
-      ui.board.draw(b, { cube: 1, caption: "set up: click to add" });
-      ui.setIds(positionId(b), "");
-      el.dice.textContent = "";
-      el.turn.textContent = "Setting up: the side on roll at the bottom";
-      el.score.textContent = "";
-      el.pips.textContent = `Pips: bottom ${pips[0]}, top ${pips[1]}`;
-      el.cubeInfo.textContent = "";
+      this.renderSetup();
       return;
     }
     if (!this.shown) {

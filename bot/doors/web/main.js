@@ -13,8 +13,10 @@ for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", 
   "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
   "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "matchPanel",
   "copyPosition", "copyMatch", "matInput", "matchDepth", "analyseMatch", "matchResults", "matchStats",
-  "matchGames", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList",
-  "setup", "setupTools", "setupSide", "setupClear"]) {
+  "matchGames", "matchChart", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList",
+  "setup", "setupTools", "setupSide", "setupClear", "botResignation", "resignationText", "acceptResignation",
+  "rejectResignation", "playFromHere", "setupStart", "setupFields", "setupOnRoll", "setupCube", "setupOwner",
+  "setupLength", "setupScoreBottom", "setupScoreTop", "setupCrawford"]) {
   el[id] = $(id.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase()));
 }
 
@@ -59,6 +61,16 @@ const ui = {
     el.pips.textContent = "Pips: 167 – 167";
     el.cubeInfo.textContent = "";
   },
+  // The bot's offer to resign (the view's "resignation"), or null to hide it.
+  showResignation(offer) {
+    const appearing = !!offer && el.botResignation.hidden;
+    el.botResignation.hidden = !offer;
+    if (appearing) el.botResignation.scrollIntoView({ block: "nearest" });
+    if (offer) {
+      el.resignationText.textContent = `nardy offers to resign a ${offer.how} game: accept and win ` +
+        `${offer.points} point${offer.points === 1 ? "" : "s"}, or reject and play on.`;
+    }
+  },
   setMode(mode) {
     ui.mode = mode;
     for (const name of ["play", "analyse", "match"]) {
@@ -80,6 +92,14 @@ ui.board = new Board($("board"), (point, event, context) => {
   play.click(point);
   return true;
 });
+ui.board.drag = play; // checkers are dragged in Play mode only (play.dragFrom says where)
+
+// A game against the bot from a game token (the Analyse mode's "Play from here").
+ui.playFrom = (token) => {
+  ui.clearLog();
+  play.lastBot = null;
+  play.act("/v1/game/view", {}, token);
+};
 
 function show(mode) {
   if (mode !== ui.mode) ui.clearResults();
@@ -100,12 +120,16 @@ el.double.addEventListener("click", () => play.act("/v1/game/double"));
 el.take.addEventListener("click", () => play.act("/v1/game/take"));
 el.pass.addEventListener("click", () => play.act("/v1/game/pass"));
 el.resign.addEventListener("click", () => play.act("/v1/game/resign", { level: Number(el.resignLevel.value) }));
+el.acceptResignation.addEventListener("click", () => play.act("/v1/game/accept"));
+el.rejectResignation.addEventListener("click", () => play.act("/v1/game/reject", { seed: play.nextSeed() }));
 el.confirm.addEventListener("click", () => play.confirm());
 el.undo.addEventListener("click", () => play.undo());
 el.hint.addEventListener("click", () => play.hint());
 el.analyse.addEventListener("click", () => analyse.analyse());
 el.setup.addEventListener("click", () => { if (ui.mode !== "analyse") show("analyse"); analyse.toggleSetup(); });
 el.setupClear.addEventListener("click", () => analyse.clearSetup());
+el.setupStart.addEventListener("click", () => analyse.clearSetup(START));
+el.playFromHere.addEventListener("click", () => analyse.playFromHere());
 for (const input of [el.positionInput, el.diceInput]) {
   input.addEventListener("keydown", (e) => { if (e.key === "Enter") analyse.analyse(); });
 }
@@ -125,4 +149,5 @@ ui.setMode("analyse");
 ui.drawStart("");
 play.render();
 window.nardyPlay = play; // for tests and the curious: the game the page holds
+if (play.startToken) ui.playFrom(play.startToken);
 document.body.dataset.ready = "true";

@@ -1,4 +1,5 @@
-// Match analysis: a .mat file posted raw to /v1/analyze (0- or 1-ply), the players' statistics,
+// Match analysis: a .mat file posted raw to /v1/analyze (0- or 1-ply), the players' statistics and
+// the match drawn as a chart (the server's SVG: the left player's chances, errors and luck marked),
 // and every analysed decision in a list, stepped through with the position drawn on the board
 // (GET /v1/game/board for its PositionID:MatchID, in the view of the player who decided).
 
@@ -32,6 +33,10 @@ export class MatchAnalysis {
     el.prevDecision.addEventListener("click", () => this.step(-1));
     el.nextDecision.addEventListener("click", () => this.step(1));
     el.nextError.addEventListener("click", () => this.nextError());
+    el.matchChart.addEventListener("click", (e) => {
+      const mark = e.target.closest ? e.target.closest("[data-decision]") : null;
+      if (mark) this.select(Number(mark.getAttribute("data-decision")));
+    });
     el.matInput.addEventListener("change", () => {
       el.analyseMatch.disabled = !el.matInput.files.length;
     });
@@ -102,6 +107,8 @@ export class MatchAnalysis {
       td(row, f1(p.luck_rate_memg));
     }
     el.matchStats.replaceChildren(table);
+    // The server's SVG of the match (bot/doors/match_chart.py: no script, names escaped there).
+    el.matchChart.innerHTML = answer.chart || "";
     const games = answer.games.map((g) => {
       const winner = g.winner === null || g.winner === undefined ? "unfinished" : `${this.names[g.winner]} wins ${g.points}`;
       return `Game ${g.number} (${g.score[0]}-${g.score[1]}): ${winner}${g.stopped ? ` — stopped: ${g.stopped}` : ""}`;

@@ -10,6 +10,9 @@ function cell(row, text, cls = "") {
 const pct = (x) => (100 * x).toFixed(1);
 const num = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
+// Columns a phone's narrow screen leaves out (style.css): the backgammon chances and the depth.
+const MINOR = new Set(["W bg", "L bg", "Depth"]);
+
 // moves: the "moves" of GET /v1/moves; onPick(move) when a row is clicked.
 export function showPlays(container, answer, onPick) {
   container.replaceChildren();
@@ -20,6 +23,7 @@ export function showPlays(container, answer, onPick) {
   for (const h of ["#", "Move", match ? "MWC" : "Equity", "Diff", "Win", "W g", "W bg", "L g", "L bg", "Depth"]) {
     const th = document.createElement("th");
     th.textContent = h;
+    if (MINOR.has(h)) th.className = "minor";
     head.appendChild(th);
   }
   const body = table.createTBody();
@@ -34,8 +38,10 @@ export function showPlays(container, answer, onPick) {
     cell(row, match ? pct(value) + "%" : num(value));
     cell(row, i === 0 ? "" : match ? (100 * (value - best)).toFixed(1) : (value - best).toFixed(3));
     const p = m.probabilities;
-    for (const x of [p.win, p.winG, p.winBg, p.loseG, p.loseBg]) cell(row, pct(x), "prob");
-    cell(row, `${m.plies}-ply`);
+    for (const [x, minor] of [[p.win, false], [p.winG, false], [p.winBg, true], [p.loseG, false], [p.loseBg, true]]) {
+      cell(row, pct(x), minor ? "prob minor" : "prob");
+    }
+    cell(row, `${m.plies}-ply`, "minor");
     const pick = () => {
       for (const r of body.rows) r.classList.remove("picked");
       row.classList.add("picked");
