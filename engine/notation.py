@@ -11,6 +11,15 @@ identical segments counted (``8/5(2)``), ``*`` on a hit written once per point.
 and resolves it to the legal play with the same result. A ``*`` is optional (a
 checker landing on a blot hits it), as in GNU Backgammon.
 
+A typed play is judged by the position it reaches, not by the path written: the
+steps in any order of the dice (``8/2 13/8``), through either intermediate point
+(``13/8/2`` or ``13/7/2`` for ``13/2``), checker by checker or a checker the whole
+way at once, are the same play. A checker written the whole way past a blot is read
+as GNU Backgammon reads it: the path that hits only where it lands, when that is a
+legal play; else the one legal play that hits on the way (when several hit different
+blots, the move is ambiguous and the error asks for the point hit). The web board's
+checker entry follows the same rule (``bot/doors/web/entry.js``, docs/web_board.md).
+
 >>> from engine.board import START
 >>> format_play(parse_move("13/7 13/7 8/2 8/2", START, "66"))
 '13/7(2) 8/2(2)'
@@ -74,6 +83,20 @@ def format_play(play: Play) -> str:
             starred.add(dest)
         segments.append(text + (f"({n})" if n > 1 else ""))
     return " ".join(segments)
+
+
+def format_steps(play: Play) -> str:
+    """Every checker step of the play as its own ``from/to``, highest source first; '' for no move.
+
+    No ``*`` and no ``(2)``: engine protocols (UBGI) want one plain pair per die, in an order
+    that can be applied step by step (a checker moved twice reads ``24/18 18/13``).
+
+    >>> from engine.board import START
+    >>> format_steps(parse_move("13/7(2) 8/2(2)", START, "66"))
+    '13/7 13/7 8/2 8/2'
+    """
+    steps = sorted(play.steps, key=lambda s: (s.src, s.dst), reverse=True)
+    return " ".join(f"{_point_name(s.src)}/{_point_name(s.dst)}" for s in steps)
 
 
 class _Typed:
