@@ -1,0 +1,144 @@
+"""Many cube-less money games stepped in lockstep on the batched engine: the state every environment here shares.
+
+Each game keeps its board in the view of the side on roll (docs/DESIGN.md), the dice
+that side rolled and its seat (0 or 1). The legal plays of every game's roll come
+from one ``engine.afterstates`` call; an action is an index into a game's own list
+of afterstates, in the order the generator returns them. A game ends when the mover
+bears off its last checker; it scores 1, 2 or 3 points (single, gammon, backgammon:
+``engine.match.winning_points``), the cube stays at 1 in the centre.
+
+The observation of a game, for the side it is shown to (``observe``), is 30 int8
+values: the board from that side's view (26), the dice, larger first (2; 0 0 when
+that side is not on roll or the game is over), the cube value (1..64) and its owner
+(1 that side, -1 the other, 0 centred, as ``engine.render``). In these cube-less games
+the cube is always 1 in the centre; the two entries hold its place in the layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bot.evaluator import group_starts
+from engine import afterstates, flip
+from engine.board import START
+from engine.match import opening_order, winning_points
+
+# GNU Backgammon's bound on the distinct plays of one roll (its MAX_MOVES): the size of the action space.
+MAX_ACTIONS = 3060
+OBSERVATION_SIZE = 30
+CUBE_VALUE, CUBE_OWNER = 28, 29  # where the cube sits in an observation
+_ACTIONS = np.arange(MAX_ACTIONS)
+
+
+class TooManyPlaysError(RuntimeError):
+    """A roll with more distinct plays than the action space holds (not seen in real games)."""
+
+
+@dataclass(frozen=True)
+class Legal:
+    """The legal plays of M boards' rolls: ``children`` (K, 26) afterstates in the mover's view, ``parent`` (K,)
+    the board of each, ``starts``/``sizes`` (M,) where each board's afterstates begin and how many there are."""
+
+    children: np.ndarray
+    parent: np.ndarray
+    starts: np.ndarray
+    sizes: np.ndarray
+
+    def masks(self) -> np.ndarray:
+        """(M, MAX_ACTIONS) int8: 1 on each board's legal action indices (PettingZoo's mask convention)."""
+        return (_ACTIONS[None, :] < self.sizes[:, None]).view(np.int8)
+
+    def of(self, board: int) -> np.ndarray:
+        """The afterstates (n, 26) of board ``board``, in action order."""
+        start = self.starts[board]
+        return self.children[start : start + self.sizes[board]]
+
+
+def legal(boards: np.ndarray, dice: np.ndarray) -> Legal:
+    """The legal plays of each board (M, 26, mover's view) and roll (M, 2), from one batched generator call."""
+    children, parent = afterstates(boards, dice)
+    starts, sizes = group_starts(parent, len(boards))
+    if len(sizes) and sizes.max() > MAX_ACTIONS:
+        worst = int(np.argmax(sizes))
+        raise TooManyPlaysError(f"board {boards[worst].tolist()} with dice {dice[worst].tolist()}: "
+                                f"{int(sizes[worst])} plays, more than the {MAX_ACTIONS} actions")
+    return Legal(children, parent, starts, sizes)
+
+
+def check_actions(actions: np.ndarray, moves: Legal) -> np.ndarray:
+    """The actions (M,) as int64 if each is a legal index of its board's roll; raise ValueError naming the first that is not."""
+    array = np.asarray(actions)
+    if array.shape != moves.sizes.shape or array.dtype.kind not in "iu":
+        raise ValueError(f"actions {actions!r}: expected {len(moves.sizes)} integer action indices")
+    array = array.astype(np.int64)
+    bad = np.flatnonzero((array < 0) | (array >= moves.sizes))
+    if len(bad):
+        i = int(bad[0])
+        raise ValueError(f"action {int(array[i])}: not legal here, the roll has {int(moves.sizes[i])} plays "
+                         f"(actions 0..{int(moves.sizes[i]) - 1}; see info['action_mask'])")
+    return array
+
+
+def observe(boards: np.ndarray, dice: np.ndarray | None) -> np.ndarray:
+    """(M, 30) int8 observations of boards (M, 26) in the observer's view; ``dice`` (M, 2) or None (not on roll)."""
+    out = np.zeros((len(boards), OBSERVATION_SIZE), dtype=np.int8)
+    out[:, :26] = boards
+    if dice is not None:
+        out[:, 26] = np.max(dice, axis=1)
+        out[:, 27] = np.min(dice, axis=1)
+    out[:, CUBE_VALUE] = 1
+    out[:, CUBE_OWNER] = 0
+    return out
+
+
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of an observation, entry by entry."""
+    low = np.full(OBSERVATION_SIZE, -15, dtype=np.int8)
+    high = np.full(OBSERVATION_SIZE, 15, dtype=np.int8)
+    low[25], high[0] = 0, 0  # the mover's bar is >= 0, the opponent's <= 0
+    low[26:28], high[26:28] = 0, 6
+    low[CUBE_VALUE], high[CUBE_VALUE] = 1, 64
+    low[CUBE_OWNER], high[CUBE_OWNER] = -1, 1
+    return low, high
+
+
+class Games:
+    """``count`` money games: boards (seen by the side on roll), dice and seat on roll, in numpy arrays."""
+
+    def __init__(self, count: int) -> None:
+        if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 1:
+            raise ValueError(f"number of games {count!r}: expected a positive integer")
+        self.count = int(count)
+        self.boards = np.repeat(START[None], self.count, axis=0)
+        self.dice = np.ones((self.count, 2), dtype=np.int64)
+        self.turn = np.zeros(self.count, dtype=np.int64)
+
+    def start(self, index: np.ndarray, rng: np.random.Generator) -> None:
+        """New games at ``index``: checkers at the start, the opening roll (each seat one die, ties again),
+        the higher die's seat on roll with both dice (``engine.match.opening_order``)."""
+        index = np.asarray(index, dtype=np.int64)
+        self.boards[index] = START
+        for game in index:
+            order = None
+            while order is None:
+                die0, die1 = (int(d) for d in rng.integers(1, 7, size=2))
+                order = opening_order(die0, die1)
+            self.turn[game], self.dice[game] = order[0], order[1]
+
+    def advance(self, index: np.ndarray, chosen: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The movers of games ``index`` play the afterstates ``chosen`` (len(index), 26, mover's view).
+
+        Returns (over, points): whether each game ended, and the points its mover won (1..3, 0 if
+        not over). A game that goes on passes the turn: the board is flipped, the new mover rolls.
+        An ended game keeps its final board in the winner's view.
+        """
+        index = np.asarray(index, dtype=np.int64)
+        over = ~np.any(chosen > 0, axis=1)
+        points = np.where(over, winning_points(chosen), 0)
+        self.boards[index] = np.where(over[:, None], chosen, flip(chosen))
+        on = index[~over]
+        self.turn[on] ^= 1
+        self.dice[on] = rng.integers(1, 7, size=(len(on), 2))
+        return over, points

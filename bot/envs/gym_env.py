@@ -1,0 +1,190 @@
+"""``nardy/Backgammon-v0``: one agent plays cube-less money games against a fixed opponent (Gymnasium).
+
+The agent sits in seat 0; the opening roll decides who moves first (when the opponent
+does, its first play is made inside ``reset``). Every observation the agent gets is
+its own view, on roll (``bot.envs.games``: board, dice larger first, the cube at 1 in
+the centre). An action indexes the afterstates of the roll in the batched generator's
+order; ``info["action_mask"]`` (int8, ``MAX_ACTIONS`` long) marks the legal ones and
+``info["afterstates"]`` holds them ((n, 26), the agent's view right after its play).
+A roll that cannot be played still takes one step, action 0 (the board unchanged).
+``step`` plays the agent's move, then the opponent's reply; the reward is 0 until the
+game ends, then the points won (+1, +2, +3) or lost (-1, -2, -3): single, gammon, backgammon.
+
+An action outside the mask raises ValueError; with ``illegal_action="lose"`` it instead ends
+the game as a single game lost (reward -1, ``info["illegal_action"]`` True), as PettingZoo's
+``TerminateIllegalWrapper`` does: for checkers and learners that sample the whole action space.
+
+``reset(seed=...)`` seeds the one generator every die (and a random opponent) is drawn
+from, so the same seed and actions replay the same game. ``reset(options={"position": ...,
+"dice": ...})`` starts from a position instead, the agent on roll.
+
+>>> env = BackgammonEnv("pubeval")
+>>> observation, info = env.reset(seed=0, options={"position": "4HPwATDgc/ABMA", "dice": "31"})
+>>> int(info["action_mask"].sum()), observation[26:].tolist()
+(16, [3, 1, 1, 0])
+>>> env.move_for_action(env.action_for_move("8/5 6/5"))
+'8/5 6/5'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from bot.envs.draw import draw_board
+from bot.envs.games import MAX_ACTIONS, OBSERVATION_SIZE, Games, Legal, check_actions, legal, observation_bounds, observe
+from bot.envs.opponents import OpponentSpec, action_of, opponent as make_opponent
+from bot.facade import check_game_on
+from engine import decode_position_id, flip
+from engine.board import validate_dice
+from engine.notation import format_play, parse_move
+from engine.plays import legal_plays
+from engine.render import render_board
+
+
+def observation_space() -> spaces.Box:
+    """The Box of one observation (30 int8 values, ``bot.envs.games``)."""
+    low, high = observation_bounds()
+    return spaces.Box(low=low, high=high, shape=(OBSERVATION_SIZE,), dtype=np.int8)
+
+
+class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
+    """Money games, cube-less, of an agent (seat 0) against ``opponent`` (``bot.envs.opponents.opponent``)."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, opponent: OpponentSpec = "pubeval", render_mode: str | None = None,
+                 illegal_action: str = "raise") -> None:
+        if illegal_action not in ("raise", "lose"):
+            raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'lose'")
+        self.illegal_action = illegal_action
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r}: expected None, 'ansi' or 'rgb_array'")
+        self.render_mode = render_mode
+        self.opponent = make_opponent(opponent)
+        self.observation_space = observation_space()
+        self.action_space = spaces.Discrete(MAX_ACTIONS)
+        self.games = Games(1)
+        self.moves: Legal | None = None  # the agent's legal plays; None before reset and after the game
+
+    # ------------------------------------------------------------ the agent's view
+
+    @property
+    def board(self) -> np.ndarray:
+        """The board (26,) in the agent's view (on roll, or, once the game is over, as it ended)."""
+        board = self.games.boards[0]
+        return board if self.games.turn[0] == 0 else flip(board)
+
+    @property
+    def dice(self) -> tuple[int, int] | None:
+        """The agent's roll, None once the game is over."""
+        return None if self.moves is None else (int(self.games.dice[0, 0]), int(self.games.dice[0, 1]))
+
+    def _observation(self) -> tuple[np.ndarray, dict[str, Any]]:
+        if self.moves is None:
+            mask = np.zeros(MAX_ACTIONS, dtype=np.int8)
+            return observe(self.board[None], None)[0], {"action_mask": mask, "afterstates": np.zeros((0, 26), np.int8)}
+        info = {"action_mask": self.moves.masks()[0], "afterstates": self.moves.of(0).copy()}
+        return observe(self.games.boards, self.games.dice)[0], info
+
+    def _require_game(self) -> Legal:
+        if self.moves is None:
+            raise RuntimeError("no game on: call reset() first (the last game is over)")
+        return self.moves
+
+    # ------------------------------------------------------------ Gymnasium's API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new game; ``options={"position": ..., "dice": ...}`` starts it from a position instead, the agent on roll.
+
+        ``position``: a GNU Backgammon Position ID or a board (26,) in the agent's view; ``dice``:
+        ``"31"`` or ``(3, 1)``, rolled from the seeded generator when absent. Bad ones raise
+        ``engine.errors.InvalidPositionError`` / ``InvalidDiceError``.
+        """
+        super().reset(seed=seed)
+        options = dict(options or {})
+        position, dice = options.pop("position", None), options.pop("dice", None)
+        if options or (dice is not None and position is None):
+            raise ValueError(f"reset options {sorted(options) or ['dice']}: expected 'position' and, with it, 'dice'")
+        if position is not None:
+            board = decode_position_id(position) if isinstance(position, str) else position
+            self.games.boards[0] = check_game_on(board)
+            self.games.turn[0] = 0
+            self.games.dice[0] = validate_dice(dice) if dice is not None else self.np_random.integers(1, 7, size=2)
+        else:
+            self.games.start(np.zeros(1, dtype=np.int64), self.np_random)
+            if self.games.turn[0] == 1:
+                self._opponent_moves()
+        self.moves = legal(self.games.boards, self.games.dice)
+        return self._observation()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        moves = self._require_game()
+        if self.illegal_action == "lose" and not _in_mask(action, moves):
+            self.moves = None
+            observation, info = self._observation()
+            return observation, -1.0, True, False, {**info, "illegal_action": True}
+        choice = check_actions(np.array([action]).reshape(1), moves)[0]
+        rng = self.np_random
+        over, points = self.games.advance(np.zeros(1, np.int64), moves.of(0)[choice][None], rng)
+        ended, reward = bool(over[0]), float(points[0])
+        if not ended:
+            lost = self._opponent_moves()
+            ended, reward = lost > 0, -float(lost)
+        self.moves = None if ended else legal(self.games.boards, self.games.dice)
+        observation, info = self._observation()
+        return observation, reward, ended, False, info
+
+    def _opponent_moves(self) -> int:
+        """The opponent (on roll) plays; the points it won (0 if the game goes on)."""
+        moves = legal(self.games.boards, self.games.dice)
+        choice = self.opponent.choose(self.games.boards, self.games.dice, moves, self.np_random)
+        chosen = moves.children[moves.starts + choice]
+        _, points = self.games.advance(np.zeros(1, np.int64), chosen, self.np_random)
+        return int(points[0])
+
+    def render(self) -> Any:
+        """'ansi': the board as text (``engine.render``); 'rgb_array': an image (``bot.envs.draw``). The agent's view."""
+        if self.render_mode == "ansi":
+            return render_board(self.board, dice=self.dice, names=("agent", self.opponent.name))
+        if self.render_mode == "rgb_array":
+            return draw_board(self.board, self.dice)
+        return None
+
+    # ------------------------------------------------------------ notation
+
+    def action_for_move(self, move: str) -> int:
+        """The action of a play in GNU Backgammon's notation (``"8/5 6/5"``, ``"bar/22*"``; ``""`` for no move).
+
+        Raise ``engine.errors.InvalidMoveError`` / ``IllegalMoveError`` as ``engine.notation.parse_move`` does.
+        """
+        moves = self._require_game()
+        dice = self.dice
+        assert dice is not None
+        play = parse_move(move, self.board, dice)
+        return action_of(moves.of(0), play.afterstate)
+
+    def move_for_action(self, action: int) -> str:
+        """The play of ``action`` in GNU Backgammon's notation (``""`` when the roll cannot be played)."""
+        moves = self._require_game()
+        choice = check_actions(np.array([action]).reshape(1), moves)[0]
+        dice = self.dice
+        assert dice is not None
+        return notation_of(self.board, dice, moves.of(0)[choice])
+
+
+def notation_of(board: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray) -> str:
+    """The play of ``dice`` on ``board`` (mover's view) that leads to ``afterstate``, in GNU Backgammon's notation."""
+    for play in legal_plays(board, dice):
+        if np.array_equal(play.afterstate, afterstate):
+            return format_play(play)
+    raise ValueError(f"afterstate {np.asarray(afterstate).tolist()}: not a legal play of {dice[0]}{dice[1]}")
+
+
+def _in_mask(action: Any, moves: Legal) -> bool:
+    """Whether ``action`` is an integer index of one of the roll's plays."""
+    value = np.asarray(action)
+    return value.shape in ((), (1,)) and value.dtype.kind in "iu" and 0 <= int(value.reshape(-1)[0]) < int(moves.sizes[0])

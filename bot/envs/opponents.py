@@ -1,0 +1,148 @@
+"""The opponents an environment's agent can face, each choosing plays for a batch of games at once.
+
+An opponent answers ``choose(boards, dice, moves, rng)``: for each board (M, 26, the
+opponent's own view, it is on roll) and roll (M, 2), the index of its play among the
+afterstates of ``moves`` (``bot.envs.games.Legal``, in action order). ``opponent(spec)``
+builds one from:
+
+- ``"random"``: a uniformly random legal play (drawn from the environment's generator,
+  so a seeded reset reproduces it);
+- ``"pubeval"``: Tesauro's pubeval (``bot.pubeval``), batched;
+- a playing level of ``bot.levels`` (``"beginner"`` .. ``"world-class"``): the shipped bot
+  at that level; ``"expert"`` (0-ply, no noise) is scored in one batch, the others play
+  through ``bot.levels.LevelPlayer`` one board at a time;
+- a ``bot.evaluator.Evaluator`` (its best-scored play, batched), a ``bot.levels.LevelPlayer``,
+  or a ``bot.match_play.Player`` (anything with ``choose_play(board, dice, state)``);
+- any callable ``f(board, dice, afterstates) -> int``: the board (26,) in its own view, the
+  dice as a tuple, the afterstates (n, 26) in action order; it returns an action index.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable, Protocol, Union
+
+import numpy as np
+
+from bot.cube import CubeState
+from bot.evaluator import Evaluator, best_children
+from bot.facade import Bot
+from bot.levels import LEVEL_NAMES, LevelPlayer, level_named
+from bot.pubeval import Pubeval
+from bot.envs.games import Legal
+
+PlayFunction = Callable[[np.ndarray, tuple[int, int], np.ndarray], int]
+MONEY = CubeState()
+
+
+class Opponent(Protocol):
+    """Chooses one play per board of a batch: the index into that board's afterstates."""
+
+    name: str
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
+        """(M,) action indices for boards (M, 26, the chooser's view) and dice (M, 2)."""
+        ...
+
+
+class RandomOpponent:
+    """Any legal play, each with the same chance."""
+
+    name = "random"
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
+        return (rng.random(len(boards)) * moves.sizes).astype(np.int64)
+
+
+class EvaluatorOpponent:
+    """The best-scored play of an evaluator (higher = better for the mover), the whole batch in one call."""
+
+    def __init__(self, evaluator: Evaluator, name: str) -> None:
+        self.evaluator, self.name = evaluator, name
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
+        if len(boards) == 0:
+            return np.zeros(0, dtype=np.int64)
+        scores = self.evaluator.afterstate_scores(boards, moves.children, moves.parent)
+        return best_children(scores, moves.parent, len(boards)) - moves.starts
+
+
+class PlayerOpponent:
+    """A player of ``bot.match_play`` (or a ``LevelPlayer``), asked board by board; its play's afterstate is looked up."""
+
+    def __init__(self, player: object, name: str) -> None:
+        if not callable(getattr(player, "choose_play", None)):
+            raise TypeError(f"opponent {player!r}: expected an object with choose_play(board, dice, state)")
+        self.player, self.name = player, name
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
+        out = np.zeros(len(boards), dtype=np.int64)
+        for i, board in enumerate(boards):
+            roll = (int(dice[i, 0]), int(dice[i, 1]))
+            play = self.player.choose_play(board, roll, MONEY)  # type: ignore[attr-defined]
+            out[i] = action_of(moves.of(i), play.afterstate)
+        return out
+
+
+class FunctionOpponent:
+    """A callable ``f(board, dice, afterstates) -> int``, asked board by board; its answer is checked."""
+
+    def __init__(self, function: PlayFunction, name: str) -> None:
+        self.function, self.name = function, name
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
+        out = np.zeros(len(boards), dtype=np.int64)
+        for i, board in enumerate(boards):
+            options = moves.of(i)
+            answer = self.function(board.copy(), (int(dice[i, 0]), int(dice[i, 1])), options.copy())
+            if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or not 0 <= answer < len(options):
+                raise ValueError(f"opponent {self.name}: answered {answer!r}, expected an action index "
+                                 f"0..{len(options) - 1}")
+            out[i] = int(answer)
+        return out
+
+
+def action_of(options: np.ndarray, afterstate: np.ndarray) -> int:
+    """The index of ``afterstate`` among ``options`` (n, 26); ValueError when it is not one of them."""
+    found = np.flatnonzero(np.all(options == np.asarray(afterstate, dtype=np.int8)[None], axis=1))
+    if len(found) == 0:
+        raise ValueError(f"afterstate {np.asarray(afterstate).tolist()}: not a legal play of this roll")
+    return int(found[0])
+
+
+@lru_cache(maxsize=1)
+def shipped_bot() -> Bot:
+    """The shipped bot, loaded once per process (``bot.facade.Bot.load``)."""
+    return Bot.load()
+
+
+OpponentSpec = Union[str, Evaluator, LevelPlayer, PlayFunction, Opponent, object]
+
+
+def opponent(spec: OpponentSpec) -> Opponent:
+    """The opponent ``spec`` names (see the module's docstring); ValueError or TypeError for anything else."""
+    if isinstance(spec, str):
+        key = spec.strip().lower()
+        if key == "random":
+            return RandomOpponent()
+        if key == "pubeval":
+            return EvaluatorOpponent(Pubeval(), "pubeval")
+        try:
+            level = level_named(spec)
+        except ValueError:
+            raise ValueError(f"opponent {spec!r}: expected 'random', 'pubeval', a level "
+                             f"({', '.join(LEVEL_NAMES)}), an evaluator, a player or a function") from None
+        bot = shipped_bot()
+        if level.plies == 0 and level.noise == 0.0:
+            return EvaluatorOpponent(bot.evaluator, f"{bot.name}-{level.name}")
+        return PlayerOpponent(LevelPlayer(bot, level), f"{bot.name}-{level.name}")
+    if callable(getattr(spec, "choose", None)):
+        return spec  # type: ignore[return-value]
+    if isinstance(spec, Evaluator):
+        return EvaluatorOpponent(spec, type(spec).__name__)
+    if callable(getattr(spec, "choose_play", None)):
+        return PlayerOpponent(spec, str(getattr(spec, "name", type(spec).__name__)))
+    if callable(spec):
+        return FunctionOpponent(spec, getattr(spec, "__name__", "function"))  # type: ignore[arg-type]
+    raise TypeError(f"opponent {spec!r}: expected 'random', 'pubeval', a level name, an evaluator, a player "
+                    f"or a function f(board, dice, afterstates) -> action")

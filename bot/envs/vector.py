@@ -1,0 +1,95 @@
+"""N games of ``nardy/Backgammon-v0`` stepped in lockstep on the batched engine (a Gymnasium ``VectorEnv``).
+
+Each game is the single environment's (``bot.envs.gym_env``): the agent in seat 0, cube-less
+money games against one opponent, the same observations, actions and rewards. A step
+plays the N agents' moves, the opponents' replies in one batch, restarts the games that
+ended (autoreset in the same step: ``metadata["autoreset_mode"]`` is ``SAME_STEP``; the
+ended game's last observation is ``infos["final_obs"]``, where ``infos["_final_obs"]``),
+and lists the legal plays of all N rolls in one ``engine.afterstates`` call.
+``infos["action_mask"]`` is (N, MAX_ACTIONS) int8. ``moves`` (``bot.envs.games.Legal``)
+holds every game's afterstates, in the agent's view, for learners that score afterstates.
+
+``reset(seed=...)`` seeds the one generator all dice (and a random opponent) come from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from bot.envs.games import MAX_ACTIONS, Games, Legal, check_actions, legal, observe
+from bot.envs.gym_env import observation_space
+from bot.envs.opponents import OpponentSpec, opponent as make_opponent
+from engine import flip
+
+
+class BackgammonVectorEnv(VectorEnv):
+    """``num_envs`` money games, cube-less, of agents (seat 0) against ``opponent`` (``bot.envs.opponents.opponent``)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int = 64, opponent: OpponentSpec = "pubeval", render_mode: str | None = None) -> None:
+        if render_mode is not None:
+            raise ValueError(f"render_mode {render_mode!r}: the vector environment does not render "
+                             f"(nardy/Backgammon-v0 does)")
+        self.games = Games(num_envs)
+        self.num_envs = self.games.count
+        self.opponent = make_opponent(opponent)
+        self.single_observation_space = observation_space()
+        self.single_action_space = spaces.Discrete(MAX_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.moves: Legal | None = None  # the agents' legal plays, None before reset
+
+    def _agent_boards(self, index: np.ndarray) -> np.ndarray:
+        """The boards of games ``index`` in the agent's view."""
+        boards = self.games.boards[index]
+        return np.where((self.games.turn[index] == 0)[:, None], boards, flip(boards))
+
+    def _opponents_move(self, index: np.ndarray) -> np.ndarray:
+        """The opponents of games ``index`` (all on roll) play, in one batch; the points each won (0: game on)."""
+        if len(index) == 0:
+            return np.zeros(0, dtype=np.int64)
+        boards, dice = self.games.boards[index], self.games.dice[index]
+        moves = legal(boards, dice)
+        choice = self.opponent.choose(boards, dice, moves, self.np_random)
+        _, points = self.games.advance(index, moves.children[moves.starts + choice], self.np_random)
+        return points
+
+    def _start(self, index: np.ndarray) -> None:
+        """New games at ``index``; where the opponent won the opening roll it makes its first play."""
+        self.games.start(index, self.np_random)
+        self._opponents_move(index[self.games.turn[index] == 1])
+
+    def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
+        self.moves = legal(self.games.boards, self.games.dice)
+        return observe(self.games.boards, self.games.dice), {"action_mask": self.moves.masks()}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._start(np.arange(self.num_envs))
+        return self._observe()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self.moves is None:
+            raise RuntimeError("no games on: call reset() first")
+        moves = self.moves
+        choice = check_actions(actions, moves)
+        everyone = np.arange(self.num_envs)
+        over, points = self.games.advance(everyone, moves.children[moves.starts + choice], self.np_random)
+        rewards = points.astype(np.float64)
+        on = everyone[~over]
+        lost = self._opponents_move(on)
+        rewards[on] -= lost
+        over[on] = lost > 0
+        ended = everyone[over]
+        final = observe(self._agent_boards(everyone), None) if len(ended) else None
+        self._start(ended)
+        observations, infos = self._observe()
+        if final is not None:
+            infos["final_obs"], infos["_final_obs"] = final, over.copy()
+        return observations, rewards, over, np.zeros(self.num_envs, dtype=bool), infos
