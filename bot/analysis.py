@@ -39,11 +39,10 @@ from engine.board import ROLL_WEIGHTS, ROLLS, flip
 from engine.errors import BackgammonError
 from engine.game import Game, GameResult, Phase
 from engine.match import MatchState, after_game, may_double
-from engine.matfile import ActionKind, MatAction, MatMatch
+from engine.matfile import ActionKind, MatAction, MatMatch, game_at_start, game_match_state
 from engine.movegen import afterstates
 from engine.notation import format_play, parse_move
 from engine.plays import legal_plays
-from engine.position import START_POSITION
 from engine.position_id import encode_position_id
 
 # GNU Backgammon 1.07's default skill thresholds, in EMG (`show analysis`: -0.030 doubtful,
@@ -293,7 +292,12 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
     result = GameAnalysis(number, record.score, record.winner, record.points)
     if not record.actions:
         return result
-    game: Game | GameResult = Game(state, Phase.BEFORE_ROLL, record.actions[0].player, START_POSITION)
+    try:
+        game: Game | GameResult = game_at_start(record, state)
+    except BackgammonError as error:
+        result.stopped = f"game {number}, its setup: {error}"
+        return result
+    set_up = record.setup is not None
     for index, action in enumerate(record.actions, 1):
         try:
             if isinstance(game, GameResult):
@@ -309,7 +313,7 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
                 if dice is None:  # engine.matfile records dice with every move
                     raise BackgammonError("a move without dice")
                 if game.phase is Phase.BEFORE_ROLL:
-                    if index > 1 and may_double(game.match, turn) and cube.can_double:
+                    if (index > 1 or set_up) and may_double(game.match, turn) and cube.can_double:
                         d = Decision(number, turn, "double", encode_position_id(board), _match_id(game),
                                      None, "no double", "")
                         cubes.append(_CubePoint(d, board, cube))
@@ -319,7 +323,7 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
                 d = Decision(number, turn, "move", encode_position_id(board), _match_id(game),
                              dice, format_play(play), "")
                 moves.append(_MovePoint(d, board, dice, np.array(play.afterstate, dtype=np.int8), cube,
-                                        index == 1))
+                                        index == 1 and not set_up))
                 result.decisions.append(d)
                 game = game.move(play)
             elif action.kind is ActionKind.DOUBLE:
@@ -444,9 +448,9 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0) -> MatchAnalysis:
     moves: list[_MovePoint] = []
     cubes: list[_CubePoint] = []
     games = []
-    state = MatchState(match_length=match.length)
+    state = MatchState(match_length=match.length, jacoby=match.jacoby and not match.length)
     for number, record in enumerate(match.games, 1):
-        state = replace(state, score=record.score)
+        state = game_match_state(record, state)
         games.append(_replay(match, number, state, moves, cubes))
         if record.winner is not None:
             state = after_game(state, record.winner, record.points)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Optional
 
@@ -131,16 +131,33 @@ class MatAction:
 
 
 @dataclass(frozen=True)
+class GameSetup:
+    """Where a game starts when it does not start from the opening (a set-up position, as a GNU Backgammon
+    .sgf can hold; a .mat file cannot): the board seen by ``turn``, the seat on roll, and the cube."""
+
+    position: Position
+    turn: int
+    cube: int = 1
+    cube_owner: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class MatGame:
     """One game: the score (player 0, player 1) before it, its actions, the result.
 
     ``winner`` is None (and ``points`` 0) for a game the file leaves unfinished.
+    ``setup``: None for a game from the opening position, else where it starts.
+    ``crawford``: whether a match game with a side one point away is the Crawford game, where the
+    file says so (a .sgf's ``RU[CrawfordGame]``; a single game has no history to tell); None: from
+    the games before it.
     """
 
     score: tuple[int, int]
     actions: tuple[MatAction, ...]
     winner: Optional[int] = None
     points: int = 0
+    setup: Optional[GameSetup] = None
+    crawford: Optional[bool] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "score", tuple(int(s) for s in self.score))
@@ -154,11 +171,15 @@ class MatGame:
 
 @dataclass(frozen=True)
 class MatMatch:
-    """A match (``length`` > 0) or money session (``length`` 0) between two named players."""
+    """A match (``length`` > 0) or money session (``length`` 0) between two named players.
+
+    ``jacoby``: a money session played with the Jacoby rule (a .sgf says so; a .mat cannot).
+    """
 
     length: int
     players: tuple[str, str]
     games: tuple[MatGame, ...] = field(default=())
+    jacoby: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "games", tuple(self.games))
@@ -227,6 +248,8 @@ def format_mat(match: MatMatch) -> str:
     """The Jellyfish .mat text of ``match``, as GNU Backgammon exports it."""
     lines = [f" {match.length} point match", ""]
     for k, game in enumerate(match.games, 1):
+        if game.setup is not None:
+            raise InvalidMatFileError(f"game {k} starts from a set-up position, which a .mat file cannot hold")
         lines += [f" Game {k}"] + _game_lines(game, match.players) + [""]
     return "\n".join(lines) + "\n"
 
@@ -414,6 +437,27 @@ def _replay_action(game: Game, action: MatAction) -> Game | GameResult:
     return game.take() if action.kind is ActionKind.TAKE else game.drop()
 
 
+def game_match_state(game: MatGame, running: MatchState) -> MatchState:
+    """The match state ``game`` is played in: ``running`` (the state the games before it leave) with the
+    game's score, and the game's own Crawford flag where it has one that fits the score."""
+    state = replace(running, score=game.score)
+    length = state.match_length
+    if game.crawford is None or not length or game.score.count(length - 1) != 1 or max(game.score) >= length:
+        return state
+    return replace(state, crawford=game.crawford, post_crawford=not game.crawford)
+
+
+def game_at_start(game: MatGame, match: MatchState) -> Game:
+    """The ``engine.game.Game`` a recorded game's first action is played on, in ``match`` (score and rules):
+    the opening position with the first actor on roll, or the game's ``setup`` with its cube.
+    An impossible setup raises an engine error."""
+    if game.setup is None:
+        return Game(match, Phase.BEFORE_ROLL, game.actions[0].player if game.actions else 0, START_POSITION)
+    setup = game.setup
+    match = replace(match, cube_value=setup.cube, cube_owner=setup.cube_owner)
+    return Game(match, Phase.BEFORE_ROLL, setup.turn, setup.position)
+
+
 def replay_game(game: MatGame) -> Replay:
     """Play ``game``'s actions from the start position (``engine.game``); raise InvalidMatFileError at the first broken rule.
 
@@ -423,11 +467,13 @@ def replay_game(game: MatGame) -> Replay:
     double is answered, a take doubles the cube, and the game ends exactly at a
     drop or when a side has borne off.
     """
-    if not game.actions:
+    if not game.actions and game.setup is None:
         return Replay(START_POSITION, 1, None, False)
     # The match length is not part of a game's record: the cube is checked as in a money game.
-    state: Game | GameResult = Game(MatchState(score=game.score), Phase.BEFORE_ROLL, game.actions[0].player,
-                                    START_POSITION)
+    try:
+        state: Game | GameResult = game_at_start(game, MatchState(score=game.score))
+    except BackgammonError as error:
+        raise InvalidMatFileError(f"game setup: {error}") from None
     for i, action in enumerate(game.actions, 1):
         what = f"game action {i} ({action.kind.value} by player {action.player})"
         if isinstance(state, GameResult):

@@ -1,0 +1,104 @@
+"""Recorded matches and position lists, whatever their format: one place that tells them apart by content.
+
+``read_records(text)`` reads a Jellyfish .mat match (``engine.matfile``), a GNU Backgammon .sgf
+(``engine.sgf``) or a list of positions, one Position ID, ``PositionID:MatchID`` or XGID a line
+(``engine.positions``), and says which it was. The format comes from the text, never from a file
+name: a .sgf starts with ``(``; a position list's first line that is neither blank nor a comment
+(``#`` or ``;``) is a position; anything else is read as .mat, whose errors say what was expected.
+A single game or a money session is a match like any other (a .mat of one game; ``save game``,
+a money session in .sgf).
+
+>>> kind_of("(;FF[4]GM[6]") , kind_of("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"), kind_of(" 7 point match")
+(<FileKind.SGF: 'sgf'>, <FileKind.POSITIONS: 'positions'>, <FileKind.MAT: 'mat'>)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from engine.errors import BackgammonError, quote
+from engine.matfile import InvalidMatFileError, MatMatch, parse_mat
+from engine.positions import PositionSetup, read_position
+from engine.sgf import parse_sgf
+
+_POSITION_LINE = re.compile(r"(?:XGID=\S+|[A-Za-z0-9+/]{14}(?::[A-Za-z0-9+/]{12})?)", re.IGNORECASE)
+
+
+class FileKind(str, Enum):
+    MAT = "mat"
+    SGF = "sgf"
+    POSITIONS = "positions"
+
+
+@dataclass(frozen=True)
+class PositionLine:
+    """One position of a list: its line number (from 1), its text, and what it describes."""
+
+    line: int
+    text: str
+    setup: PositionSetup
+
+
+def _meaningful_lines(text: str):
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.lstrip("\ufeff").strip()
+        if line and line[0] not in "#;":
+            yield number, line
+
+
+def kind_of(text: str) -> FileKind:
+    """Which format ``text`` is in, from its content."""
+    if text.lstrip("\ufeff \t\r\n").startswith("("):
+        return FileKind.SGF
+    first = next(_meaningful_lines(text), None)
+    if first is not None and _POSITION_LINE.fullmatch(first[1]):
+        return FileKind.POSITIONS
+    return FileKind.MAT
+
+
+def read_position_list(text: str, source: str = "position list") -> list[PositionLine]:
+    """Every position of a list, one a line (blank lines and ``#``/``;`` comments skipped).
+
+    A line that is not a position raises InvalidMatFileError naming ``source`` and the line.
+    """
+    found = []
+    for number, line in _meaningful_lines(text):
+        try:
+            found.append(PositionLine(number, line, read_position(line)))
+        except BackgammonError as error:
+            raise InvalidMatFileError(f"{source} line {number}: {error}") from None
+    if not found:
+        raise InvalidMatFileError(f"{source}: no positions")
+    return found
+
+
+def read_records(text: str, source: str = "match file") -> MatMatch | list[PositionLine]:
+    """The match of a .mat or .sgf text, or the positions of a position list; errors name ``source`` and the line."""
+    kind = kind_of(text)
+    if kind is FileKind.SGF:
+        return parse_sgf(text, source)
+    if kind is FileKind.POSITIONS:
+        return read_position_list(text, source)
+    return parse_mat(text, source)
+
+
+def read_match(text: str, source: str = "match file") -> MatMatch:
+    """The match of a .mat or .sgf text (a position list is refused with InvalidMatFileError)."""
+    records = read_records(text, source)
+    if not isinstance(records, MatMatch):
+        raise InvalidMatFileError(f"{source}: a list of positions, not a match ({quote(records[0].text)} on line "
+                                  f"{records[0].line})")
+    return records
+
+
+def read_records_file(path: str | os.PathLike) -> MatMatch | list[PositionLine]:
+    """``read_records`` of the file at ``path`` (UTF-8; a file that is not gives one error naming it)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as error:
+        raise InvalidMatFileError(f"{path}: not UTF-8 text ({error})") from None
+    return read_records(text, str(path))
