@@ -31,7 +31,7 @@ from bot.rollout import RolloutSettings
 from engine.board import flip, validate_dice
 from engine.errors import InvalidMatchError
 from engine.game import Game, Phase, from_ids
-from engine.match import MatchState
+from engine.match import MAX_CUBE, MatchState
 from engine.matchfiles import FileKind, kind_of, read_match
 from engine.matfile import MatMatch
 from engine.position import Position
@@ -132,7 +132,6 @@ def analyze_parsed(bot: Bot, match: MatMatch, plies: int) -> dict:
 
 SetupSide = Literal["bottom", "top"]
 MAX_SETUP_LENGTH = MAX_MATCH_LENGTH  # the game token of a longer match is refused
-MAX_SETUP_CUBE = 4096
 
 
 class SetupQuery(BaseModel):
@@ -142,7 +141,7 @@ class SetupQuery(BaseModel):
     checkers: str = Field(description="the checkers as the Position ID of the board seen by the bottom player")
     on_roll: SetupSide = Field("bottom", description="the side on roll")
     dice: Optional[str] = Field(None, description="the roll to play, e.g. 31; none: before the roll (a cube decision)")
-    cube: int = Field(1, ge=1, le=MAX_SETUP_CUBE, description="the cube's value, a power of 2")
+    cube: int = Field(1, ge=1, le=MAX_CUBE, description="the cube's value, a power of 2")
     cube_owner: Optional[SetupSide] = Field(None, description="who owns the cube; none: centred (on 1)")
     length: int = Field(0, ge=0, le=MAX_SETUP_LENGTH, description="match length in points; 0: a money game")
     score_bottom: int = Field(0, ge=0, le=MAX_SETUP_LENGTH, description="the bottom player's score")

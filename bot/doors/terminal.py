@@ -1,8 +1,10 @@
 """A game or match against the bot in the terminal (the ``play`` subcommand).
 
 The person types moves in GNU Backgammon's notation (``24/18 13/11``, ``bar/22*``,
-``6/off``, ``8/5(2)``); an illegal move is refused with the reason and the position
-kept. Other commands: ``hint``, ``double``, ``take``, ``pass``, ``resign [single|
+``6/off``, ``8/5(2)``), in any order and with a checker's steps joined or apart
+(``13/8 8/2``, ``8/2 13/8``, ``13/2`` and ``13/7/2`` are one play: ``engine.notation``
+judges a play by the position it reaches); an illegal move is refused with the reason
+and the position kept. Other commands: ``hint``, ``double``, ``take``, ``pass``, ``resign [single|
 gammon|backgammon]``, ``accept``, ``reject``, ``board``, ``help``, ``quit``. The
 bot's moves and cube actions are printed in the same notation; the board is shown
 from the person's side (``X``, moving 24 -> 1) with pip counts, score and cube.
@@ -36,6 +38,7 @@ LEVEL_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 HINT_TOP = 5
 HELP = """Commands:
   a move like 24/18 13/11, bar/22*, 6/off, 8/5(2)   play your roll
+                  (steps in any order, a checker's steps apart or joined: 13/8 8/2 or 13/2)
   roll            roll the dice (before rolling you may also double)
   double          offer the cube before rolling
   take / pass     answer the bot's double

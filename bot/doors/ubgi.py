@@ -55,10 +55,9 @@ from bot.facade import PLIES, Bot, check_game_on
 from bot.levels import LEVEL_NAMES, Level, LevelPlayer, level_named
 from engine.board import read_int, validate_dice
 from engine.errors import BackgammonError, InvalidOptionError, quote
-from engine.match import MatchState, is_cube_value
+from engine.match import MAX_CUBE, MatchState, is_cube_value
 from engine.notation import format_steps
 from engine.positions import PositionSetup, read_position
-from engine.xgid import MAX_CUBE_LOG2
 
 PROTOCOL_VERSION = "0.2"
 ENGINE_NAME = "nardy"
@@ -67,7 +66,6 @@ ENGINE_AUTHOR = "the nardy authors"
 MAX_LINE = 4096
 # Root-inclusive depths: UBGI depth d is the bot's (d - 1)-ply search.
 DEPTHS = tuple(p + 1 for p in PLIES)
-MAX_CUBE = 1 << MAX_CUBE_LOG2
 MAX_MOVETIME_MS = 3_600_000
 SHIPPED = "default"  # engine.checkpoint's value for the shipped network
 NO_LEVEL = "none"

@@ -1,6 +1,9 @@
 // The SVG board. Draws a 26-number board in the view of the side at the bottom (its checkers
 // positive, its bar at 25, the other side's bar at 0) and reports clicks on points, the bar and
-// the bearing-off tray in that side's numbering (25 = bar, 0 = off). No rules here.
+// the bearing-off tray in that side's numbering (25 = bar, 0 = off). A checker may also be dragged
+// (mouse, pen or touch, through pointer events) when `drag` is set: drag.dragFrom(point) gives the
+// points it may be dropped on (null: it may not move), drag.drop(from, to) gets where it was let go.
+// No rules here.
 
 const NS = "http://www.w3.org/2000/svg";
 const W = 760, H = 600, FRAME = 20, POINT_W = 50, POINT_H = 240, BAR_W = 60, TRAY_X = 700, TRAY_W = 60;
@@ -30,6 +33,21 @@ function checker(parent, cx, cy, mine, label = "") {
   }
 }
 
+const DRAG_START = 6; // screen pixels a pressed pointer moves before a press becomes a drag
+
+// The point (1..24, 25 = bar, 0 = off) under board coordinates (x, y), or null.
+function pointAt(x, y) {
+  if (y < 0 || y > H) return null;
+  if (x >= BAR_X && x < BAR_X + BAR_W) return 25;
+  if (x >= TRAY_X && x < TRAY_X + TRAY_W) return 0;
+  const bottom = y >= H / 2;
+  for (const [x0, low, high] of [[LEFT, 12, 13], [RIGHT, 6, 19]]) {
+    const i = Math.floor((x - x0) / POINT_W);
+    if (i >= 0 && i < 6) return bottom ? low - i : high + i;
+  }
+  return null;
+}
+
 // A stack of n checkers from (cx, y0) growing by dy; more than MAX_STACK shows the count on the last.
 function stack(parent, cx, y0, dy, n, mine) {
   const shown = Math.min(n, MAX_STACK);
@@ -53,11 +71,74 @@ export class Board {
     this.onClick = onClick;
     svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
     svg.setAttribute("role", "img");
+    this.drag = null;
+    this.last = null;
+    this.press = null;
+    this.swallowClick = false;
+    svg.addEventListener("pointerdown", (e) => this.pointerDown(e));
+    // The release that ends a drag may also make a click (on the points' common parent): not a click.
+    svg.addEventListener("click", (e) => {
+      if (this.swallowClick) { e.stopPropagation(); e.preventDefault(); }
+      this.swallowClick = false;
+    }, true);
+  }
+
+  // The point under a pointer event, or null.
+  pointOf(e) {
+    const matrix = this.svg.getScreenCTM();
+    if (!matrix) return null;
+    const at = new DOMPoint(e.clientX, e.clientY).matrixTransform(matrix.inverse());
+    return pointAt(at.x, at.y);
+  }
+
+  pointerDown(e) {
+    this.swallowClick = false;
+    if (!this.drag || this.press || (e.pointerType === "mouse" && e.button !== 0)) return;
+    const from = this.pointOf(e);
+    if (from === null || from === 0) return;
+    const press = { id: e.pointerId, from, x: e.clientX, y: e.clientY, ghost: null, dead: false };
+    const move = (ev) => { if (ev.pointerId === press.id) this.pointerMove(press, ev); };
+    const end = (ev) => {
+      if (ev.pointerId !== press.id) return;
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", end);
+      window.removeEventListener("pointercancel", end);
+      this.press = null;
+      if (!press.ghost) return;
+      this.swallowClick = true; // until the click this release makes, or the next press
+      this.drag.drop(press.from, ev.type === "pointerup" ? this.pointOf(ev) : null);
+    };
+    this.press = press;
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", end);
+    window.addEventListener("pointercancel", end);
+  }
+
+  pointerMove(press, e) {
+    if (press.dead) return;
+    if (!press.ghost) {
+      if (Math.hypot(e.clientX - press.x, e.clientY - press.y) < DRAG_START) return;
+      const targets = this.drag.dragFrom(press.from);
+      if (!targets || !this.last) { press.dead = true; return; }
+      // Draw the board with the checker lifted from its point and the places it may go.
+      this.draw(this.last.board, { ...this.last.opts, selected: press.from, targets, lifted: press.from });
+      press.ghost = el("circle", { r: R, class: "checker mine dragging", "data-testid": "dragged-checker",
+        "pointer-events": "none" }, this.svg);
+    }
+    e.preventDefault();
+    const at = new DOMPoint(e.clientX, e.clientY).matrixTransform(this.svg.getScreenCTM().inverse());
+    press.ghost.setAttribute("cx", at.x);
+    press.ghost.setAttribute("cy", at.y);
   }
 
   // board: 26 numbers; opts: {dice, diceMine, cube, cubeOwner ("me"|"them"|null), selected, targets: Set, caption}
+  // lifted: a point drawn with one checker fewer (the one being dragged); movable: checkers may be dragged.
   draw(board, opts = {}) {
     const svg = this.svg;
+    this.last = { board, opts };
+    svg.style.touchAction = opts.movable ? "none" : "";
+    svg.style.userSelect = opts.movable ? "none" : "";
+    const shown = (p) => Math.abs(board[p]) - (opts.lifted === p ? 1 : 0);
     svg.replaceChildren();
     el("rect", { x: 0, y: 0, width: W, height: H, class: "frame" }, svg);
     el("rect", { x: LEFT, y: FRAME, width: 6 * POINT_W, height: H - 2 * FRAME, class: "felt" }, svg);
@@ -79,7 +160,7 @@ export class Board {
       const n = board[p];
       if (n) {
         const cx = x + POINT_W / 2;
-        stack(g, cx, bottom ? H - FRAME - R : FRAME + R, bottom ? -2 * R : 2 * R, Math.abs(n), n > 0);
+        stack(g, cx, bottom ? H - FRAME - R : FRAME + R, bottom ? -2 * R : 2 * R, shown(p), n > 0);
       }
       g.addEventListener("click", (e) => this.onClick && this.onClick(p, e));
       g.addEventListener("contextmenu", (e) => { if (this.onClick && this.onClick(p, e, true)) e.preventDefault(); });
@@ -89,7 +170,7 @@ export class Board {
     if (opts.selected === 25) bar.classList.add("selected");
     el("rect", { x: BAR_X, y: 0, width: BAR_W, height: H, class: "bar-rect" }, bar);
     // The bottom side's checkers wait on the upper half (they enter in the top right), the other's below.
-    if (board[25] > 0) stack(bar, BAR_X + BAR_W / 2, H / 2 - 40 - R, -2 * R, board[25], true);
+    if (board[25] > 0) stack(bar, BAR_X + BAR_W / 2, H / 2 - 40 - R, -2 * R, shown(25), true);
     if (board[0] < 0) stack(bar, BAR_X + BAR_W / 2, H / 2 + 40 + R, 2 * R, -board[0], false);
     bar.addEventListener("click", (e) => this.onClick && this.onClick(25, e));
     bar.addEventListener("contextmenu", (e) => { if (this.onClick && this.onClick(25, e, true)) e.preventDefault(); });

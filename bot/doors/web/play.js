@@ -1,68 +1,26 @@
 // Play mode: a game or match against the bot. The page holds the game token of the last
 // answer and sends it back with each action; the server says what is legal and what happens.
-// Moves are entered one checker step at a time (source, then destination) and checked against
-// the legal plays the server listed for this roll.
+// Moves are entered by clicks (a checker, then where it goes) or by dragging a checker, one die
+// at a time or a checker the whole way at once, in any order: entry.js accepts whatever reaches
+// the position after one of the legal plays the server listed for this roll.
 
 import { post, get } from "./api.js";
 import { showPlays, showCube } from "./results.js";
-
-const key = (s) => `${s.from}/${s.to}`;
-
-// The steps of `play` not yet entered, or null when `entered` is not part of it.
-function remaining(play, entered) {
-  const left = play.steps.slice();
-  for (const s of entered) {
-    const i = left.findIndex((t) => key(t) === key(s));
-    if (i < 0) return null;
-    left.splice(i, 1);
-  }
-  return left;
-}
-
-// The shortest chain of steps in `steps` taking one checker from `src` to `dst`, or null.
-function chain(steps, src, dst) {
-  let frontier = [{ at: src, used: [] }];
-  for (let depth = 0; depth < steps.length && frontier.length; depth++) {
-    const next = [];
-    for (const node of frontier) {
-      steps.forEach((s, i) => {
-        if (node.used.includes(i) || s.from !== node.at) return;
-        const used = node.used.concat([i]);
-        if (s.to === dst) next.found = next.found || used;
-        next.push({ at: s.to, used });
-      });
-    }
-    if (next.found) return next.found.map((i) => steps[i]);
-    frontier = next;
-  }
-  return null;
-}
-
-// The board (mover's view) after the steps; a checker landing on a lone opponent sends it to the bar.
-function applySteps(board, steps) {
-  const b = board.slice();
-  for (const s of steps) {
-    b[s.from] -= 1;
-    if (s.to !== 0) {
-      if (b[s.to] === -1) { b[s.to] = 0; b[0] -= 1; }
-      b[s.to] += 1;
-    }
-  }
-  return b;
-}
+import { Entry } from "./entry.js";
 
 export class Play {
   constructor(ui) {
     this.ui = ui;
     this.view = null;
-    this.entered = [];
-    this.groups = [];
+    this.entry = null; // the play being entered (entry.js), while the human has dice to play
     this.selected = null;
+    this.landed = null; // where a click has just moved a checker with a single place to go
     this.busy = false;
     this.lastBot = null;
     const params = new URLSearchParams(location.search);
     this.seed = params.has("seed") ? Number(params.get("seed")) : null;
     this.delay = params.has("delay") ? Number(params.get("delay")) : 400;
+    this.startToken = params.get("game"); // ?game=PositionID:MatchID opens Play mode on that game
     this.rolls = 0;
   }
 
@@ -100,9 +58,10 @@ export class Play {
 
   apply(view) {
     this.view = view;
-    this.entered = [];
-    this.groups = [];
+    const entering = view.phase === "move" && view.turn === "human" && view.dice;
+    this.entry = entering ? new Entry(view.board, view.dice, view.plays) : null;
     this.selected = null;
+    this.landed = null;
     if (view.bot_move) this.lastBot = view.bot_move;
     else if (view.turn === "human" && view.phase === "opening") this.lastBot = null;
     this.ui.clearResults();
@@ -130,66 +89,71 @@ export class Play {
     return v && !this.busy && v.turn === "human" && v.phase === "move";
   }
 
-  candidates() {
-    return this.view.plays.filter((p) => remaining(p, this.entered) !== null);
-  }
-
+  // The legal play the entered moves have reached (confirm sends it), or null.
   complete() {
-    const v = this.view;
-    if (!this.myMove() || !v.plays.length || this.entered.length !== v.plays[0].steps.length) return null;
-    return this.candidates()[0] || null;
+    return this.myMove() && this.entry ? this.entry.complete() : null;
   }
 
-  sources() {
-    const out = new Set();
-    for (const p of this.candidates()) for (const s of remaining(p, this.entered)) out.add(s.from);
-    return out;
-  }
-
-  targets(src) {
-    const out = new Set();
-    for (const p of this.candidates()) {
-      const left = remaining(p, this.entered);
-      const walk = (at, used) => left.forEach((s, i) => {
-        if (used.includes(i) || s.from !== at) return;
-        out.add(s.to);
-        walk(s.to, used.concat([i]));
-      });
-      walk(src, []);
+  // Select a checker to move; one with a single place to go goes there at once, as on GNU Backgammon's board.
+  // A click on the point it landed on right after does nothing (from there that checker has no
+  // move left, or it would have had a choice), so the habit of clicking checker then destination holds.
+  pick(point) {
+    const targets = this.entry.targets(point);
+    if (targets.size !== 1) {
+      this.selected = point;
+      return;
     }
-    return out;
+    const [to] = targets;
+    this.moveChecker(point, to);
+    this.landed = to;
+  }
+
+  moveChecker(from, to) {
+    const why = this.entry.move(from, to);
+    this.selected = null;
+    if (why) this.ui.notice(why);
   }
 
   click(point) {
-    if (!this.myMove()) return;
+    if (!this.myMove() || !this.entry) return;
+    const landed = this.landed;
+    this.landed = null;
+    if (point === landed && this.selected === null) return;
     this.ui.notice("");
+    const entry = this.entry;
     if (this.selected === null) {
-      if (this.sources().has(point)) this.selected = point;
-      else if (point !== 0) this.ui.notice(this.complete() ? "Your play is complete: confirm it, or undo" : "No checker of yours can move from there");
+      if (entry.sources().has(point)) this.pick(point);
+      else if (point !== 0) this.ui.notice(entry.explainSource(point));
     } else if (point === this.selected) {
       this.selected = null;
+    } else if (!entry.targets(this.selected).has(point) && entry.sources().has(point)) {
+      this.pick(point);
     } else {
-      let best = null;
-      for (const p of this.candidates()) {
-        const found = chain(remaining(p, this.entered), this.selected, point);
-        if (found && (!best || found.length < best.length)) best = found;
-      }
-      if (best) {
-        this.entered.push(...best);
-        this.groups.push(best.length);
-        this.selected = null;
-      } else if (this.sources().has(point)) {
-        this.selected = point;
-      } else {
-        this.ui.notice("That checker cannot go there");
-      }
+      this.moveChecker(this.selected, point);
     }
     this.render();
   }
 
+  // Drag and drop (board.js): the points a checker pressed on `point` may be dropped on, or null.
+  dragFrom(point) {
+    if (this.ui.mode !== "play" || !this.myMove() || !this.entry || !this.entry.sources().has(point)) return null;
+    this.ui.notice("");
+    this.selected = null;
+    return this.entry.targets(point);
+  }
+
+  // A dragged checker let go over `to` (null: off the board, which cancels the drag).
+  drop(from, to) {
+    this.landed = null;
+    if (to !== null && to !== from) this.moveChecker(from, to);
+    this.render();
+  }
+
   undo() {
+    this.landed = null;
     if (this.selected !== null) this.selected = null;
-    else if (this.groups.length) this.entered.splice(this.entered.length - this.groups.pop());
+    else if (this.entry) this.entry.undo();
+    this.ui.notice("");
     this.render();
   }
 
@@ -200,8 +164,9 @@ export class Play {
 
   pickHint(m) {
     if (!this.myMove()) return;
-    this.entered = m.play.map((s) => ({ from: s.from, to: s.to }));
-    this.groups = [this.entered.length];
+    const v = this.view;
+    this.entry = new Entry(v.board, v.dice, v.plays);
+    this.entry.setPlay(m.play.map((s) => ({ from: s.from, to: s.to, hit: s.hit })));
     this.selected = null;
     this.render();
   }
@@ -230,13 +195,14 @@ export class Play {
     el.roll.disabled = !(mine && (v.phase === "roll" || v.phase === "opening"));
     el.double.disabled = !(mine && v.phase === "roll" && v.may_double);
     el.confirm.disabled = !this.complete();
-    el.undo.disabled = !(this.myMove() && (this.entered.length || this.selected !== null));
+    el.undo.disabled = !(this.myMove() && this.entry && (this.entry.history.length || this.selected !== null));
     el.hint.disabled = !(mine && (v.phase === "roll" || v.phase === "move"));
     el.resign.disabled = !(mine && ["roll", "move", "doubled"].includes(v.phase));
     el.resignLevel.disabled = el.resign.disabled;
     const doubled = v && v.phase === "doubled" && v.turn === "human";
     el.take.hidden = el.pass.hidden = !doubled;
     el.take.disabled = el.pass.disabled = !doubled || this.busy;
+    ui.showResignation(v && !this.busy && v.phase === "resigned" ? v.resignation : null);
     el.nextGame.hidden = !(v && v.result && v.result.next_game);
     el.gameOver.hidden = !(v && v.result);
     if (v && v.result) {
@@ -250,7 +216,7 @@ export class Play {
       ui.drawStart("Choose a length, then New game");
       return;
     }
-    const board = v.phase === "move" && v.on_roll === "human" ? applySteps(v.board, this.entered) : v.board;
+    const board = this.entry ? this.entry.board : v.board;
     const bot = this.lastBot && v.turn === "human" && v.phase !== "move" ? this.lastBot : null;
     ui.board.draw(board, {
       dice: v.dice || (bot ? bot.dice : null),
@@ -258,7 +224,8 @@ export class Play {
       cube: v.match_length && (v.crawford || v.post_crawford) ? 0 : v.cube,
       cubeOwner: v.cube_owner === "human" ? "me" : v.cube_owner === "bot" ? "them" : null,
       selected: this.selected,
-      targets: this.selected !== null ? this.targets(this.selected) : new Set(),
+      targets: this.selected !== null && this.entry ? this.entry.targets(this.selected) : new Set(),
+      movable: Boolean(this.myMove() && this.entry),
     });
     ui.setIds(v.position_id, v.match_id);
     el.dice.textContent = v.dice ? `${v.dice[0]}${v.dice[1]}` : "";
@@ -274,6 +241,7 @@ export class Play {
     else if (v.phase === "over") turn = "Game over";
     else if (v.phase === "opening") turn = "Roll to see who starts";
     else if (v.turn === "bot") turn = "nardy to play";
+    else if (v.phase === "resigned") turn = "nardy offers to resign: accept or reject?";
     else if (v.phase === "doubled") turn = `nardy doubles to ${2 * v.cube}: take or pass?`;
     else if (v.phase === "roll") turn = v.may_double ? "Your turn: roll or double" : "Your turn: roll";
     else if (v.plays.length === 1 && !v.plays[0].steps.length) turn = "You cannot move: confirm to pass";
