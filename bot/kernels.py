@@ -2,7 +2,7 @@
 
 Loaded by ``bot.compiled`` only for a batch big enough to pay for numba's import,
 so a cold command line never loads it. Compiled on first use and cached
-on disk, in the project's cache directory (``bot.storage.cache_dir``).
+on disk, in the project's cache directory (``engine.compiled.cache_dir``).
 
 The cache is the engine's sealed one (``engine.kernels.sealed_njit``): every file behind a
 SHA-256 of its content; a file that fails the check or fails to load (damaged, or written

@@ -1,7 +1,8 @@
 """Batched legal-move generation: every distinct afterstate of a roll, for many boards at once.
 
 All work is numpy array operations over the whole batch; the only Python loops run
-over the (at most four) die steps of a turn. Boards are in the mover's view (see
+over the (at most four) die steps of a turn. Big batches go to the compiled generator
+(``engine.kernels``) when numba is installed; this module is its reference. Boards are in the mover's view (see
 ``engine.board``); afterstates stay in the mover's view.
 
 How it stays fast (see docs/DESIGN.md): boards live in 32-byte rows so a gather moves
@@ -18,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import MOVER_BAR as BAR
+from engine.compiled import afterstates_kernel
 
 WIDTH = 32  # bytes per board row: 26 points padded to four 64-bit words
 CHUNK = 1024  # boards per pass: bigger batches are split so the working arrays stay in cache
@@ -43,7 +45,21 @@ def afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.nd
     int64, the index of each child's board; children are grouped by parent in
     order. A board with no legal play yields one child equal to itself.
     Inputs are trusted: validate them at the front door (``engine.board``).
+
+    Big batches run compiled (``engine.kernels``, with numba installed), small ones and
+    any without numba in numpy (``numpy_afterstates``); both give the same rows in the
+    same order, so an action index means the same play either way.
     """
+    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
+    dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
+    kernel = afterstates_kernel(len(boards))
+    if kernel is not None:
+        return kernel(boards, dice)
+    return numpy_afterstates(boards, dice)
+
+
+def numpy_afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``afterstates`` in numpy alone: the reference the compiled generator is tested against."""
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
     if len(boards) <= CHUNK:
@@ -133,7 +149,7 @@ def _legal_steps(
     if max_source is not None:
         sources &= (np.int64(2) << max_source) - 1
     bits = np.unpackbits(sources.astype(np.uint32).view(np.uint8), bitorder="little").view(bool)
-    flat = np.nonzero(bits)[0]  # nonzero on a bool view: ~10x faster than on uint8
+    flat = np.nonzero(bits)[0]  # nonzero on a bool view: much faster than on uint8
     row = flat >> 5
     source = flat & 31
     destination = source - die[row]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import numpy as np
@@ -227,7 +228,7 @@ def test_without_numba_every_batch_is_served_in_numpy(monkeypatch, failure):
     else:  # numba's own error where neither the install nor the cache directory is writable
         def no_locator(name):
             raise RuntimeError("cannot cache function 'embedding_bag': no locator available")
-        monkeypatch.setattr(compiled.importlib, "import_module", no_locator)
+        monkeypatch.setattr(importlib, "import_module", no_locator)
     compiled._load.cache_clear()
     try:
         assert compiled.kernel("embedding_bag", 10**6) is None

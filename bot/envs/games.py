@@ -23,13 +23,19 @@ import numpy as np
 from bot.evaluator import group_starts
 from engine import afterstates, flip
 from engine.board import START
-from engine.match import opening_order, winning_points
+from engine.compiled import use_compiled_generator
+from engine.match import winning_points
 
 # GNU Backgammon's bound on the distinct plays of one roll (its MAX_MOVES): the size of the action space.
 MAX_ACTIONS = 3060
 OBSERVATION_SIZE = 30
 CUBE_VALUE, CUBE_OWNER = 28, 29  # where the cube sits in an observation
-_ACTIONS = np.arange(MAX_ACTIONS)
+# Row n of _PREFIXES is the mask of n legal actions: n ones, then zeros. A strided view of one
+# array of MAX_ACTIONS ones and MAX_ACTIONS zeros, so masks are a row gather, not a comparison
+# of every action with every size.
+_PATTERN = np.concatenate([np.ones(MAX_ACTIONS, dtype=np.int8), np.zeros(MAX_ACTIONS, dtype=np.int8)])
+_PREFIXES = np.lib.stride_tricks.as_strided(_PATTERN[MAX_ACTIONS:], shape=(MAX_ACTIONS + 1, MAX_ACTIONS),
+                                            strides=(-1, 1), writeable=False)
 
 
 class TooManyPlaysError(RuntimeError):
@@ -48,7 +54,7 @@ class Legal:
 
     def masks(self) -> np.ndarray:
         """(M, MAX_ACTIONS) int8: 1 on each board's legal action indices (PettingZoo's mask convention)."""
-        return (_ACTIONS[None, :] < self.sizes[:, None]).view(np.int8)
+        return _PREFIXES[self.sizes]
 
     def of(self, board: int) -> np.ndarray:
         """The afterstates (n, 26) of board ``board``, in action order."""
@@ -111,21 +117,24 @@ class Games:
         if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 1:
             raise ValueError(f"number of games {count!r}: expected a positive integer")
         self.count = int(count)
+        use_compiled_generator()  # even one game's turns run compiled: far below numpy's cost per call
         self.boards = np.repeat(START[None], self.count, axis=0)
         self.dice = np.ones((self.count, 2), dtype=np.int64)
         self.turn = np.zeros(self.count, dtype=np.int64)
 
     def start(self, index: np.ndarray, rng: np.random.Generator) -> None:
         """New games at ``index``: checkers at the start, the opening roll (each seat one die, ties again),
-        the higher die's seat on roll with both dice (``engine.match.opening_order``)."""
+        the higher die's seat on roll with both dice (``engine.match.opening_order``'s rule, for many games)."""
         index = np.asarray(index, dtype=np.int64)
         self.boards[index] = START
-        for game in index:
-            order = None
-            while order is None:
-                die0, die1 = (int(d) for d in rng.integers(1, 7, size=2))
-                order = opening_order(die0, die1)
-            self.turn[game], self.dice[game] = order[0], order[1]
+        waiting = index
+        while len(waiting):  # all games' opening rolls at once (one game draws as opening_order's callers do)
+            rolled = rng.integers(1, 7, size=(len(waiting), 2))  # column s: seat s's die
+            decided = rolled[:, 0] != rolled[:, 1]
+            games, rolled = waiting[decided], rolled[decided]
+            self.turn[games] = rolled[:, 1] > rolled[:, 0]
+            self.dice[games] = np.stack([rolled.max(axis=1), rolled.min(axis=1)], axis=1)
+            waiting = waiting[~decided]
 
     def advance(self, index: np.ndarray, chosen: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """The movers of games ``index`` play the afterstates ``chosen`` (len(index), 26, mover's view).
@@ -136,8 +145,10 @@ class Games:
         """
         index = np.asarray(index, dtype=np.int64)
         over = ~np.any(chosen > 0, axis=1)
-        points = np.where(over, winning_points(chosen), 0)
-        self.boards[index] = np.where(over[:, None], chosen, flip(chosen))
+        points = np.zeros(len(index), dtype=np.int64)
+        points[over] = winning_points(chosen[over])  # scored where games ended only: few per step
+        self.boards[index] = flip(chosen)
+        self.boards[index[over]] = chosen[over]
         on = index[~over]
         self.turn[on] ^= 1
         self.dice[on] = rng.integers(1, 7, size=(len(on), 2))
