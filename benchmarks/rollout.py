@@ -10,8 +10,10 @@ results only to a terminal, so it runs under ``script``; its start-up time
 both equities (they should agree within a few standard errors; the networks differ).
 Each rollout runs ``--repeats`` times, ours and gnubg's in turn, and the fastest run of
 each counts: the machines are shared, and a burst of other work slows one run, not all.
+Ours plays as the bot rolls out: with its move pruner where it has one (``bot.prune``);
+``--full`` times it without too, every play scored by the full networks.
 
-    python benchmarks/rollout.py [--trials 1296] [--vr-trials 144] [--repeats 3]
+    python benchmarks/rollout.py [--trials 1296] [--vr-trials 144] [--repeats 3] [--full]
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +91,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (gnubg runs on one)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each rollout, the fastest counting")
+    parser.add_argument("--full", action="store_true",
+                        help="also time ours without the move pruner (bot.prune): every play scored by the full networks")
     args = parser.parse_args()
     threadpool_limits(limits=args.threads, user_api="blas")
     evaluator = load_evaluator(args.checkpoint)  # the bot as served: numpy network, exact bear-offs
@@ -98,14 +103,19 @@ def main() -> None:
     rollout_position(evaluator, decode_position_id(POSITIONS["race"]), np.random.default_rng(0),
                      RolloutSettings(trials=36, variance_reduction=False))  # warm up
     for vr, trials in ((False, args.trials), (True, args.vr_trials)):
-        ours_total = gnubg_total = 0.0
+        ours_total = gnubg_total = full_total = 0.0
         for name, position_id in POSITIONS.items():
             settings = RolloutSettings(trials=trials, variance_reduction=vr)
-            ours = theirs = 0.0
+            ours = theirs = full = 0.0
             for _ in range(args.repeats):
                 start = time.perf_counter()
                 result = rollout_position(evaluator, decode_position_id(position_id), np.random.default_rng(args.seed), settings)
                 ours = max(ours, trials / (time.perf_counter() - start))
+                if args.full:
+                    start = time.perf_counter()
+                    rollout_position(evaluator, decode_position_id(position_id), np.random.default_rng(args.seed),
+                                     replace(settings, prune=False))
+                    full = max(full, trials / (time.perf_counter() - start))
                 if have_gnubg:
                     rate, their_equity = gnubg_rollout(position_id, trials, vr, startup)
                     theirs = max(theirs, rate)
@@ -113,11 +123,17 @@ def main() -> None:
             line = (f"VR {'on ' if vr else 'off'} {name:26s} {trials:5d} trials: ours {ours:7.1f} trials/s "
                     f"(equity {result.equity:+.3f} +- {result.equity_std_error:.3f})")
             ours_total += trials / ours
+            if args.full:
+                full_total += trials / full
+                line += f", without the pruner {full:7.1f} trials/s"
             if have_gnubg:
                 gnubg_total += trials / theirs
                 line += f", gnubg {theirs:7.1f} trials/s (equity {their_equity:+.3f}), ratio {ours / theirs:5.2f}x"
             print(line, flush=True)
         summary = f"VR {'on ' if vr else 'off'} all positions: ours {len(POSITIONS) * trials / ours_total:7.1f} trials/s"
+        if args.full:
+            summary += (f" (without the pruner {len(POSITIONS) * trials / full_total:7.1f}: "
+                        f"the pruner's speed-up {full_total / ours_total:4.2f}x)")
         if have_gnubg:
             summary += (f", gnubg {len(POSITIONS) * trials / gnubg_total:7.1f} trials/s, "
                         f"ratio {gnubg_total / ours_total:5.2f}x (goal: 2x)")

@@ -1,11 +1,12 @@
 """Serving speed: a cold command line against GNU Backgammon's, and in-process decisions, numpy against torch.
 
-    python benchmarks/startup.py [--runs 7] [--positions 100] [--no-cold]
+    python benchmarks/startup.py [--runs 7] [--positions 100] [--no-cold | --cold-only]
 
 1. Cold start, as a script calling the command line once per position sees it:
    ``nardy hint POSITION DICE`` and ``nardy eval POSITION`` (median wall time and peak
    memory over ``--runs`` runs), beside GNU Backgammon's own cold ``hint`` of the same
-   position (Debian's ``gnubg -t``) in the same run, when it is installed.
+   position (Debian's ``gnubg -t``) in the same run, when it is installed, and beside
+   Python importing numpy alone: the floor of any command line of ours.
 2. In-process decisions: ``Bot.rank_plays`` at 0-ply and 1-ply (median ms per position
    of ``fixtures/move_choice.jsonl``) with the numpy network the doors serve from
    against the torch network training uses (one thread each), same checkpoint.
@@ -50,28 +51,23 @@ def cold_run(command: list[str], stdin: str | None = None) -> tuple[float, float
     return wall, usage.ru_maxrss / 1024
 
 
-def cold_runs(command: list[str], runs: int, stdin: str | None = None) -> tuple[float, float]:
-    """Median wall seconds and peak MB of ``runs`` cold runs (one warm-up run first, for the disk cache)."""
-    cold_run(command, stdin)
-    results = [cold_run_isolated(command, stdin) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
-
-
-def cold_run_isolated(command: list[str], stdin: str | None) -> tuple[float, float]:
-    """One cold run measured by a wrapper process, so its peak memory is its own (RUSAGE_CHILDREN is cumulative)."""
+def cold_run_isolated(command: list[str], stdin: str | None) -> tuple[float, float, float]:
+    """(wall s, peak MB, CPU s) of one cold run measured by a wrapper process, so its peak memory is its own
+    (RUSAGE_CHILDREN is cumulative). CPU time wanders less than wall time on a shared machine."""
     probe = (
         "import os, resource, subprocess, sys, time; "
         "t = time.perf_counter(); "
         "p = subprocess.run(sys.argv[2:], input=sys.argv[1] or None, text=True, cwd='/tmp', "
         "stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
         "w = time.perf_counter() - t; "
-        "print(p.returncode, w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+        "print(p.returncode, w, u.ru_maxrss / 1024, u.ru_utime + u.ru_stime)"
     )
     out = subprocess.run([sys.executable, "-c", probe, stdin or "", *command], capture_output=True, text=True).stdout
-    status, wall, peak = out.split()
+    status, wall, peak, cpu = out.split()
     if int(status):
         raise SystemExit(f"{' '.join(command)} failed with status {status}")
-    return float(wall), float(peak)
+    return float(wall), float(peak), float(cpu)
 
 
 def decision_times(bot, positions: list[tuple[str, str]], plies: int) -> tuple[float, list[str]]:
@@ -116,31 +112,44 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7, help="cold runs of each command (default 7)")
     parser.add_argument("--positions", type=int, default=100, help="fixture positions for in-process timing")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold command-line runs")
+    parser.add_argument("--cold-only", action="store_true", help="only the cold command-line runs")
     args = parser.parse_args()
     if not args.no_cold:
         cold_start(args.runs)
-    in_process(args.positions)
+    if not args.cold_only:
+        in_process(args.positions)
 
 
 def cold_start(runs: int) -> None:
-    """Part 1: the cold command line, beside GNU Backgammon's."""
+    """Part 1: the cold command line, beside GNU Backgammon's and beside Python importing numpy alone (the floor).
+
+    The commands run in turn, ``runs`` rounds, so a spell of load on a shared machine slows all of them.
+    Bytecode is written and used, as an installed package has it (``PYTHONDONTWRITEBYTECODE`` is cleared).
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     nardy = shutil.which("nardy") or str(Path(sys.executable).with_name("nardy"))
-    print(f"cold start, median of {runs} runs (wall s, peak MB):")
+    print(f"cold start, median of {runs} runs in turn (wall s, peak MB, CPU s):")
     rows: list[tuple[str, list[str], str | None]] = [
         (f"nardy hint {POSITION} {DICE}", [nardy, "hint", POSITION, DICE], None),
         (f"nardy eval {POSITION}", [nardy, "eval", POSITION], None),
+        ("python -c 'import numpy' (the floor)", [sys.executable, "-c", "import numpy"], None),
     ]
     if GNUBG.exists():
         script = f"set board {POSITION}\nset dice {DICE.replace('', ' ').strip()}\nhint\n"
         rows.append((f"gnubg -t hint {POSITION} {DICE}", [str(GNUBG), "-t", "-q", "-r"], script))
-    baseline = None
-    for label, command, stdin in rows:
-        wall, peak = cold_runs(command, runs, stdin)
-        baseline = wall if label.startswith("gnubg") else baseline
-        print(f"  {label:<34} {wall:6.3f} s {peak:7.1f} MB")
-    if baseline:
-        hint_wall, _ = cold_runs(rows[0][1], runs)
-        print(f"  nardy hint / gnubg hint (wall): {hint_wall / baseline:.2f}x")
+    for _, command, stdin in rows:
+        cold_run(command, stdin)  # warm-up: the disk cache, the bytecode
+    results: list[list[tuple[float, float, float]]] = [[] for _ in rows]
+    for _ in range(runs):
+        for index, (_, command, stdin) in enumerate(rows):
+            results[index].append(cold_run_isolated(command, stdin))
+    walls = [statistics.median(run[0] for run in runs_of) for runs_of in results]
+    cpus = [statistics.median(run[2] for run in runs_of) for runs_of in results]
+    for (label, _, _), wall, cpu, runs_of in zip(rows, walls, cpus, results):
+        print(f"  {label:<38} {wall:6.3f} s {max(run[1] for run in runs_of):7.1f} MB {cpu:6.3f} s")
+    if GNUBG.exists():
+        print(f"  nardy hint / gnubg hint: {walls[0] / walls[-1]:.2f}x wall, {cpus[0] / cpus[-1]:.2f}x CPU; "
+              f"the floor / gnubg hint: {walls[2] / walls[-1]:.2f}x wall, {cpus[2] / cpus[-1]:.2f}x CPU")
 
 
 def in_process(count: int) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import sys
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from enum import IntEnum
 
 import numpy as np
@@ -40,6 +41,9 @@ from bot.encoding import rearmost
 from bot.evaluator import ProbabilityEvaluator, ProbabilityModel
 from bot.outcomes import finished_probabilities, invert, is_finished
 from engine.board import CHECKERS
+
+if TYPE_CHECKING:  # bot.prune imports this module
+    from bot.prune import Pruner
 
 
 class PositionClass(IntEnum):
@@ -212,6 +216,8 @@ class ClassEvaluator(ProbabilityEvaluator):
         self.networks = dict(networks)
         self.bearoff = bearoff
         self.cube_correction = cube_correction
+        # Rollouts' move pruner (bot.prune), fitted to these networks; bot.checkpoint.load_evaluator sets it.
+        self.pruner: Pruner | None = None
         race = self.networks.get("race", self.networks["contact"])
         self._models: dict[int, ProbabilityModel] = {
             PositionClass.OVER: _Over(),

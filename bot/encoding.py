@@ -17,6 +17,7 @@ The dense vector is ``[slot features (P), global features (G)]``, F = P + G.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -38,6 +39,8 @@ class Encoding:
     slot_table: np.ndarray
     global_features: Callable[[np.ndarray], np.ndarray]
     global_names: tuple[str, ...]
+    # The game whose boards it reads (a ``bot.games.GAMES`` name): a network plays that game only.
+    game: str = "backgammon"
 
     @property
     def global_size(self) -> int:
@@ -163,13 +166,22 @@ def _flat(table: np.ndarray) -> np.ndarray:
 _BORNE_OFF = ("mover.off", "opponent.off")
 _EXTENDED_GLOBALS = _BORNE_OFF + ("race", "mover.rearmost", "opponent.rearmost")
 
-ENCODINGS: dict[str, Encoding] = {
+def _long_nardy() -> Encoding:
+    """Long nardy's encoding, its module imported only for a long nardy network."""
+    from bot.long_nardy import encoding as long_nardy
+
+    return Encoding("long_nardy", long_nardy.slot_table(), long_nardy.global_features, long_nardy.GLOBAL_NAMES,
+                    game="long_nardy")
+
+
+# Each encoding built when first asked for (``get_encoding``): a cold command line needs one or two.
+ENCODINGS: dict[str, Callable[[], Encoding]] = {
     # Tesauro's TD-Gammon inputs (without the side-to-move units: the board is always
     # seen by the side on roll): 4 units per point per side, bars, borne off. F = 196.
-    "tesauro": Encoding("tesauro", _flat(_tesauro_slots()), _borne_off, _BORNE_OFF),
+    "tesauro": lambda: Encoding("tesauro", _flat(_tesauro_slots()), _borne_off, _BORNE_OFF),
     # Tesauro's inputs plus pip counts, checkers back and home, the race flag and the
     # rearmost checkers. F = 205.
-    "extended": Encoding(
+    "extended": lambda: Encoding(
         "extended",
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _extended_globals,
@@ -177,7 +189,7 @@ ENCODINGS: dict[str, Encoding] = {
     ),
     # "extended" plus GNU Backgammon-style contact inputs for both sides (bot.features):
     # escapes, containment, shots, timing, anchors... as extra global features. F = 253.
-    "contact": Encoding(
+    "contact": lambda: Encoding(
         "contact",
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _contact_globals,
@@ -185,18 +197,23 @@ ENCODINGS: dict[str, Encoding] = {
     ),
     # "extended" plus both sides' shot counts only (pip loss, one hit, two hits over the 36
     # rolls): the contact inputs that carry their gain (docs/training.md). F = 211.
-    "hits": Encoding(
+    "hits": lambda: Encoding(
         "hits",
         _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
         _hits_globals,
         _EXTENDED_GLOBALS + HIT_FEATURES,
     ),
+    # Long nardy boards (bot.long_nardy.encoding): each side's points in its own numbering
+    # (Tesauro's units), pips, quarters, borne off, runs of held points, all home. F = 210.
+    "long_nardy": _long_nardy,
 }
 
 
+@functools.cache
 def get_encoding(name: str) -> Encoding:
     """The encoding called ``name``; raise ValueError listing the known ones otherwise."""
     try:
-        return ENCODINGS[name]
+        build = ENCODINGS[name]
     except KeyError:
         raise ValueError(f"encoding {name!r}: unknown, expected one of {sorted(ENCODINGS)}") from None
+    return build()

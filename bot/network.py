@@ -132,6 +132,20 @@ def _basis_columns(features: np.ndarray) -> list[int]:
     return columns
 
 
+@functools.cache
+def _encoding_units(name: str) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per side (on roll, other): its units (26 * 16, r) float32 and maps (26, r, P) of ``_side_units``.
+
+    They depend on the encoding alone, so the networks of a bot share one factoring (a pseudo-inverse per slot).
+    """
+    table = get_encoding(name).slot_table.reshape(26, VALUES, -1)
+    sides = []
+    for rows in (slice(16, VALUES), slice(14, None, -1)):  # n = 1..15 of the side on roll, of the other
+        units, maps = _side_units(table, rows)
+        sides.append((units.reshape(26 * 16, -1).astype(np.float32), maps))
+    return tuple(sides)
+
+
 _SIDE_ROWS = np.arange(26, dtype=np.int64) * 16  # row slot * 16 + n of a side's unit table
 _KEY_POWERS = 16 ** np.arange(13, dtype=np.int64)  # 13 slots of 0..15 in one exact int64 key
 
@@ -146,12 +160,10 @@ class _FirstLayer:
     """
 
     def __init__(self, encoding: Encoding, weight: np.ndarray, bias: np.ndarray) -> None:
-        table = encoding.slot_table.reshape(26, VALUES, -1)
         slot_weight = weight[:, : encoding.slot_size].T
         self.units, self.weights = [], []
-        for rows in (slice(16, VALUES), slice(14, None, -1)):  # n = 1..15 of the side on roll, of the other
-            units, maps = _side_units(table, rows)
-            self.units.append(units.reshape(26 * 16, -1).astype(np.float32))
+        for units, maps in _encoding_units(encoding.name):
+            self.units.append(units)
             self.weights.append((maps @ slot_weight).reshape(-1, weight.shape[0]).astype(np.float32))
         self.weights[1] = np.concatenate([self.weights[1], weight[:, encoding.slot_size :].T]).astype(np.float32)
         self.encoding = encoding
@@ -242,9 +254,14 @@ class Network:
                 layers[i] = (weight / 2.0, bias / 2.0)
                 after, after_bias = layers[i + 1]
                 layers[i + 1] = (after / 2.0, after_bias)
-        self._first = _FirstLayer(self.encoding, *layers[0])
+        self._first_weights = layers[0]
         self._layers = [(np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]]
         self._output_rows = np.ascontiguousarray(layers[-1][0], dtype=np.float32)  # (6, H), for the compiled layer
+
+    @functools.cached_property
+    def _first(self) -> _FirstLayer:
+        """The first layer, factored when first used: a bot loads four networks, and a hint may use one."""
+        return _FirstLayer(self.encoding, *self._first_weights)
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) float32 [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26).

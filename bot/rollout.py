@@ -14,6 +14,9 @@ trials of all rolled-out positions move in lockstep: each ply is one
   dice minus their mean over all 21 rolls; the trial's result minus its summed
   luck has the same mean and a far smaller spread. The 21 rolls of every live
   trial are one batch, and the rolled dice's best play comes out of it.
+- Move pruning (``bot.prune``), where the evaluator has a pruner: in contact, a small
+  network ranks the plays and only its best few go to the evaluator, a slightly weaker
+  player for a fraction of the work (``RolloutSettings.prune``; docs/analysis.md).
 
 Results are in the view of the side on roll (``rollout_position``) or of the
 mover of each afterstate (``rollout_afterstates``).
@@ -26,10 +29,12 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from bot.cancel import check_cancelled
 from bot.classes import cube_decisions
 from bot.cube import CubeDecision, CubeState, MatchScore, Owner, cube_efficiency, decision_from_equities, swap_state
 from bot.evaluator import ProbabilityEvaluator, best_children
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.prune import in_contact
 from bot.search import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
 from engine import ROLL_WEIGHTS, ROLLS, afterstates, encode_position_id, flip
 from engine.movegen import HASH
@@ -59,6 +64,9 @@ class RolloutSettings:
     # Checker play inside trials: 0-ply, or filtered n-ply through bot.search (slow).
     plies: int = 0
     filters: Sequence[MoveFilter] = DEFAULT_FILTERS
+    # 0-ply play inside trials lets the evaluator's pruner (bot.prune), where it has one, pick the plays
+    # the full networks score; False scores every play with them.
+    prune: bool = True
 
     def __post_init__(self) -> None:
         if self.trials < 2:
@@ -156,10 +164,37 @@ def _unique(rows: np.ndarray, salt: Optional[np.ndarray] = None) -> tuple[np.nda
     return first[order], rank[inverse.reshape(-1)]
 
 
-def _probabilities(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np.ndarray:
-    """(N, 5) the mover's 0-ply probabilities of afterstates, each distinct one evaluated once."""
+def _scored(
+    evaluator: ProbabilityEvaluator, boards: np.ndarray, children: np.ndarray, parent: np.ndarray,
+    settings: RolloutSettings,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(scores (N,), probabilities (N, 5)): the mover's 0-ply equity and probabilities of the afterstates
+    (N, 26) of ``boards`` (grouped by ``parent``), each distinct one evaluated once.
+
+    With the evaluator's pruner (``bot.prune``), the plays of positions in contact are evaluated only
+    where it keeps them; the others score -inf with NaN probabilities, so a position's best is always
+    one the evaluator scored. Races keep every play: their plays are few and often exact.
+    """
     first, inverse = _unique(children)
-    return afterstate_probabilities(evaluator, children[first])[inverse]
+    distinct = children[first]
+    pruner = getattr(evaluator, "pruner", None) if settings.prune else None
+    if pruner is None:
+        five = afterstate_probabilities(evaluator, distinct)[inverse]
+        return equity(five), five
+    contact = in_contact(boards)[parent]
+    chosen = np.zeros(len(first), dtype=bool)
+    chosen[inverse[~contact]] = True
+    ranked = np.zeros(len(first), dtype=bool)  # the pruner ranks the plays of positions in contact only
+    ranked[inverse[contact]] = True
+    if ranked.any():
+        equities = np.zeros(len(first))
+        equities[ranked] = pruner.equities(distinct[ranked])
+        chosen[inverse[pruner.kept(equities[inverse], parent, len(boards))]] = True
+    five_distinct = np.full((len(first), 5), np.nan)
+    five_distinct[chosen] = afterstate_probabilities(evaluator, distinct[chosen])
+    five = five_distinct[inverse]
+    scores = np.where(chosen[inverse], equity(np.nan_to_num(five)), -np.inf)
+    return scores, five
 
 
 def _play(
@@ -175,7 +210,7 @@ def _play(
         first, inverse = _unique(boards, rolled)
         children, parent = afterstates(boards[first], dice[first])
         if settings.plies == 0:
-            scores = equity(_probabilities(evaluator, children))
+            scores, _ = _scored(evaluator, boards[first], children, parent, settings)
         else:
             scores = rank_afterstates(evaluator, children, settings.plies, parent, settings.filters).scores()
         chosen = children[best_children(scores, parent, len(first))][inverse]
@@ -184,8 +219,8 @@ def _play(
     first, inverse = _unique(boards)
     count, rolls = len(first), len(ROLLS)
     children, parent = afterstates(np.repeat(boards[first], rolls, axis=0), np.tile(ROLLS, (count, 1)))
-    five = _probabilities(evaluator, children)
-    best = best_children(equity(five), parent, count * rolls).reshape(count, rolls)
+    scores, five = _scored(evaluator, np.repeat(boards[first], rolls, axis=0), children, parent, settings)
+    best = best_children(scores, parent, count * rolls).reshape(count, rolls)
     best_five = _to_root(five[best].astype(np.float64), ply)  # (distinct boards, 21, 5)
     mean = np.einsum("urk,r->uk", best_five, ROLL_WEIGHTS)
     luck += best_five[inverse, rolled] - mean[inverse]
@@ -215,6 +250,7 @@ def rollout_boards(
     dice = RolloutDice(trials, rng, settings.rotate_first, settings.rotate_second)
     ply = 0
     while len(live):
+        check_cancelled()
         if settings.truncate is not None and ply >= settings.truncate:
             # The last mover's afterstate, evaluated, is the side on roll's position inverted.
             results[live] = _to_root(afterstate_probabilities(evaluator, flip(current)).astype(np.float64), ply + 1)
@@ -445,6 +481,7 @@ def rollout_cube(
     dice = RolloutDice(trials, rng, settings.rotate_first, settings.rotate_second)
     ply = 0
     while len(live):
+        check_cancelled()
         if settings.truncate is not None and ply >= settings.truncate:
             results[live] = cubes.truncated(live, current, ply)
             break

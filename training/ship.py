@@ -9,6 +9,12 @@ the training config, the number of self-play games, the wall time and machine;
 ``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt --crashed C.pt
 --late-contact D.pt``) into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact,
 and the bot's learned cube correction (``--cube-correction``) if given.
+
+``ship_gated`` writes a candidate beside the target first, times it against the shipped bot
+there (``bot.speed``: 0-ply and 1-ply decisions, rollout trials/s, in the same run) and moves it
+into place only if it is at most ``SLOWER_LIMIT`` times slower at each, unless told to accept it;
+its figures and the ratios go into its metadata. A rollout pruner (``bot.prune``) beside a source
+that was fitted to the candidate's networks travels with it.
 """
 
 from __future__ import annotations
@@ -17,19 +23,26 @@ import datetime
 import json
 import os
 import platform
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from bot.checkpoint import (
     export_class_numpy,
     export_numpy,
     load_checkpoint,
     load_class_payload,
+    load_class_payloads,
+    load_evaluator,
     save_checkpoint,
     save_class_checkpoint,
 )
 from bot.classes import NETWORK_CLASSES
 from bot.cube_correction import CubeCorrection
+from bot.evaluator import ProbabilityEvaluator
+from bot.prune import fingerprint, pruner_paths
+from bot.speed import measure_speeds
 from bot.storage import atomic_write
 from training.network import network_from_payload
 
@@ -109,3 +122,81 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
     }
     write_json_atomically(target.with_suffix(".json"), metadata)
     return metadata
+
+
+# A candidate this many times slower than the shipped bot at any measure is refused (unless accepted).
+SLOWER_LIMIT = 1.10
+
+
+class SlowerCandidate(ValueError):
+    """A candidate bot slower than the shipped one by more than ``SLOWER_LIMIT`` at some measure."""
+
+
+def _carry_pruner(sources: Iterable[Path], staged: Path) -> bool:
+    """Copy beside ``staged`` the first rollout pruner beside a source that was fitted to ``staged``'s networks."""
+    payloads, _, _ = load_class_payloads(staged.with_suffix(".npz"))
+    wanted = fingerprint({label: str(payload.get("weights_sha256")) for label, payload in payloads.items()})
+    for source in sources:
+        network, record = pruner_paths(Path(source))
+        try:
+            fitted_to = json.loads(record.read_text()).get("fitted_to")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if network.is_file() and fitted_to == wanted:
+            for path, to in zip((network, record), pruner_paths(staged)):
+                shutil.copyfile(path, to)
+            return True
+    return False
+
+
+def ship_gated(write: Callable[[Path], dict[str, Any]], target: Path, sources: Iterable[Path],
+               accept_slower: bool = False, repeats: int = 3, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Ship the bot ``write(path)`` writes (``ship`` or ``ship_classes``) to ``target``, behind the speed gate.
+
+    The candidate is written to a temporary folder beside ``target`` and timed against the bot at
+    ``target`` (if there is one) in the same run; more than ``SLOWER_LIMIT`` times slower at any
+    measure raises ``SlowerCandidate`` (the shipped files untouched) unless ``accept_slower``.
+    Its figures go into its metadata's ``results.speed``. Returns the metadata.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=".ship-", dir=target.parent))
+    try:
+        staged = folder / target.name
+        metadata = write(staged)
+        has_pruner = _carry_pruner(sources, staged)
+        shipped = target.with_suffix(".npz")
+        if shipped.is_file():
+            metadata["results"]["speed"] = _gate(load_evaluator(staged.with_suffix(".npz")), shipped, accept_slower,
+                                                 repeats, log, has_pruner)
+        else:
+            log(f"no shipped bot at {shipped}: no speed to compare with")
+        write_json_atomically(staged.with_suffix(".json"), metadata)
+        for suffix in (".pt", ".npz", ".json"):
+            os.replace(staged.with_suffix(suffix), target.with_suffix(suffix))
+        for path, to in zip(pruner_paths(staged), pruner_paths(target)):
+            if has_pruner:
+                os.replace(path, to)
+            else:
+                to.unlink(missing_ok=True)  # a pruner fitted to the networks this bot replaces
+        return metadata
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _gate(candidate: ProbabilityEvaluator, shipped: Path, accept_slower: bool, repeats: int,
+          log: Callable[[str], None], has_pruner: bool) -> dict[str, Any]:
+    """The candidate's speed record beside the bot at ``shipped``; ``SlowerCandidate`` if it is too slow."""
+    speeds = measure_speeds([candidate, load_evaluator(shipped)], repeats, progress=log)
+    slowdowns = speeds[0].slowdowns(speeds[1])
+    log("candidate / shipped: " + ", ".join(f"{key} {value:.2f}x as slow" for key, value in slowdowns.items())
+        + f" (0-ply {speeds[0].ply0_ms:.2f} / {speeds[1].ply0_ms:.2f} ms, 1-ply {speeds[0].ply1_ms:.2f} / "
+        f"{speeds[1].ply1_ms:.2f} ms, rollouts {speeds[0].rollout_trials_per_s:.0f} / "
+        f"{speeds[1].rollout_trials_per_s:.0f} trials/s)")
+    slower = [key for key, value in slowdowns.items() if value > SLOWER_LIMIT]
+    if slower and not accept_slower:
+        raise SlowerCandidate(
+            f"ship: the candidate is more than {SLOWER_LIMIT:.2f}x as slow as {shipped} at "
+            f"{', '.join(f'{key} ({slowdowns[key]:.2f}x)' for key in slower)}; nothing shipped "
+            f"(--accept-slower ships it anyway{'' if has_pruner else '; it has no rollout pruner: python -m training pruner'})")
+    return {"command": "python -m training ship", **speeds[0].to_json(),
+            "times_as_slow_as_shipped": {key: round(value, 3) for key, value in slowdowns.items()}}

@@ -17,18 +17,15 @@ import argparse
 import html
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 
-from bot.analysis import MatchAnalysis, analyze_match
-from bot.doors.match_chart import match_chart_svg
 from bot.facade import Bot
-from bot.doors.position_list import format_positions, positions_json
-from bot.doors.sgf_export import analysed_sgf
 from engine.errors import InvalidOptionError
-from engine.matchfiles import read_records_file
-from engine.matfile import MatMatch
 from engine.position_id import decode_position_id
+
+if TYPE_CHECKING:  # the analysis and the match formats load when a file is analysed, not for a cold `nardy hint`
+    from bot.analysis import MatchAnalysis
 
 # 1-ply: its cubeful lookahead judges cube decisions better than 0-ply, for little more time
 # over a whole match (docs/analysis.md).
@@ -132,6 +129,8 @@ def board_svg(position_id: str) -> str:
 def format_html(analysis: MatchAnalysis) -> str:
     """One self-contained page: the match's chart (``bot.doors.match_chart``), the statistics and, for each
     marked decision, its board (SVG)."""
+    from bot.doors.match_chart import match_chart_svg
+
     esc = html.escape
     body = [f"<h1>{esc(analysis.names[0])} vs {esc(analysis.names[1])}</h1>",
             f'<div class="chart">{match_chart_svg(analysis)}</div>',
@@ -156,6 +155,12 @@ def format_html(analysis: MatchAnalysis) -> str:
 
 
 def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from bot.analysis import analyze_match
+    from bot.doors.position_list import format_positions, positions_json
+    from bot.doors.sgf_export import analysed_sgf
+    from engine.matchfiles import read_records_file
+    from engine.matfile import MatMatch
+
     records = read_records_file(args.file)  # .mat, .sgf or a position list, told apart by content
     if not isinstance(records, MatMatch):
         if args.html or args.sgf:

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Optional, TextIO
+from typing import TYPE_CHECKING, Optional, TextIO
 
 import numpy as np
 
 from bot.doors.bounds import MAX_GAMES, MAX_MATCH_LENGTH, MAX_SEED, Bounded
 from bot.facade import PLIES, Bot
 from bot.levels import LEVEL_NAMES, Level, level_named
-from bot.match_play import BotPlayer, PlayedMatch, Player, PubevalPlayer, Summary, play_match, summarize
 from engine.errors import InvalidOptionError
-from engine.matfile import write_mat
+
+if TYPE_CHECKING:  # imported where a match is played: a cold `nardy hint` need not load them
+    from bot.match_play import BotPlayer, PlayedMatch, Player, Summary
 
 
 def format_summary(summary: Summary, names: tuple[str, str], money: bool) -> list[str]:
@@ -69,12 +70,16 @@ def _numbered(path: Path, index: int, count: int) -> Path:
 
 def _bot_player(checkpoint: Optional[str], plies: int, level: Optional[Level] = None) -> BotPlayer:
     """The bot of ``checkpoint`` (default: the shipped one), named after the file when one is given, at ``level``."""
+    from bot.match_play import BotPlayer
+
     bot = Bot.load(checkpoint)
     name = Path(checkpoint).stem if checkpoint else bot.name
     return BotPlayer(bot, plies, name=f"{name}-{level.name}" if level else name, level=level)
 
 
 def _players(args: argparse.Namespace) -> tuple[Player, Player]:
+    from bot.match_play import BotPlayer, PubevalPlayer
+
     level = level_named(args.level) if args.level else None
     first = _bot_player(args.checkpoint, args.plies, level)
     if args.opponent == "self":
@@ -91,6 +96,9 @@ def _players(args: argparse.Namespace) -> tuple[Player, Player]:
 
 
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    from bot.match_play import play_match, summarize
+    from engine.matfile import write_mat
+
     if args.jacoby and args.length:
         raise InvalidOptionError("--jacoby: only for money sessions (--length 0)")
     players = _players(args)

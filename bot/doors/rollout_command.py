@@ -76,7 +76,7 @@ def _settings(args: argparse.Namespace) -> RolloutSettings:
     from bot.rollout import RolloutSettings
 
     return RolloutSettings(trials=args.trials, truncate=args.truncate, variance_reduction=not args.no_vr,
-                           plies=args.plies)
+                           plies=args.plies, prune=not args.no_prune)
 
 
 def _figures(data: dict) -> str:
@@ -163,6 +163,8 @@ def add_rollout(subparsers) -> None:
     p.add_argument("--cubeful", action="store_true",
                    help="also the cube decision, from cubeful trials of no double and double/take")
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
+    p.add_argument("--no-prune", action="store_true",
+                   help="score every play inside the trials with the full networks, not the pruner's best few (slower)")
     p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="random seed (default: fresh)")
     p.add_argument("--candidates", action=Bounded, low=1, high=MAX_CANDIDATES, default=DEFAULT_CANDIDATES,
                    help=f"with DICE: how many plays (the best by 0-ply) to roll out (default {DEFAULT_CANDIDATES})")
