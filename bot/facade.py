@@ -11,10 +11,14 @@ mover's probabilities and equities after the play; evaluations and decisions are
 for the side on roll. The evaluators hold no state, so one ``Bot`` can serve many
 threads at once.
 
->>> from engine import START
+Boards may be given as ``engine.Position`` values or as (26,) arrays; a ranked play
+gives its afterstate back as either.
+
+>>> from engine.position import Position
 >>> bot = Bot.load()
->>> bot.rank_plays(START, (3, 1), top=1)[0].notation
-'8/5 6/5'
+>>> best = bot.rank_plays(Position.from_id("4HPwATDgc/ABMA"), (3, 1), top=1)[0]
+>>> best.notation, best.position
+('8/5 6/5', Position.from_id('4HPwATCwZ/ABMA'))
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from engine.board import CHECKERS, Dice, borne_off, flip, validate_board, valida
 from engine.errors import InvalidPositionError
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
+from engine.position import Position
 
 # Where the shipped network lives (its numpy export, read without torch): in the repository
 # (a source checkout, an editable install), and, relative to an installation's data
@@ -51,6 +56,8 @@ CHECKPOINT_ENV = "NARDY_CHECKPOINT"
 ONE_PLY_CANDIDATES = 8
 PLIES = (0, 1, 2)
 MONEY = CubeState()
+# What a method takes as a board: a Position, or its (26,) array (mover's view).
+BoardLike = np.ndarray | Position
 
 
 def _data_directories() -> list[Path]:
@@ -96,6 +103,11 @@ class RankedPlay:
         """The board right after the play, still in the mover's view."""
         return self.play.afterstate
 
+    @property
+    def position(self) -> Position:
+        """The afterstate as a ``Position``, still in the mover's view."""
+        return Position(self.play.afterstate)
+
 
 @dataclass(frozen=True)
 class Resignations:
@@ -129,13 +141,13 @@ class Evaluation:
     plies: int
 
 
-def check_game_on(board: np.ndarray) -> np.ndarray:
+def check_game_on(board: BoardLike) -> np.ndarray:
     """The board (mover's view) as int8 if it is a legal position with a game still on.
 
     Raise InvalidPositionError when it breaks the board convention or a side has
     no checker left (the game is over: nothing to decide).
     """
-    board = validate_board(board, "position")
+    board = board.board if isinstance(board, Position) else validate_board(board, "position")
     mover, opponent = borne_off(board)
     for side, off in (("side on roll", mover), ("opponent", opponent)):
         if off == CHECKERS:
@@ -178,7 +190,7 @@ class Bot:
 
     # ------------------------------------------------------------ probabilities
 
-    def probabilities(self, board: np.ndarray, plies: int = 0) -> np.ndarray:
+    def probabilities(self, board: BoardLike, plies: int = 0) -> np.ndarray:
         """(5,) cubeless probabilities of the side on roll of ``board``, before it rolls, ``plies`` deep."""
         board = check_game_on(board)
         # The position before the roll is the opponent's afterstate: evaluate that, invert.
@@ -188,7 +200,7 @@ class Bot:
 
     def rank_plays(
         self,
-        board: np.ndarray,
+        board: BoardLike,
         dice: Dice,
         plies: int = 0,
         top: Optional[int] = None,
@@ -242,13 +254,13 @@ class Bot:
         assert all(mwc is not None for mwc in theirs)  # a match's cube decisions have their match-winning chances
         return 1.0 - np.array(theirs, dtype=np.float64)
 
-    def best_play(self, board: np.ndarray, dice: Dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
+    def best_play(self, board: BoardLike, dice: Dice, plies: int = 0, state: CubeState = MONEY) -> RankedPlay:
         """The best legal play of ``dice`` on ``board`` (mover's view)."""
         return self.rank_plays(board, dice, plies=plies, top=1, state=state)[0]
 
     # ------------------------------------------------------------ positions and the cube
 
-    def evaluate(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> Evaluation:
+    def evaluate(self, board: BoardLike, state: CubeState = MONEY, plies: int = 0) -> Evaluation:
         """Probabilities, equities and cube decision of the side on roll of ``board``.
 
         The probabilities are cubeless, ``plies`` deep; the cube decision is Janowski's model
@@ -267,12 +279,12 @@ class Bot:
             plies=plies,
         )
 
-    def cube_decision(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> CubeDecision:
+    def cube_decision(self, board: BoardLike, state: CubeState = MONEY, plies: int = 0) -> CubeDecision:
         """Double / no double for the side on roll of ``board``, take / pass for its opponent."""
         return self.evaluate(board, state, plies).cube
 
     def resign_decision(
-        self, board: np.ndarray, state: CubeState = MONEY, level: int = 1, plies: int = 0
+        self, board: BoardLike, state: CubeState = MONEY, level: int = 1, plies: int = 0
     ) -> Resignations:
         """Whether the side on roll of ``board`` should resign, and the answers to a resignation at ``level``.
 
@@ -286,11 +298,11 @@ class Bot:
             side_on_roll_accepts=accept_resignation(board, five, state, level, resigner_on_roll=False),
         )
 
-    def should_double(self, board: np.ndarray, state: CubeState = MONEY, plies: int = 0) -> bool:
+    def should_double(self, board: BoardLike, state: CubeState = MONEY, plies: int = 0) -> bool:
         """Whether the side on roll of ``board`` should double now."""
         return self.cube_decision(board, state, plies).should_double
 
-    def should_take(self, board: np.ndarray, state: CubeState, plies: int = 0) -> bool:
+    def should_take(self, board: BoardLike, state: CubeState, plies: int = 0) -> bool:
         """Whether to take a double offered by the side on roll of ``board``.
 
         ``state`` is the cube before the double, seen by the doubler (on roll).

@@ -8,6 +8,8 @@ Position ID alone is a money game with a centred cube and no dice.
 >>> s = parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
 >>> s.dice, s.state.match_length
 (None, 0)
+>>> s == parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA"), s.position_id
+(True, '4HPwATDgc/ABMA')
 """
 
 from __future__ import annotations
@@ -31,19 +33,17 @@ class Situation:
     single/gammon/backgammon resignation the player to decide must answer.
     """
 
-    board: np.ndarray = field(repr=False)
+    board: np.ndarray = field(repr=False, compare=False)
     dice: Optional[tuple[int, int]]
     state: CubeState
     double_offered: bool = False
     resign_offered: int = 0
+    position_id: str = field(init=False)
 
     def __post_init__(self) -> None:
         self.board.setflags(write=False)
-
-    @property
-    def position_id(self) -> str:
-        """The Position ID of the board (side on roll)."""
-        return encode_position_id(self.board)
+        # The board's ID stands for the board wherever a dataclass compares, hashes or prints.
+        object.__setattr__(self, "position_id", encode_position_id(self.board))
 
 
 def parse_position(text: str) -> Situation:
