@@ -15,6 +15,7 @@ import bot.__main__
 import bot.doors.cli
 import bot.doors.match_command
 from bot.checkpoint import save_checkpoint
+from bot.doors.bounds import Bounded
 from bot.doors.cli import INFERENCE_THREADS, build_parser, run
 from bot.facade import Bot
 from bot.network import NetworkConfig
@@ -90,6 +91,40 @@ def test_bad_input_is_one_error_line_and_status_2(argv, named):
     status, out, err = cli(*argv)
     assert status == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1 and named in err
+
+
+OUT_OF_BOUNDS = [
+    ["rollout", "4HPwATDgc/ABMA", "--seed", "-1"],
+    ["rollout", "4HPwATDgc/ABMA", "--trials", "100000000000000000000"],
+    ["rollout", "4HPwATDgc/ABMA", "--truncate", "-2"],
+    ["rollout", "4HPwATDgc/ABMA", "31", "--candidates", "0"],
+    ["rollout", "4HPwATDgc/ABMA", "--plies", "3"],
+    ["match", "--games", "0"],
+    ["match", "--length", "-1"],
+    ["match", "--length", "26"],  # past the match equity table
+    ["match", "--seed", "9223372036854775808"],
+    ["play", "--length", "100000000"],
+    ["play", "--seed", "-5"],
+    ["hint", "4HPwATDgc/ABMA", "31", "--top", "100000000000000000000"],
+    ["external", "--port", "65536"],
+    ["serve", "--port", "-1"],
+]
+
+
+@pytest.mark.parametrize("argv", OUT_OF_BOUNDS, ids=lambda argv: " ".join(argv[:1] + argv[-2:]))
+def test_numbers_out_of_bounds_are_one_error_line_naming_the_option(argv):
+    status, out, err = cli(*argv)
+    option, value = argv[-2:]
+    assert (status, out) == (2, "")
+    assert err.startswith(f"error: {option} {value}: expected ") and err.count("\n") == 1
+
+
+def test_every_numeric_option_has_bounds():
+    """Each integer option of every subcommand is ``Bounded`` or has a fixed list of choices."""
+    for name, sub in build_parser()._subparsers._group_actions[0].choices.items():
+        for action in sub._actions:
+            if action.type is int:
+                assert isinstance(action, Bounded) or action.choices, f"{name} {action.option_strings}: no bounds"
 
 
 def test_the_parser_knows_every_subcommand():

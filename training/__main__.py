@@ -1,10 +1,12 @@
 """Command line: ``python -m training train|evaluate ...``.
 
     python -m training train --config configs/td.toml [--resume | --init-from CHECKPOINT] [--games N] [--out DIR]
-    python -m training evaluate --checkpoint PATH --opponent pubeval|random|CHECKPOINT --games N [--seed S]
+    python -m training evaluate --checkpoint PATH --opponent pubeval|heuristic|random|CHECKPOINT --games N [--seed S]
     python -m training ship --checkpoint runs/td/latest.pt [--to checkpoints/default.pt]
     python -m training ship --contact runs/a/latest.pt [--race runs/b/latest.pt] [--crashed runs/c/latest.pt]
         [--late-contact runs/d/latest.pt] [--cube-correction runs/cube_correction/correction.npz] [--to ...]
+        [--accept-slower] [--speed-repeats N]
+    python -m training pruner --checkpoint checkpoints/default.npz [--games N] [--hidden H] [--keep K]
     python -m training cube-correction --checkpoint checkpoints/default.pt --out runs/cube_correction [--samples N]
     python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 [--games N] [--stage all|positions|targets|fit]
 """
@@ -19,23 +21,38 @@ import numpy as np
 
 from bot.checkpoint import load_player
 from bot.classes import NETWORK_CLASSES
-from bot.evaluator import Evaluator, RandomEvaluator
+from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
+from bot.games import Game, get_game
+from bot.long_nardy.heuristic import HeuristicPlayer
+from bot.network import Network
 from bot.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.cube_correction import CORRECTION_FILE, load_correction
 from training.cube_correction import run as fit_cube_correction
 from training.distill import TargetError
 from training.evaluate import evaluate
-from training.ship import ship, ship_classes
+from training.ship import ship, ship_classes, ship_gated
 from training.train import LATEST, Terminated, resume_point, train
 
 
-def _opponent(name: str, seed: int) -> Evaluator:
-    if name == "pubeval":
+def _player(path: str | Path) -> Evaluator:
+    """The checkpoint's player, playing the game its network's encoding reads (backgammon or long nardy)."""
+    player = load_player(path)
+    if isinstance(player, NetworkEvaluator) and isinstance(player.network, Network):
+        return NetworkEvaluator(player.network, get_game(player.network.encoding.game))
+    return player
+
+
+def _opponent(name: str, seed: int, game: Game) -> Evaluator:
+    if name == "pubeval" and game.name == "backgammon":
         return Pubeval()
+    if name == "heuristic" and game.name == "long_nardy":
+        return HeuristicPlayer(game)
+    if name in ("pubeval", "heuristic"):
+        raise ValueError(f"opponent {name!r} does not play {game.name} (pubeval: backgammon, heuristic: long nardy)")
     if name == "random":
-        return RandomEvaluator(np.random.default_rng([seed, 1]))
-    return load_player(name)
+        return RandomEvaluator(np.random.default_rng([seed, 1]), game)
+    return _player(name)
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -68,8 +85,8 @@ def _train(args: argparse.Namespace) -> None:
 
 
 def _evaluate(args: argparse.Namespace) -> None:
-    player = load_player(args.checkpoint)
-    result = evaluate(player, _opponent(args.opponent, args.seed), args.games, args.seed)
+    player = _player(args.checkpoint)
+    result = evaluate(player, _opponent(args.opponent, args.seed, player.game), args.games, args.seed)
     print(f"{args.checkpoint} vs {args.opponent}: {result.summary()}")
 
 
@@ -77,9 +94,11 @@ def _ship(args: argparse.Namespace) -> None:
     classes = {label: getattr(args, label) for label in NETWORK_CLASSES if getattr(args, label) is not None}
     if args.checkpoint is not None and classes:
         raise ValueError("ship: give --checkpoint (one network) or --contact/--race/--crashed/--late-contact (a network per class), not both")
+    gate = {"accept_slower": args.accept_slower, "repeats": args.speed_repeats}
     if classes:
         correction = load_correction(args.cube_correction) if args.cube_correction is not None else None
-        metadata = ship_classes(classes, args.to, args.wall_seconds, correction)
+        ship_gated(lambda path: ship_classes(classes, path, args.wall_seconds, correction), args.to,
+                   list(classes.values()), **gate)
         print(f"shipped {', '.join(f'{label} {path}' for label, path in classes.items())} "
               f"to {args.to}, {args.to.with_suffix('.npz')} and {args.to.with_suffix('.json')}")
         return
@@ -87,8 +106,18 @@ def _ship(args: argparse.Namespace) -> None:
         raise ValueError("ship: --checkpoint (one network) or --contact (a network per class) is required")
     if args.cube_correction is not None:
         raise ValueError("ship: --cube-correction goes into a bot of a network per class (--contact ...)")
-    metadata = ship(args.checkpoint, args.to, args.wall_seconds)
+    metadata = ship_gated(lambda path: ship(args.checkpoint, path, args.wall_seconds), args.to, [args.checkpoint], **gate)
     print(f"shipped {args.checkpoint} ({metadata['self_play_games']} games) to {args.to} and {args.to.with_suffix('.json')}")
+
+
+def _pruner(args: argparse.Namespace) -> None:
+    from training.pruner import fit_pruner
+
+    report = fit_pruner(str(args.checkpoint), args.games, args.hidden, args.epochs, args.keep, args.seed)
+    ranking = report["ranking"]
+    print(f"wrote the pruner beside {args.checkpoint}: on held-out positions it keeps the bot's best play "
+          f"{100 * ranking['best_kept']:.1f}% of the time; the best it keeps is {ranking['equity_lost']:.4f} "
+          "worse on average (cubeless equity, by the bot's own evaluation)")
 
 
 def _cube_correction(args: argparse.Namespace) -> None:
@@ -129,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
 
     eval_parser = commands.add_parser("evaluate", help="cubeless money games against an opponent")
     eval_parser.add_argument("--checkpoint", type=Path, required=True, help="network checkpoint to evaluate")
-    eval_parser.add_argument("--opponent", default="pubeval", help="pubeval, random, or a checkpoint path")
+    eval_parser.add_argument("--opponent", default="pubeval",
+                             help="pubeval (backgammon), heuristic (long nardy), random, or a checkpoint path")
     eval_parser.add_argument("--games", type=int, default=1000, help="games to play (even)")
     eval_parser.add_argument("--seed", type=int, default=1, help="seed of the dice")
     eval_parser.set_defaults(run=_evaluate)
@@ -146,7 +176,21 @@ def main(argv: list[str] | None = None) -> int:
                              help="the learned cube correction to ship in the bot (python -m training cube-correction)")
     ship_parser.add_argument("--to", type=Path, default=Path("checkpoints/default.pt"), help="shipped file")
     ship_parser.add_argument("--wall-seconds", type=float, help="training wall time, when the checkpoint lacks it")
+    ship_parser.add_argument("--accept-slower", action="store_true",
+                             help="ship even if more than 10%% slower than the shipped bot at 0-ply, 1-ply or rollouts")
+    ship_parser.add_argument("--speed-repeats", type=int, default=3,
+                             help="runs of each speed measure, the fastest counting (default 3)")
     ship_parser.set_defaults(run=_ship)
+
+    pruner_parser = commands.add_parser(
+        "pruner", help="fit the rollouts' move pruner to a bot's own evaluations, written beside the bot")
+    pruner_parser.add_argument("--checkpoint", type=Path, required=True, help="the bot (e.g. checkpoints/default.npz)")
+    pruner_parser.add_argument("--games", type=int, default=2000, help="self-play games that give the positions")
+    pruner_parser.add_argument("--hidden", type=int, default=48, help="hidden units of the pruner")
+    pruner_parser.add_argument("--epochs", type=int, default=8, help="passes over the plays")
+    pruner_parser.add_argument("--keep", type=int, default=5, help="plays a position keeps for the full networks")
+    pruner_parser.add_argument("--seed", type=int, default=1, help="seed of the games and the fit")
+    pruner_parser.set_defaults(run=_pruner)
 
     distill_parser = commands.add_parser(
         "distill", help="fit a network to its own search values on its self-play positions (resumable)")

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 LENGTHS = (3, 5, 7, 9, 11, 13)
 SAMPLES_FILE, CORRECTION_FILE = "samples.npz", "correction.npz"
 MIN_SAMPLES = 100  # a tenth is held out to choose the epoch
-MARGIN_WEIGHT = 1.0  # of the double margin's loss beside the shifts' (round 22, docs/training.md)
+MARGIN_WEIGHT = 1.0  # of the double margin's loss beside the shifts': it is what moves the double decision
 WIDTHS = {"boards": 26, "states": 6, "probs": 5, "model": 7, "lookahead": 2}  # the sample file's columns
 _evaluator: ClassEvaluator | None = None
 
@@ -224,7 +224,7 @@ def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, se
     out.mkdir(parents=True, exist_ok=True)
     data = gather(checkpoint, out / SAMPLES_FILE, samples, workers, seed)
     model = data["model"][:, :2]
-    # Samples gathered before the domain left races out (round 23) hold races; the fit skips them.
+    # Sample files gathered before the domain left races out hold races; the fit skips them.
     use = in_domain(data["boards"], data["probs"], model)
     if use.sum() < MIN_SAMPLES:
         raise ValueError(f"cube-correction: only {int(use.sum())} samples near a cube decision in "

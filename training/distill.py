@@ -1,4 +1,4 @@
-"""Search-backed targets from self-play: fit the network to its own 1-ply values or rollouts (issue 9, part 4).
+"""Search-backed targets from self-play: fit the network to its own search values or rollouts.
 
 Three stages, each resumable, all in one run directory:
 
@@ -10,7 +10,7 @@ Three stages, each resumable, all in one run directory:
    evaluator, flip(b)[None], plies)[0])``: the side on roll's probabilities,
    averaged over its 21 rolls after its best play by 0-ply equity (1-ply), batched
    over the whole chunk, with the numpy network and one BLAS thread. With
-   ``teachers`` (more networks of the bot's own, earlier rounds say) each target is
+   ``teachers`` (more networks of the bot's own, earlier fits say) each target is
    the mean of every network's searched value: an ensemble, distilled into one
    network. With ``rollout_trials`` the target is instead the mean result of that
    many cubeless games played from the position by the bot itself at 0-ply
@@ -39,11 +39,11 @@ A checkpoint with a network per class plays the games and searches the targets a
 Only the bot's own network makes positions and targets: no other program's
 evaluation enters the data (fixtures are for measurement only).
 
-    python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/r1 --games 6000
-    python -m training distill --checkpoint runs/distill/r1/distilled.pt --out runs/distill/r2   # iterate
-    python -m training distill --checkpoint r8.pt --teachers r7.pt r9.pt --workers 2 --out runs/distill/r10
-    python -m training distill --checkpoint r8.pt --rollout-trials 36 --also runs/distill/r9 --out runs/distill/r12
-    python -m training distill --checkpoint r14.pt --plies 2 --position-class crashed --games 30000 --out runs/distill/r17x
+    python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/a --games 6000
+    python -m training distill --checkpoint runs/distill/a/distilled.pt --out runs/distill/b   # iterate
+    python -m training distill --checkpoint bot.pt --teachers older.pt other.pt --workers 2 --out runs/distill/ensemble
+    python -m training distill --checkpoint bot.pt --rollout-trials 36 --also runs/distill/b --out runs/distill/rollouts
+    python -m training distill --checkpoint bot.pt --plies 2 --position-class crashed --games 30000 --out runs/distill/crashed
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ class DistillConfig:
     workers: int = 1  # processes computing targets (the results do not depend on it)
     rollout_trials: int = 0  # > 0: targets are the mean of this many 0-ply rollout games (not a search)
     rollout_truncate: int = 0  # rollout games stop after this many plies for the network's value (0: at the end)
-    rollout_vr: bool = False  # rollout games with variance reduction (lookahead: ~20x the work, ~35x less spread)
+    rollout_vr: bool = False  # rollout games with variance reduction (lookahead: far less spread for more work a game)
     also: tuple[str, ...] = ()  # finished run directories whose positions and targets are fitted too
     position_class: str = ""  # keep only positions of this network class (bot.classes), fit its network ("": all)
     # keep only positions whose side on roll wins this often by the checkpoint's 0-ply: (0.45, 0.97) are the

@@ -2,8 +2,9 @@
 
 Games come in pairs that share one dice sequence: in the first game of a pair
 player A moves first, in the second player B does, so luck largely cancels out.
-All games advance together (one move-choice call per player per ply). Gammons
-count 2 points and backgammons 3. Points per game (ppg) are reported with a 95%
+All games advance together (one move-choice call per player per ply). Both players
+play the first player's game (``bot.games``: backgammon or long nardy). Gammons (long
+nardy's mars) count 2 points and backgammons 3. Points per game (ppg) are reported with a 95%
 confidence interval over pairs: mean +- 1.96 * std / sqrt(pairs).
 """
 
@@ -14,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot.evaluator import Evaluator, choose_afterstates
-from bot.outcomes import is_finished, winner_outcome
-from engine import START, flip
-from training.selfplay import opening_dice, roll_dice
+from bot.games import Game
+from bot.outcomes import is_finished
+from training.selfplay import first_dice, roll_dice
 
 DICE_CHUNK = 128  # plies of dice drawn at a time for every pair
 
@@ -59,10 +60,10 @@ class MatchResult:
 class _Dice:
     """Every pair's dice sequence, drawn from one generator in chunks of plies as needed."""
 
-    def __init__(self, pairs: int, rng: np.random.Generator) -> None:
+    def __init__(self, pairs: int, rng: np.random.Generator, game: Game) -> None:
         self.pairs = pairs
         self.rng = rng
-        first = opening_dice(pairs, rng)[:, None, :]
+        first = first_dice(pairs, rng, game)[:, None, :]
         self.table = np.concatenate([first, self._chunk()[:, 1:]], axis=1)
 
     def _chunk(self) -> np.ndarray:
@@ -78,13 +79,16 @@ class _Dice:
 def play_pairs(first: Evaluator, second: Evaluator, pairs: int, rng: np.random.Generator) -> MatchResult:
     """Play ``pairs`` game pairs of ``first`` (A) against ``second`` (B), all at once.
 
-    Game 2k: A moves first; game 2k+1: B moves first; both use pair k's dice.
+    Game 2k: A moves first; game 2k+1: B moves first; both use pair k's dice. The game is A's.
     """
-    dice = _Dice(pairs, rng)
+    game = first.game
+    if second.game is not game:
+        raise ValueError(f"a {game.name} player against a {second.game.name} player")
+    dice = _Dice(pairs, rng, game)
     count = 2 * pairs
     pair = np.arange(count) // 2
     a_moves_on_even_plies = np.arange(count) % 2 == 0
-    boards = np.tile(START, (count, 1))  # side on roll's view
+    boards = np.tile(game.start, (count, 1))  # side on roll's view
     points = np.zeros(count)
     active = np.ones(count, dtype=bool)
     ply = 0
@@ -96,9 +100,9 @@ def play_pairs(first: Evaluator, second: Evaluator, pairs: int, rng: np.random.G
                 continue
             chosen = choose_afterstates(player, boards[games], dice.at(ply, pair[games]))
             done = is_finished(chosen)
-            points[games[done]] = sign * (winner_outcome(chosen[done]) + 1)
+            points[games[done]] = sign * game.winning_points(chosen[done])
             active[games[done]] = False
-            boards[games] = flip(chosen)
+            boards[games] = game.flip(chosen)
         ply += 1
     return MatchResult(points)
 

@@ -7,7 +7,7 @@ ones ``bot.network.weight_shapes`` lists, so serving reads what training writes.
 The first layer is a linear map of the dense encoding (``bot.encoding``). For big
 batches it is computed as one embedding-bag over the rows of ``input_table @ W.T``:
 26 slot lookups plus G weighted global rows per position instead of a matmul over
-~200 inputs (8x faster at self-play batch sizes).
+~200 inputs (several times faster at self-play batch sizes).
 """
 
 from __future__ import annotations

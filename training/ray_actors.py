@@ -86,7 +86,7 @@ class SelfPlayWorker:
         self.seen = -1
         self.newest: tuple[int, dict[str, np.ndarray]] = (-1, {})
         self.selfplay = _self_play(config, seed)
-        self.evaluator = NetworkEvaluator(self.network)
+        self.evaluator = NetworkEvaluator(self.network, self.selfplay.game)
         self.samples_per_update = config.learning.samples_per_update
 
     def set_weights(self, version: int, weights: dict[str, np.ndarray]) -> None:

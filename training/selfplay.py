@@ -1,7 +1,7 @@
 """Batched self-play: many games advance together, and finished games become TD(lambda) samples.
 
-Per ply, every game rolls, one ``engine.afterstates`` call lists every child, one
-evaluation scores them all, and each game takes its best (or, with probability
+Per ply, every game rolls, one call of the game's afterstate generator (``bot.games``:
+backgammon or long nardy) lists every child, one evaluation scores them all, and each game takes its best (or, with probability
 epsilon, a random one). No Python loop runs over games.
 
 TD targets. Let s_t be the position before the t-th move (side on roll's view),
@@ -25,8 +25,8 @@ from typing import Callable
 import numpy as np
 
 from bot.evaluator import ProbabilityEvaluator, best_children
+from bot.games import BACKGAMMON, Game
 from bot.outcomes import INVERT6, equity, is_finished, to_six
-from engine import START, afterstates, flip
 
 # The opening roll: each player throws one die and the higher one moves first with both,
 # so the first move of a game is never a double.
@@ -81,14 +81,22 @@ def lambda_returns(steps: np.ndarray, lengths: np.ndarray, td_lambda: float) -> 
     return returns
 
 
-class SelfPlay:
-    """A batch of self-play games that advance together; finished games restart from START."""
+def first_dice(count: int, rng: np.random.Generator, game: Game) -> np.ndarray:
+    """(count, 2) the first rolls of ``count`` games of ``game``: doubles only where its opening allows them."""
+    return roll_dice(count, rng) if game.opening_doubles else opening_dice(count, rng)
 
-    def __init__(self, parallel_games: int, td_lambda: float, epsilon: float, rng: np.random.Generator) -> None:
+
+class SelfPlay:
+    """A batch of self-play games of ``game`` that advance together; finished games restart from its start."""
+
+    def __init__(
+        self, parallel_games: int, td_lambda: float, epsilon: float, rng: np.random.Generator, game: Game = BACKGAMMON
+    ) -> None:
         self.td_lambda = td_lambda
         self.epsilon = epsilon
         self.rng = rng
-        self.boards = np.tile(START, (parallel_games, 1))  # side on roll's view
+        self.game = game
+        self.boards = np.tile(game.start, (parallel_games, 1))  # side on roll's view
         self.length = np.zeros(parallel_games, dtype=np.int64)  # moves played in each game
         self.history_boards = np.zeros((parallel_games, 128, 26), dtype=np.int8)
         self.history_steps = np.zeros((parallel_games, 128, 6), dtype=np.float32)
@@ -113,21 +121,23 @@ class SelfPlay:
 
     def ply(self, evaluator: ProbabilityEvaluator) -> Samples | None:
         """Every game makes one move; return the samples of games that ended, if any."""
+        if evaluator.game is not self.game:
+            raise ValueError(f"self-play of {self.game.name} with an evaluator of {evaluator.game.name}")
         count = len(self.boards)
         dice = roll_dice(count, self.rng)
         opening = self.length == 0
-        dice[opening] = opening_dice(int(opening.sum()), self.rng)
-        children, parent = afterstates(self.boards, dice)
+        dice[opening] = first_dice(int(opening.sum()), self.rng, self.game)
+        children, parent = self.game.afterstates(self.boards, dice)
         five = evaluator.afterstate_probabilities(children)
         best = best_children(equity(five), parent, count, self.rng, self.epsilon)
         chosen = children[best]
         self._record(to_six(five[best]))
-        self.boards = flip(chosen)
+        self.boards = self.game.flip(chosen)
         done = np.flatnonzero(is_finished(chosen))
         if not len(done):
             return None
         samples = self._finish(done)
-        self.boards[done] = START
+        self.boards[done] = self.game.start
         self.length[done] = 0
         return samples
 

@@ -40,7 +40,9 @@ from tqdm import tqdm
 from bot.checkpoint import CheckpointError, load_class_payload, save_checkpoint
 from bot.storage import remove_stale_temporaries
 from training.network import network_from_payload
-from bot.evaluator import NetworkEvaluator
+from bot.evaluator import Evaluator, NetworkEvaluator
+from bot.games import Game, get_game
+from bot.long_nardy.heuristic import HeuristicPlayer
 from training.network import ValueNetwork
 from bot.pubeval import Pubeval
 from training.actors import check_backend, start_actors
@@ -216,12 +218,21 @@ def _restore(payload: dict, learner: Learner, source: str) -> None:
         raise CheckpointError(f"{source}: the trainer state does not fit this run ({detail})") from None
 
 
+def baseline(game: Game) -> tuple[str, Evaluator]:
+    """The fixed yardstick of a game's in-run evaluations: pubeval for backgammon, the heuristic player for long nardy."""
+    if game.name == "long_nardy":
+        return "heuristic", HeuristicPlayer(game)
+    return "pubeval", Pubeval()
+
+
 def _evaluations(network: ValueNetwork, previous: ValueNetwork, config: Config) -> dict[str, MatchResult]:
-    """The current network against pubeval and against the previous evaluation's network."""
-    player = NetworkEvaluator(network.eval())
+    """The current network against the game's baseline (``baseline``) and against the previous evaluation's network."""
+    game = get_game(config.game)
+    player = NetworkEvaluator(network.eval(), game)
+    name, opponent = baseline(game)
     return {
-        "pubeval": evaluate(player, Pubeval(), config.eval_games, config.seed),
-        "previous": evaluate(player, NetworkEvaluator(previous.eval()), config.eval_games, config.seed),
+        name: evaluate(player, opponent, config.eval_games, config.seed),
+        "previous": evaluate(player, NetworkEvaluator(previous.eval(), game), config.eval_games, config.seed),
     }
 
 
@@ -313,8 +324,8 @@ def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_fro
                 for opponent, result in _evaluations(network, previous, config).items():
                     writer.add_scalar(f"eval/{opponent}_ppg", result.ppg, games)
                     writer.add_scalar(f"eval/{opponent}_win_rate", result.win_rate, games)
-                    if opponent == "pubeval":
-                        latest_eval = f"{result.ppg:+.3f}+-{result.ppg_interval:.3f} ppg vs pubeval"
+                    if opponent != "previous":
+                        latest_eval = f"{result.ppg:+.3f}+-{result.ppg_interval:.3f} ppg vs {opponent}"
                 previous = copy.deepcopy(network)
                 _log_weights(writer, network, games)
                 clock = time.perf_counter()

@@ -2,10 +2,11 @@
 
 Subcommands: ``play`` (a game or match against the bot in the terminal), ``match``
 (computer players' matches, ``bot.match_play``), ``hint`` (ranked plays, or the cube
-decision), ``eval`` (probabilities and equities), ``rollout`` (Monte-Carlo rollouts,
-``bot.rollout``), ``analyze`` (a whole .mat match analysed, ``bot.analysis``),
+decision), ``cube`` (the cube decision for money and at every score of a match,
+``bot.score_matrix``), ``eval`` (probabilities and equities), ``rollout`` (Monte-Carlo rollouts,
+``bot.rollout``), ``analyze`` (a whole .mat or .sgf match analysed, ``bot.analysis``, or a list of positions),
 ``external`` (GNU Backgammon's external-player server), ``serve`` (the web board and
-the HTTP API).
+the HTTP API), ``ubgi`` and ``bei`` (engine protocols, ``bot.doors.engine_command``).
 Each only parses its arguments, calls ``bot.facade.Bot`` and prints. Bad input
 (a ``BackgammonError``), a bad checkpoint or an operating-system error (a busy
 port, a missing file) gives one ``error: ...`` line on stderr and exit status 2;
@@ -30,21 +31,23 @@ from threadpoolctl import threadpool_limits
 
 from bot.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
+from bot.doors.engine_command import add_bei, add_ubgi
 from bot.doors.match_command import add_match
 from bot.doors.rollout_command import add_rollout
 from bot.levels import LEVEL_NAMES, level_named
 from bot.doors.analyze_command import add_analyze
+from bot.doors.cube_command import add_cube
+from bot.doors import long_nardy_command
+from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_PORT, MAX_SEED, MAX_TOP, Bounded
 from bot.doors.positions import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
-from engine.errors import BackgammonError, InvalidOptionError
+from engine.errors import BackgammonError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 1
-# BLAS threads for the doors' small batches (tens to a few thousand boards). Measured on the
-# shared 2-core machine (with torch, before inference moved to numpy): rank_plays median
-# 0.34 ms with one thread, 36 ms with two while other processes kept the cores busy
-# (threads waiting on each other); a money game against pubeval 17x faster on one thread.
+# BLAS threads for the doors' small batches (tens to a few thousand boards): one, because with
+# more the threads wait on each other, and on a busy machine a move choice slows many times over.
 INFERENCE_THREADS = 1
 DEFAULT_TOP = 10
 HTTP_PORT = 8080  # the HTTP API's default port (wildbg's server uses 8080 too)
@@ -69,13 +72,19 @@ def _add_position(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
 
 
+def _add_game(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", choices=long_nardy_command.GAME_NAMES, default="backgammon",
+                        help="backgammon (default) or long-nardy (long nardy Position IDs, its own network)")
+
+
 def _add_plies(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plies", type=int, choices=PLIES, default=0, help="search depth (default 0)")
 
 
 def _add_address(parser: argparse.ArgumentParser, port: int) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=port, help=f"port to listen on (default {port})")
+    parser.add_argument("--port", action=Bounded, low=0, high=MAX_PORT, default=port,
+                        help=f"port to listen on (default {port})")
 
 
 def _situation_header(situation: Situation) -> list[str]:
@@ -94,10 +103,10 @@ def _load(args: argparse.Namespace) -> Bot:
 
 
 def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
+    if args.game == "long-nardy":
+        return long_nardy_command.run_hint(args, stdin, stdout)
     situation = parse_position(args.position)
     dice = validate_dice(args.dice) if args.dice else situation.dice
-    if args.top is not None and args.top < 1:
-        raise InvalidOptionError(f"--top {args.top}: expected a positive number")
     bot = _load(args)
     lines = _situation_header(situation)
     if dice is None:
@@ -123,6 +132,8 @@ def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.terminal import TerminalSession
 
+    if args.game == "long-nardy":
+        return long_nardy_command.run_play(args, stdin, stdout)
     rng = np.random.default_rng(args.seed)
     return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies, level=args.level).run()
 
@@ -147,9 +158,11 @@ def _run_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 def add_play(subparsers) -> None:
     p = subparsers.add_parser("play", help="play a game or match against the bot in the terminal")
-    p.add_argument("--length", type=int, default=0, help="match length in points (default 0: one money game)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the dice (default: random)")
+    p.add_argument("--length", action=Bounded, low=0, high=MAX_MATCH_LENGTH, default=0,
+                   help="match length in points (default 0: one money game)")
+    p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="seed of the dice (default: random)")
     p.add_argument("--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES), help="the bot's playing level")
+    _add_game(p)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_play)
@@ -159,7 +172,9 @@ def add_hint(subparsers) -> None:
     p = subparsers.add_parser("hint", help="ranked plays for a roll, or the cube decision without dice")
     _add_position(p)
     p.add_argument("dice", metavar="DICE", nargs="?", help="the roll, e.g. 31 (default: from the Match ID/XGID)")
-    p.add_argument("--top", type=int, default=DEFAULT_TOP, help=f"show the best N plays (default {DEFAULT_TOP})")
+    p.add_argument("--top", action=Bounded, low=1, high=MAX_TOP, default=DEFAULT_TOP,
+                   help=f"show the best N plays (default {DEFAULT_TOP})")
+    _add_game(p)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_hint)
@@ -193,7 +208,8 @@ def add_serve(subparsers) -> None:
 
 
 # Every subcommand, in the order `--help` lists them; a new one adds its `add(subparsers)` here.
-SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_eval, add_external, add_serve, add_rollout, add_analyze]
+SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_cube, add_eval, add_external, add_serve, add_rollout, add_analyze,
+                               add_ubgi, add_bei]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -218,6 +234,9 @@ def run(
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse has printed its usage and message
         return int(exit_.code or 0)
+    except BackgammonError as error:  # a number out of its bounds (bot.doors.bounds.Bounded)
+        stderr.write(f"error: {error}\n")
+        return EXIT_BAD_INPUT
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
     try:
         return args.run(args, stdin, stdout)

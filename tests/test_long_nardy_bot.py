@@ -1,0 +1,203 @@
+"""The long nardy bot: its encoding, self-play training through the common pipeline, move choice and doors."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bot.checkpoint import CheckpointError, load_checkpoint, load_network
+from bot.doors.cli import run
+from bot.encoding import get_encoding
+from bot.evaluator import NetworkEvaluator, RandomEvaluator, choose_afterstates
+from bot.games import BACKGAMMON, LONG_NARDY, get_game, long_nardy_game
+from bot.long_nardy.encoding import swapped_columns
+from bot.long_nardy.heuristic import HeuristicPlayer
+from bot.long_nardy.player import best_play, load_long_nardy_player, rank_plays
+from bot.network import Network, NetworkConfig
+from engine.long_nardy import START, Rules, encode_long_position_id, flip, legal_plays
+from training.__main__ import main as training_main
+from training.config import Config, ConfigError, config_from_dict, load_config
+from training.evaluate import evaluate
+from training.network import ValueNetwork
+from training.selfplay import SelfPlay
+from training.train import LATEST, train
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+START_ID = encode_long_position_id(START)
+
+
+def quick(**changes) -> Config:
+    return load_config(CONFIGS / "long_nardy_quick.toml").replace(**changes)
+
+
+def self_play_boards(count: int, seed: int = 0) -> np.ndarray:
+    """Boards (side on roll's view) of random long nardy games, every stage of the game among them."""
+    rng = np.random.default_rng(seed)
+    player = RandomEvaluator(rng, LONG_NARDY)
+    boards = np.tile(START, (16, 1))
+    seen: list[np.ndarray] = []
+    while len(seen) * len(boards) < count:
+        chosen = choose_afterstates(player, boards, rng.integers(1, 7, size=(len(boards), 2)))
+        chosen[~(chosen > 0).any(axis=1)] = START  # a finished game starts again
+        boards = flip(chosen)
+        seen.append(boards.copy())
+    return np.concatenate(seen)[:count]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Path:
+    """A run directory of the quick long nardy config, trained for seconds."""
+    run_dir = tmp_path_factory.mktemp("long_nardy_run")
+    train(quick(eval_every=10**6), run_dir)
+    return run_dir
+
+
+def test_encoding_shape_and_names():
+    encoding = get_encoding("long_nardy")
+    assert encoding.game == "long_nardy" and get_encoding("extended").game == "backgammon"
+    features = encoding.encode(START[None])
+    assert features.shape == (1, encoding.size) and features.dtype == np.float32
+    assert len(encoding.global_names) == encoding.global_size
+    assert np.isfinite(features).all()
+
+
+def test_encoding_of_the_flipped_board_swaps_the_sides_columns():
+    encoding = get_encoding("long_nardy")
+    boards = self_play_boards(400)
+    # equal up to float32 rounding of the pip sums, which add the same terms in another order
+    assert np.allclose(encoding.encode(flip(boards)), encoding.encode(boards)[:, swapped_columns()], atol=1e-6)
+    start = encoding.encode(START[None])[0]
+    assert np.array_equal(start, start[swapped_columns()])  # the start is the same for both sides
+
+
+def test_numpy_network_serves_what_torch_trains_on_long_nardy_boards():
+    config = NetworkConfig("long_nardy", (8,))
+    torch.manual_seed(0)
+    trainer = ValueNetwork(config)
+    served = Network(config, {name: value.detach().numpy() for name, value in trainer.state_dict().items()})
+    boards = self_play_boards(300, seed=1)
+    assert np.allclose(served.probabilities(boards), trainer.probabilities(boards), atol=1e-5)
+
+
+def test_game_key_must_match_the_encoding():
+    with pytest.raises(ConfigError, match="network.encoding"):
+        config_from_dict({"game": "long_nardy"})
+    with pytest.raises(ConfigError, match="network.encoding"):
+        config_from_dict({"network": {"encoding": "long_nardy"}})
+    with pytest.raises(ConfigError, match="'game'"):
+        config_from_dict({"game": "chess"})
+    assert quick().game == "long_nardy" and load_config(CONFIGS / "long_nardy.toml").game == "long_nardy"
+
+
+def test_games_give_mars_and_never_backgammons():
+    won = np.zeros((2, 26), dtype=np.int8)
+    won[0, 5] = -15  # the loser has borne off none: mars
+    won[1, 5] = -14
+    assert LONG_NARDY.winning_points(won).tolist() == [2, 1]
+    assert LONG_NARDY.finished_probabilities(won).tolist() == [[1, 1, 0, 0, 0], [1, 0, 0, 0, 0]]
+    assert get_game("backgammon") is BACKGAMMON and long_nardy_game(Rules(opening="sport")).opening_doubles is False
+
+
+def test_self_play_plays_long_nardy_to_the_end():
+    evaluator = NetworkEvaluator(ValueNetwork(NetworkConfig("long_nardy", (8,))), LONG_NARDY)
+    samples = SelfPlay(8, 0.7, 0.0, np.random.default_rng(0), LONG_NARDY).play(evaluator, 1)
+    assert samples.games >= 1 and samples.results[2] == 0  # no backgammons in long nardy
+    assert np.array_equal(samples.boards[0], START) and not samples.boards[:, [0, 25]].any()
+    assert np.allclose(samples.targets.sum(axis=1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="evaluator of backgammon"):
+        SelfPlay(8, 0.7, 0.0, np.random.default_rng(0), LONG_NARDY).play(NetworkEvaluator(evaluator.network), 1)
+
+
+def test_smoke_run_writes_checkpoints_and_resumes(trained, tmp_path):
+    names = sorted(p.name for p in trained.iterdir())
+    assert LATEST in names and "config.toml" in names and any(n.startswith("games-") for n in names)
+    assert load_config(trained / "config.toml") == quick(eval_every=10**6)
+    played = load_checkpoint(trained / LATEST)["training"]["games"]
+    assert played >= quick().games
+    resumed_dir = tmp_path / "resumed"
+    resumed_dir.mkdir()
+    (resumed_dir / LATEST).write_bytes((trained / LATEST).read_bytes())
+    train(quick(games=played + 100, eval_every=10**6), resumed_dir, resume=True)
+    assert load_checkpoint(resumed_dir / LATEST)["training"]["games"] >= played + 100
+
+
+def test_a_network_trained_for_seconds_beats_a_random_player(trained):
+    player = load_long_nardy_player(trained / LATEST)
+    result = evaluate(player, RandomEvaluator(np.random.default_rng(3), LONG_NARDY), 100, seed=5)
+    assert result.ppg > 0.0, result.summary()
+
+
+def test_the_heuristic_player_beats_a_random_player():
+    result = evaluate(HeuristicPlayer(), RandomEvaluator(np.random.default_rng(4), LONG_NARDY), 60, seed=6)
+    assert result.win_rate > 0.7, result.summary()
+
+
+def test_players_of_different_games_do_not_meet():
+    with pytest.raises(ValueError, match="long_nardy player against a backgammon player"):
+        evaluate(HeuristicPlayer(), RandomEvaluator(np.random.default_rng(0)), 2, seed=0)
+
+
+@pytest.mark.parametrize("plies", [0, 1])
+def test_the_bot_picks_a_legal_play_and_ranks_them_all(trained, plies):
+    player = load_long_nardy_player(trained / LATEST)
+    for board in self_play_boards(40, seed=2)[::8]:
+        for dice in ((3, 3), (6, 5), (2, 1)):
+            legal = {play.afterstate.tobytes() for play in legal_plays(board, dice)}
+            assert best_play(player, board, dice, plies).afterstate.tobytes() in legal
+            ranked = rank_plays(player, board, dice, plies)
+            assert len(ranked) == len(legal)
+            assert [r.equity for r in ranked if r.plies == ranked[0].plies] == sorted(
+                (r.equity for r in ranked if r.plies == ranked[0].plies), reverse=True)
+            assert all(0.0 <= p <= 1.0 for r in ranked for p in r.probabilities)
+
+
+def test_a_backgammon_network_is_not_loaded_as_a_long_nardy_one(tmp_path):
+    from bot.checkpoint import export_numpy
+
+    config = NetworkConfig("extended", (4,))
+    export_numpy(tmp_path / "bg.npz", config, ValueNetwork(config).state_dict())
+    with pytest.raises(CheckpointError, match="not a long nardy one"):
+        load_long_nardy_player(tmp_path / "bg.npz")
+    assert load_network(tmp_path / "bg.npz").encoding.game == "backgammon"
+
+
+def test_hint_door(trained):
+    out, err = io.StringIO(), io.StringIO()
+    status = run(["hint", "--game", "long-nardy", START_ID, "31", "--checkpoint", str(trained / LATEST)],
+                 stdout=out, stderr=err)
+    assert status == 0, err.getvalue()
+    assert "24/20" in out.getvalue() and START_ID in out.getvalue()
+    status = run(["hint", "--game", "long-nardy", START_ID, "--checkpoint", str(trained / LATEST)], stdout=out, stderr=err)
+    assert status == 2 and "give the dice" in err.getvalue()
+
+
+def test_play_door_plays_the_bot_and_quits(trained):
+    out = io.StringIO()
+    status = run(["play", "--game", "long-nardy", "--seed", "1", "--checkpoint", str(trained / LATEST)],
+                 stdin=io.StringIO("moves\nhint\nquit\n"), stdout=out, stderr=io.StringIO())
+    assert status == 0
+    text = out.getvalue()
+    assert "long nardy, money" in text and "You leave the game." in text
+
+
+def test_training_evaluate_command_knows_the_game(trained, capsys):
+    checkpoint = str(trained / LATEST)
+    assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "heuristic", "--games", "4"]) == 0
+    assert "vs heuristic" in capsys.readouterr().out
+    assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "pubeval", "--games", "4"]) == 2
+    assert "does not play long_nardy" in capsys.readouterr().err
+
+
+def test_the_shipped_long_nardy_network_plays_by_default():
+    from bot.long_nardy.player import default_long_nardy_checkpoint
+
+    if not default_long_nardy_checkpoint().is_file():
+        pytest.skip("no shipped long nardy network (python -m training ship --to checkpoints/long_nardy.pt)")
+    player = load_long_nardy_player()
+    assert player.game is LONG_NARDY and isinstance(player.network, Network)
+    assert player.network.encoding.name == "long_nardy"
+    assert best_play(player, START, (6, 6)).afterstate[18] == 2  # E1: 24/18(2) is the only play
