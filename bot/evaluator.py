@@ -1,4 +1,4 @@
-"""One evaluator interface, and batched move choice and 1-ply search built on it.
+"""One evaluator interface, and batched move choice built on it.
 
 An ``Evaluator`` scores afterstates for the side that just moved (the mover):
 higher is better for the mover. A ``ProbabilityEvaluator`` also gives the five
@@ -7,10 +7,11 @@ afterstate by the mover's cubeless money equity: flip the afterstate (the
 opponent is then on roll), evaluate, invert. Finished afterstates (the mover has
 borne off all 15) get their exact result without asking the network.
 
-Move choice (``choose_afterstates``) works on whole batches: one
-``engine.afterstates`` call, one evaluation, a segment argmax per parent; no
-Python loop over positions. Search (1-ply, 2-ply, filtered ranking) lives in
-``bot.search``; ``one_ply_probabilities`` and ``OnePlyEvaluator`` are its 1-ply.
+Move choice (``choose_afterstates``) works on whole batches: one call of the
+afterstate generator of the evaluator's ``game`` (``bot.games``: backgammon unless
+given, or long nardy), one evaluation, a segment argmax per parent; no Python loop
+over positions. Search (N-ply probabilities, filtered ranking) lives in
+``bot.search``: ``probabilities_at``, ``rank_afterstates`` and ``SearchEvaluator``.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from typing import Protocol
 
 import numpy as np
 
-from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from engine import afterstates, flip
+from bot.games import BACKGAMMON, Game
+from bot.outcomes import equity, invert, is_finished
 
 
 class Evaluator(ABC):
     """Anything that can rank the afterstates of a roll for the mover."""
+
+    # The game whose boards it scores (``bot.games``): move choice and search take its rules from here.
+    game: Game = BACKGAMMON
 
     @abstractmethod
     def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
@@ -45,10 +49,10 @@ class ProbabilityEvaluator(Evaluator):
 
     def afterstate_probabilities(self, children: np.ndarray) -> np.ndarray:
         """(N, 5) probabilities for the mover of afterstates (N, 26) in the mover's view."""
-        five = invert(self.probabilities(flip(children)))
+        five = invert(self.probabilities(self.game.flip(children)))
         done = is_finished(children)
         if done.any():
-            five[done] = finished_probabilities(children[done])
+            five[done] = self.game.finished_probabilities(children[done])
         return five
 
     def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
@@ -65,10 +69,11 @@ class ProbabilityModel(Protocol):
 
 
 class NetworkEvaluator(ProbabilityEvaluator):
-    """A network as an evaluator (inference only)."""
+    """A network as an evaluator (inference only), of boards of ``game``."""
 
-    def __init__(self, network: ProbabilityModel) -> None:
+    def __init__(self, network: ProbabilityModel, game: Game = BACKGAMMON) -> None:
         self.network = network
+        self.game = game
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         return self.network.probabilities(boards)
@@ -77,8 +82,9 @@ class NetworkEvaluator(ProbabilityEvaluator):
 class RandomEvaluator(Evaluator):
     """Uniformly random scores: a player that picks any legal play with equal chance."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
+    def __init__(self, rng: np.random.Generator, game: Game = BACKGAMMON) -> None:
         self.rng = rng
+        self.game = game
 
     def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
         return self.rng.random(len(children))
@@ -125,7 +131,7 @@ def choose_afterstates(
     rng: np.random.Generator | None = None,
     epsilon: float = 0.0,
 ) -> np.ndarray:
-    """(B, 26) the chosen afterstate of each board (B, 26) and roll (B, 2), mover's view."""
-    children, parent = afterstates(boards, dice)
+    """(B, 26) the chosen afterstate of each board (B, 26) and roll (B, 2), mover's view, in the evaluator's game."""
+    children, parent = evaluator.game.afterstates(boards, dice)
     scores = evaluator.afterstate_scores(boards, children, parent)
     return children[best_children(scores, parent, len(boards), rng, epsilon)]
