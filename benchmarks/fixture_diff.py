@@ -1,6 +1,6 @@
 """Where a candidate bot differs from a baseline on the fixtures, and whether the difference is more than chance.
 
-The bars of issue 9 are read on small fixtures (300 move-choice positions, 400 cube positions), where two
+The strength bars are read on small fixtures (300 move-choice positions, 400 cube positions), where two
 networks of one lineage differ in a handful of positions. This lists those positions and gives paired figures:
 
 - move choice at each depth of ``--plies``: the equity each bot's play loses in each position (x1000, GNU

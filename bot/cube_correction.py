@@ -11,7 +11,7 @@ efficiency, a dead cube and a live one, and the cube state.
 It is applied only where it was fitted (``in_domain``): contact positions, P(win) 0.45 to 0.97 and
 the model near a decision's edge; elsewhere the model's decision stands (and inside the two-sided
 bear-off database the exact one). In races and bear-offs the correction moved the bot's 0-ply
-decisions away from its own 2-ply lookahead's (docs/training.md, round 23).
+decisions away from its own 2-ply lookahead's, where the model is already close to it.
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ HIT_FEATURES: tuple[str, ...] = tuple(f"{side}.{name}" for side in ("mover", "op
 def hit_features(boards: np.ndarray) -> np.ndarray:
     """(B, 6) float32: the "hits" group of ``contact_features`` alone, columns ``HIT_FEATURES``.
 
-    The inputs that carry the expert inputs' gain (docs/training.md, round 5); both sides'
+    The inputs that carry nearly all of the expert inputs' gain, at a fraction of the cost; both sides'
     halves go through one pass, and races (no shots possible) are skipped. Compiled for
     big batches (``bot.kernels.hit_features``, the same rules one board at a time).
     """

@@ -206,7 +206,7 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
     probs = fives(*rng.uniform(0.5, 0.9, count))
     model = np.column_stack([rng.uniform(0.3, 1.0, (count, 6)), np.full(count, 0.68)])
     model[:, 0] = model[:, 1] - 0.05  # no double near double/take: every sample near an edge
-    boards = np.stack([START] * (count - 20) + [RACE] * 20)  # races: samples made before round 23 hold some
+    boards = np.stack([START] * (count - 20) + [RACE] * 20)  # races: sample files made before the domain left them out hold some
     samples = {"boards": boards, "states": states, "probs": probs, "model": model, "lookahead": model[:, :2] + 0.1}
     run = tmp_path / "run"
     run.mkdir()
