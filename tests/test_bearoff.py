@@ -233,6 +233,7 @@ def test_is_bearoff():
     assert bo.is_bearoff(boards).tolist() == [False, True, True, False, False, False]
 
 
+@pytest.mark.slow
 def test_probabilities_exact_and_one_sided(full_one, small_two):
     boards = np.stack([
         bearoff_board([0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]),  # two-sided: 27/36

@@ -78,6 +78,7 @@ POSITIONS = [({1: 2, 2: 1}, {1: 1, 3: 1}), ({4: 1, 5: 1}, {1: 1, 2: 1, 6: 1}), (
 
 @pytest.mark.parametrize("state", STATES, ids=lambda s: f"{s.match_length}-{s.score}-{s.cube}{s.owner.value}")
 @pytest.mark.parametrize("mine, theirs", POSITIONS)
+@pytest.mark.slow
 def test_solve_is_the_plain_recursion(mine, theirs, state):
     exact = solve(index(mine), index(theirs), state)
     assert exact is not None

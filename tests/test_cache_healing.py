@@ -56,6 +56,7 @@ def foreign_files(folder: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", [truncate_indexes, flip_data_bytes, foreign_files], ids=lambda f: f.__name__)
+@pytest.mark.slow
 def test_damaged_kernel_cache_is_rebuilt_with_the_same_answer(clean, tmp_path, damage):
     home, answer = clean
     copy = tmp_path / "xdg"

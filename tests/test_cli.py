@@ -132,6 +132,7 @@ def test_the_parser_knows_every_subcommand():
     assert {"play", "match", "hint", "eval", "external", "serve"} <= set(commands)
 
 
+@pytest.mark.slow
 def test_python_dash_m_bot_runs(checkpoint):
     done = subprocess.run(
         [sys.executable, "-m", "bot", "hint", "4HPwATDgc/ABMA", "66", "--top", "1", "--checkpoint", checkpoint],

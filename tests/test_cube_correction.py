@@ -140,6 +140,7 @@ def test_a_damaged_correction_is_a_checkpoint_error(tmp_path):
         load_evaluator(path)
 
 
+@pytest.mark.slow
 def test_fit_learns_a_shift_that_depends_on_the_cube_state():
     rng = np.random.default_rng(3)
     states = np.array([state_row(random_state(rng)) for _ in range(2000)])
@@ -197,6 +198,7 @@ def test_ship_command_puts_the_correction_in_the_bot(tmp_path, capsys):
                  "--to", str(tmp_path / "single.pt")]) == 2
 
 
+@pytest.mark.slow
 def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_path, capsys):
     from training.__main__ import main
 

@@ -156,6 +156,7 @@ def test_command_line_runs_a_round(tmp_path, capsys):
     assert "run directory" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_teachers_average_and_workers_change_nothing(tmp_path, capsys):
     student = tiny_checkpoint(tmp_path)
     (tmp_path / "other").mkdir()
@@ -244,6 +245,7 @@ def test_reencoding_moves_each_global_input_to_its_named_column(tmp_path):
         reencode(reencode(narrow, "contact"), "hits")
 
 
+@pytest.mark.slow
 def test_rollout_targets_are_the_bots_own_games_and_do_not_depend_on_workers(tmp_path):
     path = tiny_checkpoint(tmp_path)
     settings = dict(games=2, parallel_games=2, max_positions=6, chunk=3, epochs=1, rollout_trials=4)

@@ -55,6 +55,7 @@ def test_an_over_long_line_gets_an_error_reply_and_the_connection_goes_on(bot):
 
 
 @pytest.mark.parametrize("value", [str(2**63), str(2**62), "9" * 5000, "\u00b2"])
+@pytest.mark.slow
 def test_a_huge_field_gets_an_error_reply_not_a_dropped_connection(bot, value):
     fields = ROLLED.split(":")
     fields[10] = value
@@ -71,6 +72,7 @@ def test_every_line_gets_a_reply_even_an_empty_one(bot):
         assert read_line(sock).startswith("Error: ")
 
 
+@pytest.mark.slow
 def test_an_idle_client_is_disconnected(bot):
     with serving(bot, idle_timeout=0.3) as address, socket.create_connection(address, timeout=10) as sock:
         time.sleep(0.6)
@@ -144,6 +146,7 @@ def test_a_new_client_is_told_the_server_is_busy_only_while_every_client_waits_f
 
 
 @pytest.mark.parametrize("deadline", ["line", "idle"])
+@pytest.mark.slow
 def test_a_client_trickling_bytes_is_dropped_at_its_deadline(bot, deadline):
     """One byte at a time never completes a line: the deadline holds, single bytes do not move it."""
     options = {"line_timeout": 0.5, "idle_timeout": 30} if deadline == "line" else {"line_timeout": 30, "idle_timeout": 0.5}
@@ -157,6 +160,7 @@ def test_a_client_trickling_bytes_is_dropped_at_its_deadline(bot, deadline):
         assert time.monotonic() - began < 5
 
 
+@pytest.mark.slow
 def test_the_nul_after_a_line_does_not_start_the_next_lines_clock(bot):
     with serving(bot, line_timeout=0.3, idle_timeout=30) as address, socket.create_connection(address, timeout=10) as sock:
         assert _ask(sock, ROLLED) == reply(BotPlayer(bot), ROLLED)  # "board...\n\x00", as GNU Backgammon sends

@@ -211,6 +211,7 @@ def test_a_cancelled_rollout_stops_at_its_next_ply():
     check_cancelled()  # outside cancel_on: never raises
 
 
+@pytest.mark.slow
 def test_a_client_that_disconnects_stops_its_work():
     evaluator = SlowEvaluator(0.02)
     with running(Bot(evaluator), Limits()) as (url, server):
@@ -233,6 +234,7 @@ def test_a_client_that_disconnects_stops_its_work():
         assert evaluator.calls == calls
 
 
+@pytest.mark.slow
 def test_cheap_requests_are_answered_while_heavy_ones_run():
     evaluator = SlowEvaluator(0.01)
     with running(Bot(evaluator), Limits(heavy_wait=30)) as (url, server):
@@ -285,6 +287,7 @@ def test_a_full_queue_answers_503_with_retry_after():
 # ---------------------------------------------------------------- slow clients
 
 
+@pytest.mark.slow
 def test_silent_and_half_sent_requests_are_closed():
     with running(tiny_bot(3), Limits(header_timeout=0.5, body_timeout=0.5)) as (url, _):
         for sent in (b"", b"GET /v1/evaluate?position=4HPwATDgc/ABMA HTTP/1.1\r\nHost: x\r\n"):
@@ -346,6 +349,7 @@ server.run()
 """
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_server_within_seconds_of_heavy_work():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-c", SERVE.format(tests=str(ROOT / "tests"))], env=env,

@@ -95,6 +95,7 @@ def assert_same_as_single_path(boards: np.ndarray, dice: np.ndarray, rules: Rule
             f"{len(batched)} batched afterstates, {len(single)} from the single-position path")
 
 
+@pytest.mark.slow
 def test_batched_equals_single_path_on_self_play_positions(reached):
     rules, boards, dice, _, children, parent = reached
     sample = np.random.default_rng(1).choice(len(boards), 1500, replace=False)
@@ -103,6 +104,7 @@ def test_batched_equals_single_path_on_self_play_positions(reached):
 
 
 @pytest.mark.parametrize("rules", list(RULE_SETS.values()), ids=list(RULE_SETS))
+@pytest.mark.slow
 def test_batched_equals_single_path_on_crowded_boards(rules):
     rng = np.random.default_rng(5)
     boards = crowded_boards(rng, 1200)

@@ -22,6 +22,7 @@ def _fixture_batch():
     return records, boards, dice
 
 
+@pytest.mark.slow
 def test_all_gnubg_fixtures_match_in_one_batch():
     records, boards, dice = _fixture_batch()
     children, parent = afterstates(boards, dice)
@@ -78,6 +79,7 @@ def positions(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(positions())
+@pytest.mark.slow
 def test_properties(case):
     board, dice = case
     children, parent = afterstates(board[None], np.array([dice]))
@@ -128,6 +130,7 @@ def _every_roll(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (len(boards), 1))
 
 
+@pytest.mark.slow
 def test_compiled_generator_equals_the_numpy_reference_row_for_row():
     """Thousands of random boards with all 21 rolls: the same afterstates in the same order, so an action
     index means the same play whichever generator served it."""

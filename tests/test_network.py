@@ -203,6 +203,7 @@ def first_layer(request, monkeypatch):
 
 
 @pytest.mark.parametrize("kind", ["contact", "race", "bear-off", "bar"])
+@pytest.mark.slow
 def test_numpy_network_matches_torch_on_every_class_of_position(kind, first_layer):
     boards = classed_positions()[kind]
     checkpoint = default_checkpoint()
@@ -214,6 +215,7 @@ def test_numpy_network_matches_torch_on_every_class_of_position(kind, first_laye
 
 @pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu", "elu"])
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
+@pytest.mark.slow
 def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation, first_layer):
     torch.manual_seed(0)
     network = ValueNetwork(NetworkConfig(encoding=name, hidden=(32, 16), activation=activation)).eval()

@@ -139,6 +139,7 @@ def test_no_legal_play_is_the_empty_move():
         parse_move("bar/19", b, "65")
 
 
+@pytest.mark.slow
 def test_round_trip_on_fixtures():
     """Every play's notation, and every play written step by step, reads back to that play."""
     for record in load_fixture("movegen.jsonl")[:250]:

@@ -23,6 +23,7 @@ def next_ids(plays: list[Play]) -> set[str]:
     return {encode_position_id(flip(p.afterstate)) for p in plays}
 
 
+@pytest.mark.slow
 def test_all_movegen_fixtures():
     for record in load_fixture("movegen.jsonl"):
         b = decode_position_id(record["position_id"])

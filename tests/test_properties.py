@@ -7,6 +7,7 @@ exception); what a formatter writes reads back to the same value.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -133,6 +134,7 @@ def xgids(draw) -> Xgid:
 
 @FAST
 @given(xgids())
+@pytest.mark.slow
 def test_xgid_round_trip(x):
     assert parse_xgid(format_xgid(x)) == x
 

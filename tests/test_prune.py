@@ -61,6 +61,7 @@ def test_the_pruner_goes_only_with_the_networks_it_was_fitted_to(tmp_path, capsy
 
 @shipped
 @pytest.mark.parametrize("position_id", ["4HPwATDgc/ABMA", "zJ3BCCjMzsEBKA", "jDMjGAtwZ8yAIg"])
+@pytest.mark.slow
 def test_rollouts_with_the_pruner_agree_with_the_full_networks_within_their_standard_errors(position_id):
     """The pruned trials play the full networks' choice among the pruner's few: a slightly different player,
     whose rollout answer must stay within the noise of the full one's (same dice)."""

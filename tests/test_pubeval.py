@@ -60,6 +60,7 @@ def fixture_cases():
             yield record, board, children
 
 
+@pytest.mark.slow
 def test_scores_match_the_reference_on_every_fixture():
     pubeval = Pubeval()
     checked = 0
@@ -73,6 +74,7 @@ def test_scores_match_the_reference_on_every_fixture():
     assert checked > 2000 and races > 100
 
 
+@pytest.mark.slow
 def test_batched_choice_is_the_reference_best_play():
     pubeval = Pubeval()
     cases = list(fixture_cases())

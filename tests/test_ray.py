@@ -56,6 +56,7 @@ def test_ray_backend_without_ray_says_how_to_install(tmp_path, monkeypatch):
     assert not (tmp_path / "config.toml").exists(), "the error comes before the run writes anything"
 
 
+@pytest.mark.slow
 def test_importing_training_does_not_import_ray():
     code = "import sys, training.train, training.actors, training.__main__; assert 'ray' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
@@ -114,6 +115,7 @@ class _KillingActors:
         self.actors.close()
 
 
+@pytest.mark.slow
 def test_ray_run_survives_killed_actors_then_resumes(tmp_path, monkeypatch):
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'nardy[ray]')")
     wrapped = wrap_start_actors(monkeypatch, _KillingActors)

@@ -128,6 +128,7 @@ BEAROFF_CUBES = [
 
 @pytest.mark.parametrize("variance_reduction", [False, True])
 @pytest.mark.parametrize("mine, theirs, verdict", BEAROFF_CUBES)
+@pytest.mark.slow
 def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, theirs, verdict, variance_reduction):
     """Both sides doubling, taking and passing inside the trials reproduce the exact cubeful money equities."""
     evaluator = small_bearoff_evaluator()

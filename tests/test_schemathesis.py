@@ -27,5 +27,6 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 @schema.parametrize()
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@pytest.mark.slow
 def test_api_conforms_to_its_schema(case):
     case.call_and_validate(excluded_checks=[positive_data_acceptance])

@@ -165,6 +165,7 @@ def bot() -> Bot:
     return Bot.load()
 
 
+@pytest.mark.slow
 def test_an_sgf_and_its_mat_analyse_alike(bot):
     from_sgf = analyze_match(bot, read_sgf(DATA / "gnubg_match3.sgf"), 0)
     from_mat = analyze_match(bot, read_mat(DATA / "gnubg_match3.mat"), 0)
@@ -185,6 +186,7 @@ def test_a_set_up_game_is_analysed_from_its_setup(bot):
     assert game.decisions[0].position_id == "2OsBAAD0jwEAAA" and game.decisions[0].luck is not None
 
 
+@pytest.mark.slow
 def test_analysis_notes_follow_the_actions(bot):
     match = read_sgf(DATA / "gnubg_match3.sgf")
     analysis = analyze_match(bot, match, 0)
@@ -197,6 +199,7 @@ def test_analysis_notes_follow_the_actions(bot):
     assert afterstates(parse_sgf(text)) == afterstates(match)
 
 
+@pytest.mark.slow
 def test_nardy_analyze_reads_sgf_and_writes_sgf(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     target = tmp_path / "out.sgf"
@@ -216,6 +219,7 @@ def test_nardy_analyze_names_the_line_of_a_damaged_sgf(tmp_path):
     assert err.getvalue().count("\n") == 1 and f"{bad} line 3" in err.getvalue()
 
 
+@pytest.mark.slow
 def test_post_analyze_takes_sgf(bot):
     from bot.doors.analysis_views import MAX_SGF_BYTES
     from bot.doors.http_app import create_app
@@ -234,6 +238,7 @@ def test_post_analyze_takes_sgf(bot):
 
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon is not installed")
+@pytest.mark.slow
 def test_gnubg_loads_what_we_write(tmp_path, bot):
     """gnubg `load match` of our .sgf, its `save match` read back: the same games, scores and results."""
     match = read_sgf(DATA / "gnubg_match3.sgf")
@@ -297,6 +302,7 @@ def test_a_single_game_file_is_analysed(tmp_path, bot):
     assert np.isfinite(analysis.stats(0).pr)
 
 
+@pytest.mark.slow
 def test_a_single_crawford_game_keeps_its_crawford_rule(bot):
     match = read_sgf(DATA / "gnubg_crawford_game.sgf")
     (game,) = match.games

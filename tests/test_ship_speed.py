@@ -24,6 +24,7 @@ def _digest(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 def test_a_candidate_several_times_slower_is_refused_with_the_ratios_unless_accepted(tmp_path, capsys):
     from training.__main__ import main
 

@@ -138,6 +138,7 @@ def test_opening_rolls_are_never_doubles():
 # Training runs.
 
 
+@pytest.mark.slow
 def test_quick_training_beats_a_random_player(tmp_path):
     network = train(quick(), tmp_path)
     result = evaluate(NetworkEvaluator(network.eval()), RandomEvaluator(np.random.default_rng(5)), 200, seed=5)
@@ -149,6 +150,7 @@ def test_quick_training_beats_a_random_player(tmp_path):
     assert payload["training"]["games"] >= 1500 and (tmp_path / checkpoint_name(payload["training"]["games"])).exists()
 
 
+@pytest.mark.slow
 def test_resume_continues_from_latest(tmp_path):
     first = train(quick(games=300, checkpoint_every=100, eval_every=10**6), tmp_path)
     saved = load_checkpoint(tmp_path / LATEST)
@@ -211,6 +213,7 @@ def test_resume_with_another_network_shape_is_refused(tmp_path):
         train(quick(), tmp_path / "empty", resume=True)
 
 
+@pytest.mark.slow
 def test_worker_processes_feed_the_learner(tmp_path):
     config = quick(games=200, eval_every=10**6)
     config = config.replace(selfplay=type(config.selfplay)(parallel_games=64, workers=2))

@@ -97,6 +97,7 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="re
 
 
 @needs_proc
+@pytest.mark.slow
 def test_sigkill_of_the_learner_leaves_no_worker_or_tracker_behind(tmp_path):
     config = _write_config(tmp_path / "run.toml", games=10**7, workers=2)
     learner = _start(["train", "--config", str(config), "--out", str(tmp_path / "run")], tmp_path)
@@ -133,6 +134,7 @@ def _distill_with_workers(tmp_path: Path) -> subprocess.Popen:
 
 @needs_proc
 @pytest.mark.parametrize("settle", [0.0, 3.0], ids=["workers-starting", "workers-busy"])
+@pytest.mark.slow
 def test_sigkill_of_a_distillation_leaves_no_target_worker_behind(tmp_path, settle):
     run = _distill_with_workers(tmp_path)
     try:
@@ -143,6 +145,7 @@ def test_sigkill_of_a_distillation_leaves_no_target_worker_behind(tmp_path, sett
 
 
 @needs_proc
+@pytest.mark.slow
 def test_a_killed_target_worker_ends_the_run_with_one_clear_error(tmp_path):
     run = _distill_with_workers(tmp_path)
     try:
@@ -160,6 +163,7 @@ def test_a_killed_target_worker_ends_the_run_with_one_clear_error(tmp_path):
 # SIGTERM saves as Ctrl-C does.
 
 
+@pytest.mark.slow
 def test_sigterm_saves_a_resumable_latest_and_exits_like_an_interrupt(tmp_path):
     config = _write_config(tmp_path / "run.toml", games=10**7, checkpoint_every=10**6)
     out = tmp_path / "run"
@@ -196,6 +200,7 @@ def test_stale_temporaries_are_removed_at_start(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("damage", ["deleted", "truncated"])
+@pytest.mark.slow
 def test_resume_falls_back_to_the_newest_numbered_checkpoint_that_loads(tmp_path, capsys, damage):
     train(quick(games=300, checkpoint_every=100, eval_every=10**6), tmp_path)
     numbered = sorted(tmp_path.glob("games-*.pt"))
@@ -326,6 +331,7 @@ def test_a_damaged_training_state_is_caught(tmp_path, good_run):
             train(quick(games=200), tmp_path / "run", resume=True)
 
 
+@pytest.mark.slow
 def test_a_subprocess_resume_of_a_damaged_checkpoint_prints_no_traceback(tmp_path, good_run):
     run = tmp_path / "run"
     run.mkdir()
@@ -353,6 +359,7 @@ def test_resume_of_the_shipped_checkpoint_says_to_use_init_from(tmp_path, capsys
 
 
 @pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped checkpoint")
+@pytest.mark.slow
 def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     shipped = load_evaluator(SHIPPED).networks["contact"]  # the network a run starts from (``load_class_payload``)
     described = load_config(CONFIGS / "shipped.toml").network

@@ -84,6 +84,7 @@ def _remembered(listing):
 
 
 @pytest.mark.parametrize("case", CASES, ids=_label)
+@pytest.mark.slow
 def test_every_order_of_every_legal_play_is_accepted(case, remembered_plays):
     """Every order of a play's steps (a sample of MAX_ORDERS for doubles), on up to MAX_PLAYS plays of the roll."""
     rng = _rng(case)
@@ -107,6 +108,7 @@ def test_every_order_of_every_legal_play_is_accepted(case, remembered_plays):
 
 
 @pytest.mark.parametrize("case", CASES, ids=_label)
+@pytest.mark.slow
 def test_a_checker_written_the_whole_way_reaches_a_legal_afterstate(case, remembered_plays):
     """'13/2' for 13/8/2: the checker's points between are left out; a hit on the way is read
     as GNU Backgammon reads it (a path hitting only where it lands when there is one)."""
@@ -122,6 +124,7 @@ def test_a_checker_written_the_whole_way_reaches_a_legal_afterstate(case, rememb
 
 
 @pytest.mark.parametrize("case", CASES, ids=_label)
+@pytest.mark.slow
 def test_entries_that_reach_no_legal_afterstate_are_refused_with_a_message(case, remembered_plays):
     plays = legal_plays(case.board, case.dice)
     afterstates = {p.afterstate.tobytes() for p in plays}

@@ -106,6 +106,7 @@ def test_a_play_passes_the_turn_and_the_position_id_is_the_bots_view(client):
     assert view["board"][5] == 2 and view["board"][8] == 2
 
 
+@pytest.mark.slow
 def test_a_whole_match_to_the_end(client):
     view = act(client, "new", length=3)
     seed, games = 100, 0
@@ -211,6 +212,7 @@ def test_an_illegal_move_is_refused(client):
     assert answer.status_code == 400 and "24/18" in answer.json()["message"]
 
 
+@pytest.mark.slow
 def test_no_token_the_page_can_send_makes_a_500(client):
     """Random Position IDs and Match IDs (of real bits) through every action: 200 or 400, never 500."""
     import base64

@@ -87,6 +87,7 @@ def expect_ids(page, query: SetupQuery) -> tuple[str, str]:
 # ---------------------------------------------------------------- the bot resigns
 
 
+@pytest.mark.slow
 def test_the_bot_offers_to_resign_a_lost_game_and_the_human_accepts(page, servers):
     page.goto(servers["real"] + "/?seed=3&delay=0")
     set_up(page, lost_for_top(), on_roll="top")
@@ -104,6 +105,7 @@ def test_the_bot_offers_to_resign_a_lost_game_and_the_human_accepts(page, server
     sync_api.expect(offer).to_be_hidden()
 
 
+@pytest.mark.slow
 def test_the_human_rejects_and_the_bot_plays_on(page, servers):
     page.goto(servers["real"] + "/?seed=3&delay=0")
     set_up(page, lost_for_top(), on_roll="top")
@@ -119,6 +121,7 @@ def test_the_human_rejects_and_the_bot_plays_on(page, servers):
 # ---------------------------------------------------------------- setting up a situation
 
 
+@pytest.mark.slow
 def test_every_set_up_field_round_trips_through_the_ids(page, servers):
     page.goto(servers["real"] + "/")
     expect = sync_api.expect
@@ -153,6 +156,7 @@ def test_every_set_up_field_round_trips_through_the_ids(page, servers):
     expect_ids(page, crawford)
 
 
+@pytest.mark.slow
 def test_an_impossible_set_up_is_named_and_play_from_here_plays_the_situation(page, servers):
     page.allowed_logs.add(BAD_REQUEST_LOG)
     page.goto(servers["real"] + "/?seed=5&delay=0")
@@ -183,6 +187,7 @@ def test_an_impossible_set_up_is_named_and_play_from_here_plays_the_situation(pa
 # ---------------------------------------------------------------- the match chart
 
 
+@pytest.mark.slow
 def test_the_match_analysis_draws_the_match(page, servers, tmp_path):
     blunder = tmp_path / "blunder.mat"
     blunder.write_text(BLUNDER_MAT)
@@ -224,6 +229,7 @@ def _fits_a_phone(page, mode: str) -> None:
     page.set_viewport_size(DESKTOP)
 
 
+@pytest.mark.slow
 def test_every_mode_fits_a_phone_and_is_photographed(page, servers, tmp_path):
     exported = tmp_path / "exported.mat"
     from bot.doors import cli

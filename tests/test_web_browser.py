@@ -162,6 +162,7 @@ def _enter_first_legal_play(page) -> None:
     by(page, "confirm").click()
 
 
+@pytest.mark.slow
 def test_a_whole_game_against_the_bot_by_clicks(page, servers):
     page.goto(servers["real"] + "/?seed=7&delay=0")
     page.select_option("#length", "1")
@@ -192,6 +193,7 @@ def test_a_whole_game_against_the_bot_by_clicks(page, servers):
     assert by(page, "checker").count() < 30  # someone has borne off
 
 
+@pytest.mark.slow
 def test_the_bot_doubles_and_the_human_takes(page, servers):
     page.goto(servers["favourite"] + "/?seed=3&delay=0")
     page.select_option("#length", "0")
@@ -214,6 +216,7 @@ def test_the_bot_doubles_and_the_human_takes(page, servers):
     assert _wait_for_human(page) in ("roll", "over")
 
 
+@pytest.mark.slow
 def test_resigning_ends_the_game(page, servers):
     page.goto(servers["real"] + "/?seed=11&delay=0")
     by(page, "new-game").click()
@@ -229,6 +232,7 @@ def test_resigning_ends_the_game(page, servers):
 # ---------------------------------------------------------------- analyse
 
 
+@pytest.mark.slow
 def test_analyse_typed_positions(page, servers):
     page.goto(servers["real"] + "/")
     expect = sync_api.expect
@@ -251,6 +255,7 @@ def test_analyse_typed_positions(page, servers):
     shoot(page, "analyse-cube")
 
 
+@pytest.mark.slow
 def test_bad_input_shows_a_message_and_the_page_keeps_working(page, servers):
     page.allowed_logs.add(BAD_REQUEST_LOG)
     page.goto(servers["real"] + "/")
@@ -281,6 +286,7 @@ def test_bad_input_shows_a_message_and_the_page_keeps_working(page, servers):
 # ---------------------------------------------------------------- /docs and the other modes
 
 
+@pytest.mark.slow
 def test_docs_render_offline(page, servers):
     page.goto(servers["real"] + "/docs")
     sync_api.expect(page.locator(".swagger-ui .info .title")).to_contain_text("nardy")
@@ -297,6 +303,7 @@ BLUNDER_MAT = (" 1 point match\n\n Game 1\n nardy : 0                      nardy
                "  2) 52: 13/8 24/22              64: 24/18 13/9\n")
 
 
+@pytest.mark.slow
 def test_match_analysis_steps_through_the_decisions(page, servers, tmp_path):
     from bot.doors import cli
 
@@ -350,6 +357,7 @@ def test_match_analysis_steps_through_the_decisions(page, servers, tmp_path):
     shoot(page, "match-error")
 
 
+@pytest.mark.slow
 def test_a_damaged_mat_file_shows_a_message_and_the_page_keeps_working(page, servers, tmp_path):
     page.allowed_logs.add(BAD_REQUEST_LOG)
     damaged = tmp_path / "damaged.mat"
@@ -375,6 +383,7 @@ def test_a_damaged_mat_file_shows_a_message_and_the_page_keeps_working(page, ser
     expect(by(page, "hint-row").first).to_contain_text("8/5 6/5")
 
 
+@pytest.mark.slow
 def test_set_up_a_position_on_the_board_and_analyse_it(page, servers):
     from engine.position_id import encode_position_id
 
@@ -407,6 +416,7 @@ def test_set_up_a_position_on_the_board_and_analyse_it(page, servers):
     expect(by(page, "setup")).to_have_attribute("aria-pressed", "false")
 
 
+@pytest.mark.slow
 def test_the_level_menu_plays_the_bot_at_a_named_level(page, servers):
     page.goto(servers["real"] + "/?seed=7&delay=0")
     page.select_option("#level", "beginner")

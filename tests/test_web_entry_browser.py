@@ -133,6 +133,7 @@ def _refused(board: Board, s: Situation, rng: np.random.Generator) -> None:
         return
 
 
+@pytest.mark.slow
 def test_random_plays_entered_by_any_path_are_accepted(page, servers):
     rng = np.random.default_rng(41)
     cases = situations(rng, POSITIONS)
@@ -164,6 +165,7 @@ def test_random_plays_entered_by_any_path_are_accepted(page, servers):
     assert set(counts) == {"bar", "bearoff", "contact", "doubles", "hits", "none", "partial"}, counts
 
 
+@pytest.mark.slow
 def test_the_reported_play_and_its_messages(page, servers):
     """56 with checkers on 13, 8 and 7: 13/8 then 8/2 (through the other point), or 13 straight to 2."""
     b = np.zeros(26, dtype=np.int8)
@@ -226,6 +228,7 @@ HUMAN_TO_ACT = """() => {
 }"""
 
 
+@pytest.mark.slow
 def test_a_whole_match_by_clicks_with_random_plays_and_paths(page, servers):
     """A 5-point match against the bot, every play chosen at random and entered through a random path."""
     rng = np.random.default_rng(5)

@@ -66,6 +66,7 @@ def _run(cases: list[dict]) -> list[dict]:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_every_legal_play_by_any_path_is_taken_and_other_moves_are_refused():
     rng = np.random.default_rng(77)
     cases, expected = [], []
