@@ -36,20 +36,28 @@ NOISES = (0.0, 0.01, 0.02, 0.04, 0.06, 0.08)
 def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float], plies: int = 0) -> str:
     lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
     for player in (0, 1):
-        lines += [f"set player {player} gnubg",
-                  f"set player {player} chequerplay evaluation plies 0",
-                  f"set player {player} cubedecision evaluation plies 0",
-                  f"set player {player} chequerplay evaluation noise {noise[player]}"]
-    lines += [f"set analysis chequerplay evaluation plies {plies}", f"set analysis cubedecision evaluation plies {plies}",
-              f"new match {length}", f"export match mat {mat}", "analyse match", "show statistics match"]
+        lines += [
+            f"set player {player} gnubg",
+            f"set player {player} chequerplay evaluation plies 0",
+            f"set player {player} cubedecision evaluation plies 0",
+            f"set player {player} chequerplay evaluation noise {noise[player]}",
+        ]
+    lines += [
+        f"set analysis chequerplay evaluation plies {plies}",
+        f"set analysis cubedecision evaluation plies {plies}",
+        f"new match {length}",
+        f"export match mat {mat}",
+        "analyse match",
+        "show statistics match",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def _row(text: str, section: str, label: str) -> tuple[float, float]:
     """The two players' numbers on the line starting ``label`` after the header ``section``."""
-    part = text[text.index(section):]
-    line = next(l for l in part.splitlines() if l.startswith(label))
-    numbers = re.findall(r"[-+]?\d+(?:\.\d+)?", line[len(label):])
+    part = text[text.index(section) :]
+    line = next(candidate for candidate in part.splitlines() if candidate.startswith(label))
+    numbers = re.findall(r"[-+]?\d+(?:\.\d+)?", line[len(label) :])
     if "(" in line:  # "value (percent)" pairs: keep the values
         numbers = numbers[0::2]
     return abs(float(numbers[0])), abs(float(numbers[1]))
@@ -75,11 +83,21 @@ def main() -> int:
     parser.add_argument("--matches", type=int, default=6)
     parser.add_argument("--length", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--gnubg-plies", type=int, default=2, choices=(0, 1, 2),
-                        help="gnubg's analysis depth (default 2, a judge deeper than its 0-ply players; at 0 its "
-                             "noiseless player scores 0 by construction, the same network chose and judged)")
-    parser.add_argument("--plies", type=int, default=DEFAULT_PLIES, choices=(0, 1, 2),
-                        help=f"nardy's analysis depth (default {DEFAULT_PLIES}, nardy analyze's)")
+    parser.add_argument(
+        "--gnubg-plies",
+        type=int,
+        default=2,
+        choices=(0, 1, 2),
+        help="gnubg's analysis depth (default 2, a judge deeper than its 0-ply players; at 0 its "
+        "noiseless player scores 0 by construction, the same network chose and judged)",
+    )
+    parser.add_argument(
+        "--plies",
+        type=int,
+        default=DEFAULT_PLIES,
+        choices=(0, 1, 2),
+        help=f"nardy's analysis depth (default {DEFAULT_PLIES}, nardy analyze's)",
+    )
     args = parser.parse_args()
     bot = Bot.load()
     rng = np.random.default_rng(args.seed)
@@ -91,34 +109,62 @@ def main() -> int:
             first, second = (float(x) for x in rng.choice(NOISES, size=2, replace=False))
             noise = (first, second)
             mat = Path(tmp) / f"m{k}.mat"
-            out = subprocess.run([GNUBG, "-t", "-q"], input=gnubg_script(mat, args.length, 100 + k, noise, args.gnubg_plies),
-                                 capture_output=True, text=True, timeout=1200, check=True).stdout
+            out = subprocess.run(
+                [GNUBG, "-t", "-q"],
+                input=gnubg_script(mat, args.length, 100 + k, noise, args.gnubg_plies),
+                capture_output=True,
+                text=True,
+                timeout=1200,
+                check=True,
+            ).stdout
             theirs = gnubg_statistics(out)
             start = time.perf_counter()
             analysis = analyze_match(bot, read_mat(mat), plies=args.plies)
             seconds += time.perf_counter() - start
             for p in (0, 1):
                 s = analysis.stats(p)
-                rows.append((noise[p], theirs["unforced"][p], s.unforced, theirs["checker_rate"][p], s.checker_rate,
-                             theirs["overall_rate"][p], s.overall_rate, theirs["cube_decisions"][p],
-                             s.cube_decisions, theirs["close_cube"][p], s.close_cube))
-                print(f"match {k} player {p} noise {noise[p]:.3f}: unforced gnubg {theirs['unforced'][p]:.0f} "
-                      f"nardy {s.unforced}; checker mEMG gnubg {theirs['checker_rate'][p]:6.1f} "
-                      f"nardy {s.checker_rate:6.1f}; overall gnubg {theirs['overall_rate'][p]:6.1f} "
-                      f"nardy {s.overall_rate:6.1f}")
+                rows.append(
+                    (
+                        noise[p],
+                        theirs["unforced"][p],
+                        s.unforced,
+                        theirs["checker_rate"][p],
+                        s.checker_rate,
+                        theirs["overall_rate"][p],
+                        s.overall_rate,
+                        theirs["cube_decisions"][p],
+                        s.cube_decisions,
+                        theirs["close_cube"][p],
+                        s.close_cube,
+                    )
+                )
+                print(
+                    f"match {k} player {p} noise {noise[p]:.3f}: unforced gnubg {theirs['unforced'][p]:.0f} "
+                    f"nardy {s.unforced}; checker mEMG gnubg {theirs['checker_rate'][p]:6.1f} "
+                    f"nardy {s.checker_rate:6.1f}; overall gnubg {theirs['overall_rate'][p]:6.1f} "
+                    f"nardy {s.overall_rate:6.1f}"
+                )
     a = np.array(rows)
     decisions = a[:, 2].sum()
     print(f"\n{len(rows)} player-matches, {decisions:.0f} unforced moves by nardy, analysed in {seconds:.1f} s")
-    print(f"unforced moves: identical in {int((a[:, 1] == a[:, 2]).sum())}/{len(rows)}, "
-          f"mean difference {np.mean(a[:, 2] - a[:, 1]):+.2f}")
+    print(
+        f"unforced moves: identical in {int((a[:, 1] == a[:, 2]).sum())}/{len(rows)}, "
+        f"mean difference {np.mean(a[:, 2] - a[:, 1]):+.2f}"
+    )
     for name, g, n in (("cube decisions", 7, 8), ("close or actual cube decisions", 9, 10)):
-        print(f"{name}: gnubg {a[:, g].sum():.0f}, nardy {a[:, n].sum():.0f}, "
-              f"identical in {int((a[:, g] == a[:, n]).sum())}/{len(rows)}")
+        print(
+            f"{name}: gnubg {a[:, g].sum():.0f}, nardy {a[:, n].sum():.0f}, "
+            f"identical in {int((a[:, g] == a[:, n]).sum())}/{len(rows)}"
+        )
     for name, g, n in (("checker error rate", 3, 4), ("overall error rate", 5, 6)):
-        print(f"{name}: Spearman {spearman(a[:, g], a[:, n]):.2f}, mean difference (nardy - gnubg) "
-              f"{np.mean(a[:, n] - a[:, g]):+.1f} mEMG, mean |difference| {np.mean(np.abs(a[:, n] - a[:, g])):.1f}")
-    print(f"rank correlation of nardy's checker rate with the noise: {spearman(a[:, 0], a[:, 4]):.2f}, "
-          f"gnubg's: {spearman(a[:, 0], a[:, 3]):.2f}")
+        print(
+            f"{name}: Spearman {spearman(a[:, g], a[:, n]):.2f}, mean difference (nardy - gnubg) "
+            f"{np.mean(a[:, n] - a[:, g]):+.1f} mEMG, mean |difference| {np.mean(np.abs(a[:, n] - a[:, g])):.1f}"
+        )
+    print(
+        f"rank correlation of nardy's checker rate with the noise: {spearman(a[:, 0], a[:, 4]):.2f}, "
+        f"gnubg's: {spearman(a[:, 0], a[:, 3]):.2f}"
+    )
     return 0
 
 

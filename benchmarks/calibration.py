@@ -40,6 +40,7 @@ def group_bias(values: np.ndarray, reference: np.ndarray, groups: np.ndarray) ->
 
     Columns: equity, then P(win) and P(gammon) of the side on roll.
     """
+
     def measures(p: np.ndarray) -> np.ndarray:
         return np.column_stack([equity(p), p[:, 0], p[:, 1]])
 
@@ -61,7 +62,9 @@ def main() -> None:
         parser.error("--groups: at least 2, for an interval")
 
     boards = np.array([decode_position_id(r["position_id"]) for r in load_records()])
-    boards = boards[np.isin(classify(boards), (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED))]
+    boards = boards[
+        np.isin(classify(boards), (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED))
+    ]
     groups = np.arange(len(boards)) % args.groups
     evaluator = load_evaluator(args.checkpoint)
     with threadpool_limits(limits=1, user_api="blas"):
@@ -74,20 +77,26 @@ def main() -> None:
             rolled[rows] = trials.mean(axis=1)
         seconds = time.perf_counter() - start
         searched = {f"{plies}-ply": network_probabilities(boards, evaluator, plies) for plies in (0, 1)}
-    print(f"{args.checkpoint}: {len(boards)} contact positions of fixtures/cube.jsonl, side on roll; "
-          f"own rollouts {args.trials} games each, 0-ply play, {args.groups} groups ({seconds:.0f} s)")
+    print(
+        f"{args.checkpoint}: {len(boards)} contact positions of fixtures/cube.jsonl, side on roll; "
+        f"own rollouts {args.trials} games each, 0-ply play, {args.groups} groups ({seconds:.0f} s)"
+    )
     references = {"own rollout": rolled}
     if args.gnubg:
         references["gnubg 2-ply"] = gnubg_probabilities(boards, 2)
     for name, reference in references.items():
         for depth, values in searched.items():
             mean, half = group_bias(values, reference, groups)
-            print(f"  {depth} minus {name}: equity {mean[0]:+.4f} +- {half[0]:.4f}, "
-                  f"P(win) {mean[1]:+.4f} +- {half[1]:.4f}, P(gammon) {mean[2]:+.4f} +- {half[2]:.4f} (95%)")
+            print(
+                f"  {depth} minus {name}: equity {mean[0]:+.4f} +- {half[0]:.4f}, "
+                f"P(win) {mean[1]:+.4f} +- {half[1]:.4f}, P(gammon) {mean[2]:+.4f} +- {half[2]:.4f} (95%)"
+            )
     if args.gnubg:
         mean, half = group_bias(rolled, references["gnubg 2-ply"], groups)
-        print(f"  own rollout minus gnubg 2-ply: equity {mean[0]:+.4f} +- {half[0]:.4f}, "
-              f"P(win) {mean[1]:+.4f} +- {half[1]:.4f}, P(gammon) {mean[2]:+.4f} +- {half[2]:.4f} (95%)")
+        print(
+            f"  own rollout minus gnubg 2-ply: equity {mean[0]:+.4f} +- {half[0]:.4f}, "
+            f"P(win) {mean[1]:+.4f} +- {half[1]:.4f}, P(gammon) {mean[2]:+.4f} +- {half[2]:.4f} (95%)"
+        )
 
 
 if __name__ == "__main__":

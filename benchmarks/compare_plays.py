@@ -63,9 +63,12 @@ def main() -> None:
             gain = np.zeros(len(boards))
             gain[differ] = 1000 * (gnubg_two_ply(after[differ]) - gnubg_two_ply(before[differ]))
             half_width = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
-            print(f"{path}, {args.plies}-ply: {len(boards)} positions, {len(differ)} plays differ; candidate minus baseline, "
-                  f"equity x1000 per move {gain.mean():+.2f} +- {half_width:.2f} (95%) "
-                  f"({time.perf_counter() - start:.0f} s)")
+            print(
+                f"{path}, {args.plies}-ply: {len(boards)} positions, {len(differ)} plays differ; "
+                "candidate minus baseline, "
+                f"equity x1000 per move {gain.mean():+.2f} +- {half_width:.2f} (95%) "
+                f"({time.perf_counter() - start:.0f} s)"
+            )
 
 
 if __name__ == "__main__":

@@ -21,15 +21,15 @@ checkpoint ``checkpoints/default.pt``), or, to check the cube arithmetic on its
 own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
 (``--probabilities gnubg``, its cubeless probabilities ``--plies`` deep and the model): with the same inputs as
 GNU Backgammon the decisions should mostly agree; or, to see what better probabilities would give, from the
-bot's own truncated variance-reduced rollouts (``--probabilities rollout``, about half a second a position). With the network, the figures come
-twice in one run: "before" plays bear-offs with the race network, "after" with the exact
-bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
+bot's own truncated variance-reduced rollouts (``--probabilities rollout``, about half a second a position).
+With the network, the figures come twice in one run: "before" plays bear-offs with the race network, "after"
+with the exact bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
 two-sided database exact cube values (money equities, or match-winning chances solved for
 the score); and split by position class. A bot with a learned cube correction
 (``bot.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
 
-    python benchmarks/cube.py [--probabilities network|gnubg|rollout] [--rollout-trials 36] [--rollout-truncate 10] [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead]
-        [--fixture PATH]
+    python benchmarks/cube.py [--probabilities network|gnubg|rollout] [--rollout-trials 36] [--rollout-truncate 10]
+        [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead] [--fixture PATH]
 """
 
 from __future__ import annotations
@@ -56,8 +56,13 @@ DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.pt"
 TIE = 1e-5
 NO_CUBE_ACCESS = {"NOT_AVAILABLE", "NODOUBLE_DEADCUBE", "NO_REDOUBLE_DEADCUBE"}
 # The order of the by-class tables here and in benchmarks/strength.py.
-CLASS_COLUMNS = (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED, PositionClass.RACE,
-                 PositionClass.BEAROFF)
+CLASS_COLUMNS = (
+    PositionClass.CONTACT,
+    PositionClass.LATE_CONTACT,
+    PositionClass.CRASHED,
+    PositionClass.RACE,
+    PositionClass.BEAROFF,
+)
 
 
 OFFICIAL_FIXTURE = SHARED / "fixtures" / "cube.jsonl"
@@ -120,8 +125,9 @@ def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarr
     return np.asarray(invert(probabilities_at(evaluator, flip(boards), plies)), dtype=np.float64)
 
 
-def rollout_probabilities(evaluator, boards: np.ndarray, trials: int, truncate: int, seed: int = 1
-                          ) -> tuple[np.ndarray, np.ndarray]:
+def rollout_probabilities(
+    evaluator, boards: np.ndarray, trials: int, truncate: int, seed: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     """(N, 5) means and standard errors of ``trials`` variance-reduced rollouts of each board (0-ply play), stopped
     after ``truncate`` plies (0: played out) for the evaluator's value; side on roll's view, clipped to be
     probabilities (variance reduction can leave a mean a hair below 0)."""
@@ -129,23 +135,33 @@ def rollout_probabilities(evaluator, boards: np.ndarray, trials: int, truncate: 
 
     settings = RolloutSettings(trials=trials, truncate=truncate or None)
     rng = np.random.default_rng(seed)
-    samples = np.concatenate([rollout_boards(evaluator, boards[i : i + 32], rng, settings)
-                              for i in range(0, len(boards), 32)])
+    samples = np.concatenate(
+        [rollout_boards(evaluator, boards[i : i + 32], rng, settings) for i in range(0, len(boards), 32)]
+    )
     win, win_gammon, win_backgammon, lose_gammon, lose_backgammon = np.clip(samples.mean(axis=1), 0.0, 1.0).T
     win_gammon, lose_gammon = np.minimum(win_gammon, win), np.minimum(lose_gammon, 1.0 - win)
-    probs = np.column_stack([win, win_gammon, np.minimum(win_backgammon, win_gammon), lose_gammon,
-                             np.minimum(lose_backgammon, lose_gammon)])
+    probs = np.column_stack(
+        [win, win_gammon, np.minimum(win_backgammon, win_gammon), lose_gammon, np.minimum(lose_backgammon, lose_gammon)]
+    )
     return probs, samples.std(axis=1, ddof=1) / np.sqrt(trials)
 
 
-def model_decisions(records: list[dict], boards: np.ndarray, probs: np.ndarray,
-                    exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]]) -> list[CubeDecision]:
+def model_decisions(
+    records: list[dict],
+    boards: np.ndarray,
+    probs: np.ndarray,
+    exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]],
+) -> list[CubeDecision]:
     """``bot.cube``'s decisions from ``probs`` (and exact cube values where given)."""
-    return [cube_decision(board, p, state_of(record), exact=known)
-            for record, board, p, known in zip(records, boards, probs, exact)]
+    return [
+        cube_decision(board, p, state_of(record), exact=known)
+        for record, board, p, known in zip(records, boards, probs, exact)
+    ]
 
 
-def network_decisions(records: list[dict], boards: np.ndarray, evaluator, plies: int, lookahead: bool) -> list[CubeDecision]:
+def network_decisions(
+    records: list[dict], boards: np.ndarray, evaluator, plies: int, lookahead: bool
+) -> list[CubeDecision]:
     """The bot's decisions: the model on its 0-ply probabilities, or deeper the cubeful lookahead
     (``bot.cubeful``; without ``lookahead``, the model on the ``plies``-deep probabilities)."""
     from bot.classes import exact_cube
@@ -155,8 +171,10 @@ def network_decisions(records: list[dict], boards: np.ndarray, evaluator, plies:
         exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
         return model_decisions(records, boards, network_probabilities(boards, evaluator, plies), exact)
     five = network_probabilities(boards, evaluator, 0)
-    return [lookahead_cube_decision(evaluator, board, state_of(record), plies, five=p)
-            for record, board, p in zip(records, boards, five)]
+    return [
+        lookahead_cube_decision(evaluator, board, state_of(record), plies, five=p)
+        for record, board, p in zip(records, boards, five)
+    ]
 
 
 def doubler_cost(record: dict, doubles: bool) -> float:
@@ -215,21 +233,38 @@ def run(records: list[dict], decisions: Sequence[CubeDecision]) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--probabilities", choices=("network", "gnubg", "rollout"), default="network",
-                        help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn; rollout: "
-                             "the model on the checkpoint's own truncated rollouts (a measure of better probabilities)")
+    parser.add_argument(
+        "--probabilities",
+        choices=("network", "gnubg", "rollout"),
+        default="network",
+        help="network: the project's checkpoint; gnubg: GNU Backgammon's net via gnubg-nn; rollout: "
+        "the model on the checkpoint's own truncated rollouts (a measure of better probabilities)",
+    )
     parser.add_argument("--rollout-trials", type=int, default=36, help="with --probabilities rollout: games a position")
-    parser.add_argument("--rollout-truncate", type=int, default=10,
-                        help="with --probabilities rollout: plies before the network's value (0: to the end)")
+    parser.add_argument(
+        "--rollout-truncate",
+        type=int,
+        default=10,
+        help="with --probabilities rollout: plies before the network's value (0: to the end)",
+    )
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
-    parser.add_argument("--plies", type=int, choices=(0, 1, 2), default=0, help="search depth of the decisions (default 0)")
-    parser.add_argument("--no-lookahead", action="store_true",
-                        help="at 1-ply and deeper, the model on the network's searched cubeless probabilities "
-                             "instead of the cubeful lookahead")
+    parser.add_argument(
+        "--plies", type=int, choices=(0, 1, 2), default=0, help="search depth of the decisions (default 0)"
+    )
+    parser.add_argument(
+        "--no-lookahead",
+        action="store_true",
+        help="at 1-ply and deeper, the model on the network's searched cubeless probabilities "
+        "instead of the cubeful lookahead",
+    )
     parser.add_argument("--show", type=int, default=0, help="print this many disagreements")
-    parser.add_argument("--fixture", type=Path, default=OFFICIAL_FIXTURE,
-                        help="the cube fixture (default: fixtures/cube.jsonl, the bar's; benchmarks/cube_fixture.py "
-                             "writes larger ones)")
+    parser.add_argument(
+        "--fixture",
+        type=Path,
+        default=OFFICIAL_FIXTURE,
+        help="the cube fixture (default: fixtures/cube.jsonl, the bar's; benchmarks/cube_fixture.py "
+        "writes larger ones)",
+    )
     args = parser.parse_args()
 
     records = load_records(args.fixture)
@@ -240,8 +275,12 @@ def main() -> int:
         except ImportError:
             print("gnubg mode needs the PyPI package gnubg-nn (pip install gnubg-nn)", file=sys.stderr)
             return 2
-        report(records, model_decisions(records, boards, probs, [None] * len(boards)),
-               f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only", args.show)
+        report(
+            records,
+            model_decisions(records, boards, probs, [None] * len(boards)),
+            f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only",
+            args.show,
+        )
         return 0
     try:
         evaluators = network_evaluators(args.checkpoint)
@@ -256,9 +295,13 @@ def main() -> int:
         live = np.flatnonzero([known is None for known in exact])
         probs = network_probabilities(boards, bot, 0)
         probs[live] = rollout_probabilities(bot, boards[live], args.rollout_trials, args.rollout_truncate)[0]
-        report(records, model_decisions(records, boards, probs, exact),
-               f"the model on {args.checkpoint}'s rollouts ({args.rollout_trials} games, variance-reduced, "
-               f"{args.rollout_truncate or 'no'} truncation; exact values where known)", args.show)
+        report(
+            records,
+            model_decisions(records, boards, probs, exact),
+            f"the model on {args.checkpoint}'s rollouts ({args.rollout_trials} games, variance-reduced, "
+            f"{args.rollout_truncate or 'no'} truncation; exact values where known)",
+            args.show,
+        )
         return 0
     classes = classify(boards)
     how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
@@ -271,10 +314,20 @@ def main() -> int:
         start = time.perf_counter()
         decisions = network_decisions(records, boards, evaluator, args.plies, not args.no_lookahead)
         ms = 1000 * (time.perf_counter() - start) / len(boards)
-        report(records, decisions, f"the project's network at {args.plies}-ply ({how}), {args.checkpoint} ({name})",
-               args.show)
-        baseline = (f"; gnubg-nn's {args.plies}-ply cubeless evaluation of a position {baseline_ms:.2f} ms, "
-                    f"ratio {ms / baseline_ms:.1f}") if baseline_ms else ""
+        report(
+            records,
+            decisions,
+            f"the project's network at {args.plies}-ply ({how}), {args.checkpoint} ({name})",
+            args.show,
+        )
+        baseline = (
+            (
+                f"; gnubg-nn's {args.plies}-ply cubeless evaluation of a position {baseline_ms:.2f} ms, "
+                f"ratio {ms / baseline_ms:.1f}"
+            )
+            if baseline_ms
+            else ""
+        )
         print(f"  time: {ms:.2f} ms a decision{baseline}")
         cells = []
         for kind in CLASS_COLUMNS:
@@ -290,16 +343,22 @@ def report(records: list[dict], decisions: Sequence[CubeDecision], source: str, 
     """Print the agreement and cost of ``decisions`` (and ``show`` disagreements)."""
     result = run(records, decisions)
     print(f"cube decisions vs GNU Backgammon 2-ply, {result['n']} positions; probabilities: {source}")
-    print(f"  should_double agreement: {result['double']:.1%}, {result['double_misses']} misses "
-          f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)")
+    print(
+        f"  should_double agreement: {result['double']:.1%}, {result['double_misses']} misses "
+        f"({result['double_access']:.1%} of the {result['access']} positions where gnubg lets the side double)"
+    )
     print(f"  should_take agreement:   {result['take']:.1%}, {result['take_misses']} misses")
-    print(f"  mean equity cost (gnubg's equities, pass = 1): doubler {result['double_cost']:.4f}, "
-          f"taker {result['take_cost']:.4f}")
+    print(
+        f"  mean equity cost (gnubg's equities, pass = 1): doubler {result['double_cost']:.4f}, "
+        f"taker {result['take_cost']:.4f}"
+    )
     for record, decision in result["misses"][:show]:
-        print(f"  {record['position_id']} len {record['match_length']} score {record['score']} "
-              f"cube {record['cube']} {record['owner']}{' crawford' if record['crawford'] else ''}: "
-              f"gnubg {record['decision']} nd {record['no_double']:+.3f} dt {record['double_take']:+.3f} | "
-              f"bot {decision.verdict.value} nd {decision.no_double:+.3f} dt {decision.double_take:+.3f}")
+        print(
+            f"  {record['position_id']} len {record['match_length']} score {record['score']} "
+            f"cube {record['cube']} {record['owner']}{' crawford' if record['crawford'] else ''}: "
+            f"gnubg {record['decision']} nd {record['no_double']:+.3f} dt {record['double_take']:+.3f} | "
+            f"bot {decision.verdict.value} nd {decision.no_double:+.3f} dt {decision.double_take:+.3f}"
+        )
 
 
 if __name__ == "__main__":

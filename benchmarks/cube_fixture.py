@@ -84,22 +84,35 @@ def fixture_record(stub: dict, answer: tuple[float, float, float, str]) -> dict:
     """A fixture line from a position and cube state (``stub``) and GNU Backgammon's 2-ply answer to it."""
     nd, dt, dp, verdict = answer
     decision = verdict_name(verdict)
-    return {**stub, "plies": 2, "no_double": nd, "double_take": dt, "double_pass": dp, "decision": decision,
-            "should_double": decision in DOUBLES, "should_take": dt <= dp}
+    return {
+        **stub,
+        "plies": 2,
+        "no_double": nd,
+        "double_take": dt,
+        "double_pass": dp,
+        "decision": decision,
+        "should_double": decision in DOUBLES,
+        "should_take": dt <= dp,
+    }
 
 
 def answered(stubs: list[dict], program: str, workers: int) -> list[dict]:
     """The fixture lines of the ``stubs`` GNU Backgammon answers at 2-ply (one program run per chunk)."""
-    chunks = [stubs[i:i + CHUNK] for i in range(0, len(stubs), CHUNK)]
+    chunks = [stubs[i : i + CHUNK] for i in range(0, len(stubs), CHUNK)]
     with ThreadPoolExecutor(workers) as pool:
         outputs = pool.map(lambda chunk: ask_gnubg(chunk, 2, program), chunks)
-        return [fixture_record(stub, answer) for chunk, output in zip(chunks, outputs)
-                for stub, answer in zip(chunk, gnubg_answers(output, len(chunk))) if answer is not None]
+        return [
+            fixture_record(stub, answer)
+            for chunk, output in zip(chunks, outputs)
+            for stub, answer in zip(chunk, gnubg_answers(output, len(chunk)))
+            if answer is not None
+        ]
 
 
 def check_against_fixture(program: str, workers: int) -> tuple[list[dict], float]:
     """GNU Backgammon's answers to ``fixtures/cube.jsonl``'s positions (those it answers), and the largest equity
-    difference from the fixture's; ValueError on a verdict that differs or an equity off by more than ``EQUITY_SLACK``."""
+    difference from the fixture's; ValueError on a verdict that differs or an equity off by more than
+    ``EQUITY_SLACK``."""
     official = load_records()
     keys = ("position_id", "match_length", "score", "crawford", "cube", "owner")
     ours = answered([{key: record[key] for key in keys} for record in official], program, workers)
@@ -112,7 +125,9 @@ def check_against_fixture(program: str, workers: int) -> tuple[list[dict], float
             if abs(record[key] - theirs[key]) > EQUITY_SLACK:
                 raise ValueError(f"{record['position_id']}: {key} {record[key]} against the fixture's {theirs[key]}")
         if any(record[key] != theirs[key] for key in ("decision", "should_double", "should_take")):
-            raise ValueError(f"{record['position_id']}: {record['decision']} against the fixture's {theirs['decision']}")
+            raise ValueError(
+                f"{record['position_id']}: {record['decision']} against the fixture's {theirs['decision']}"
+            )
     return ours, largest
 
 
@@ -125,9 +140,16 @@ def candidate_stubs(games: int, seed: int) -> list[dict]:
         state: CubeState = random_state(rng)
         if state.owner is Owner.OPP:
             continue
-        stubs.append({"position_id": encode_position_id(board), "match_length": state.match_length,
-                      "score": list(state.score), "crawford": state.crawford, "cube": state.cube,
-                      "owner": Owner(state.owner).value})
+        stubs.append(
+            {
+                "position_id": encode_position_id(board),
+                "match_length": state.match_length,
+                "score": list(state.score),
+                "crawford": state.crawford,
+                "cube": state.cube,
+                "owner": Owner(state.owner).value,
+            }
+        )
     return stubs
 
 
@@ -136,8 +158,9 @@ def answer_pair(record: dict) -> tuple[bool, bool]:
     return record["should_double"], record["should_take"]
 
 
-def answer_mix(records: list[dict], shares: dict[tuple[bool, bool], float], size: int,
-               rng: np.random.Generator) -> list[dict]:
+def answer_mix(
+    records: list[dict], shares: dict[tuple[bool, bool], float], size: int, rng: np.random.Generator
+) -> list[dict]:
     """Up to ``size`` of ``records``, drawn at random within each answer pair in the proportions ``shares``
     gives: fewer where a pair has too few records for ``size``."""
     by_pair: dict[tuple[bool, bool], list[dict]] = {pair: [] for pair in shares}
@@ -148,17 +171,23 @@ def answer_mix(records: list[dict], shares: dict[tuple[bool, bool], float], size
     counts = {pair: int(n) for pair, n in exact.items()}
     for pair in sorted(exact, key=lambda pair: counts[pair] - exact[pair])[: size - sum(counts.values())]:
         counts[pair] += 1  # the largest remainders round up, so that the counts add up to size
-    kept = [by_pair[pair][i] for pair, n in counts.items()
-            for i in sorted(rng.choice(len(by_pair[pair]), min(n, len(by_pair[pair])), replace=False))]
+    kept = [
+        by_pair[pair][i]
+        for pair, n in counts.items()
+        for i in sorted(rng.choice(len(by_pair[pair]), min(n, len(by_pair[pair])), replace=False))
+    ]
     return [kept[i] for i in rng.permutation(len(kept))]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=4000, help="positions in the fixture (default 4000)")
-    parser.add_argument("--candidates", type=int, default=20000,
-                        help="positions to ask GNU Backgammon about and draw from (default 20000; it answers about "
-                             "four in five)")
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=20000,
+        help="positions to ask GNU Backgammon about and draw from (default 20000; it answers about four in five)",
+    )
     parser.add_argument("--seed", type=int, default=2027)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--workers", type=int, default=2, help="GNU Backgammon processes at once (default 2)")
@@ -174,28 +203,44 @@ def main() -> int:
     try:
         official, largest = check_against_fixture(args.gnubg, args.workers)
     except OSError as error:
-        print(f"error: cannot read the official cube fixture ({error}); set NARDY_SHARED to the folder holding "
-              "fixtures/cube.jsonl", file=sys.stderr)
+        print(
+            f"error: cannot read the official cube fixture ({error}); set NARDY_SHARED to the folder holding "
+            "fixtures/cube.jsonl",
+            file=sys.stderr,
+        )
         return 2
     except ValueError as error:
-        print(f"error: GNU Backgammon does not give fixtures/cube.jsonl's answers back, so a fixture built with it "
-              f"would not be comparable: {error}", file=sys.stderr)
+        print(
+            f"error: GNU Backgammon does not give fixtures/cube.jsonl's answers back, so a fixture built with it "
+            f"would not be comparable: {error}",
+            file=sys.stderr,
+        )
         return 1
-    print(f"GNU Backgammon gives fixtures/cube.jsonl's verdicts back on the {len(official)} positions it answers, "
-          f"equities within {largest:.4f} ({time.perf_counter() - start:.0f} s)", flush=True)
+    print(
+        f"GNU Backgammon gives fixtures/cube.jsonl's verdicts back on the {len(official)} positions it answers, "
+        f"equities within {largest:.4f} ({time.perf_counter() - start:.0f} s)",
+        flush=True,
+    )
     shares = {pair: n / len(official) for pair, n in Counter(map(answer_pair, official)).items()}
     # About 57 distinct positions a game, four in five with a cube the side on roll may use.
     stubs = candidate_stubs(max(1, args.candidates // 45), args.seed)[: args.candidates]
-    print(f"{len(stubs)} candidate positions from GNU Backgammon's self-play ({time.perf_counter() - start:.0f} s)",
-          flush=True)
+    print(
+        f"{len(stubs)} candidate positions from GNU Backgammon's self-play ({time.perf_counter() - start:.0f} s)",
+        flush=True,
+    )
     records = answered(stubs, args.gnubg, args.workers)
-    print(f"{len(records)} answered at 2-ply ({time.perf_counter() - start:.0f} s): "
-          + ", ".join(f"{v} {n}" for v, n in Counter(r["decision"] for r in records).most_common()), flush=True)
+    print(
+        f"{len(records)} answered at 2-ply ({time.perf_counter() - start:.0f} s): "
+        + ", ".join(f"{v} {n}" for v, n in Counter(r["decision"] for r in records).most_common()),
+        flush=True,
+    )
     kept = answer_mix(records, shares, args.positions, np.random.default_rng([args.seed, 1]))
     with atomic_write(args.out, "w") as f:
         f.writelines(json.dumps(record) + "\n" for record in kept)
-    print(f"wrote {len(kept)} positions to {args.out}: "
-          + ", ".join(f"{v} {n}" for v, n in Counter(r["decision"] for r in kept).most_common()))
+    print(
+        f"wrote {len(kept)} positions to {args.out}: "
+        + ", ".join(f"{v} {n}" for v, n in Counter(r["decision"] for r in kept).most_common())
+    )
     return 0
 
 

@@ -47,8 +47,9 @@ def sign_test(wins: int, losses: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def cube_split(records: Sequence[dict], baseline: Sequence[CubeDecision],
-               candidate: Sequence[CubeDecision]) -> dict[str, tuple[list[int], list[int]]]:
+def cube_split(
+    records: Sequence[dict], baseline: Sequence[CubeDecision], candidate: Sequence[CubeDecision]
+) -> dict[str, tuple[list[int], list[int]]]:
     """For "double" and "take": (rows only the baseline gets right, rows only the candidate gets right)."""
     split: dict[str, tuple[list[int], list[int]]] = {"double": ([], []), "take": ([], [])}
     for row, (record, before, after) in enumerate(zip(records, baseline, candidate)):
@@ -58,41 +59,57 @@ def cube_split(records: Sequence[dict], baseline: Sequence[CubeDecision],
     return split
 
 
-def report_moves(records: list[dict], classes: np.ndarray, baseline: np.ndarray, candidate: np.ndarray, plies: int,
-                 show: int) -> None:
+def report_moves(
+    records: list[dict], classes: np.ndarray, baseline: np.ndarray, candidate: np.ndarray, plies: int, show: int
+) -> None:
     """Print the paired move-choice figures of one depth (losses x1000 per record, ``classes`` the records'
     ``fixture_classes``)."""
     difference = candidate - baseline
     mean, half_width = paired_interval(difference)
-    print(f"move choice, {plies}-ply: baseline {baseline.mean():.2f}, candidate {candidate.mean():.2f} "
-          f"(x1000 equity a move, {len(records)} positions); candidate minus baseline {mean:+.2f} +- {half_width:.2f} "
-          f"(95%); {np.sum(difference > 0)} positions worse, {np.sum(difference < 0)} better")
+    print(
+        f"move choice, {plies}-ply: baseline {baseline.mean():.2f}, candidate {candidate.mean():.2f} "
+        f"(x1000 equity a move, {len(records)} positions); candidate minus baseline {mean:+.2f} +- {half_width:.2f} "
+        f"(95%); {np.sum(difference > 0)} positions worse, {np.sum(difference < 0)} better"
+    )
     for row in np.argsort(-np.abs(difference), kind="stable")[:show]:
         if difference[row]:
             record = records[row]
-            print(f"  {record['position_id']} {record['dice'][0]}{record['dice'][1]} "
-                  f"({PositionClass(int(classes[row])).name.lower()}): {baseline[row]:.1f} -> {candidate[row]:.1f}")
+            print(
+                f"  {record['position_id']} {record['dice'][0]}{record['dice'][1]} "
+                f"({PositionClass(int(classes[row])).name.lower()}): {baseline[row]:.1f} -> {candidate[row]:.1f}"
+            )
 
 
 def report_cube(records: list[dict], split: dict[str, tuple[list[int], list[int]]], show: int) -> None:
     """Print the cube decisions only one bot gets right, with the sign test."""
     for name, (baseline_only, candidate_only) in split.items():
         p = sign_test(len(candidate_only), len(baseline_only))
-        print(f"cube, {name}: right only for the baseline {len(baseline_only)}, only for the candidate "
-              f"{len(candidate_only)} (of {len(records)}; sign test p = {p:.2f})")
+        print(
+            f"cube, {name}: right only for the baseline {len(baseline_only)}, only for the candidate "
+            f"{len(candidate_only)} (of {len(records)}; sign test p = {p:.2f})"
+        )
         for label, rows in (("baseline", baseline_only), ("candidate", candidate_only)):
             for row in rows[:show]:
                 record = records[row]
-                print(f"  right only for the {label}: {record['position_id']} {record['decision']} "
-                      f"(length {record['match_length']}, score {record['score']}, cube {record['cube']} {record['owner']})")
+                print(
+                    f"  right only for the {label}: {record['position_id']} {record['decision']} "
+                    f"(length {record['match_length']}, score {record['score']}, "
+                    f"cube {record['cube']} {record['owner']})"
+                )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("baseline")
     parser.add_argument("candidate")
-    parser.add_argument("--plies", type=int, nargs="*", choices=(0, 1), default=[0, 1],
-                        help="move-choice depths (none: the cube decisions only)")
+    parser.add_argument(
+        "--plies",
+        type=int,
+        nargs="*",
+        choices=(0, 1),
+        default=[0, 1],
+        help="move-choice depths (none: the cube decisions only)",
+    )
     parser.add_argument("--cube-fixture", type=Path, default=OFFICIAL_FIXTURE)
     parser.add_argument("--show", type=int, default=8, help="positions listed per figure")
     args = parser.parse_args()

@@ -29,34 +29,67 @@ from bot.cube import CubeDecision, Owner, decision_from_equities
 from engine import decode_position_id
 from engine.match_id import MatchId, encode_match_id
 
-from cube import DEFAULT_CHECKPOINT, OFFICIAL_FIXTURE, load_records, network_decisions, run, state_of  # benchmarks/cube.py
+from cube import (
+    DEFAULT_CHECKPOINT,
+    OFFICIAL_FIXTURE,
+    load_records,
+    network_decisions,
+    run,
+    state_of,
+)  # benchmarks/cube.py
 
 MARK = "@@position"
 # GNU Backgammon's names of the three cubeful equities in its cube analysis, initial double or redouble.
-EQUITY_LINE = re.compile(r"^\s*\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, take|(?:Re)?[Dd]ouble, pass)\s+([+-]\d+\.\d+)", re.M)
+EQUITY_LINE = re.compile(
+    r"^\s*\d\. (No (?:re)?double|(?:Re)?[Dd]ouble, take|(?:Re)?[Dd]ouble, pass)\s+([+-]\d+\.\d+)", re.M
+)
 
 
 def gnubg_commands(records: list[dict], plies: int) -> str:
     """A gnubg script that sets up every record (side on roll = player 0) and asks for its cube hint."""
-    lines = ["set confirm new off", "set output digits 5", "set player 0 human", "set player 1 human",
-             "set jacoby off", "set beavers 0", f"set evaluation cubedecision evaluation plies {plies}",
-             "set evaluation cubedecision evaluation cubeful on"]
+    lines = [
+        "set confirm new off",
+        "set output digits 5",
+        "set player 0 human",
+        "set player 1 human",
+        "set jacoby off",
+        "set beavers 0",
+        f"set evaluation cubedecision evaluation plies {plies}",
+        "set evaluation cubedecision evaluation cubeful on",
+    ]
     owners = {Owner.CENTERED: None, Owner.ME: 0, Owner.OPP: 1}
     for i, record in enumerate(records):
         state = state_of(record)
-        match_id = encode_match_id(MatchId(
-            cube_value=state.cube, cube_owner=owners[Owner(state.owner)], match_length=state.match_length,
-            score=state.score, crawford=state.crawford, jacoby=False))
-        lines += [f'>print("{MARK} {i}")',
-                  f"new match {state.match_length}" if state.match_length else "new session",
-                  f"set matchid {match_id}", f"set board {record['position_id']}", "hint"]
+        match_id = encode_match_id(
+            MatchId(
+                cube_value=state.cube,
+                cube_owner=owners[Owner(state.owner)],
+                match_length=state.match_length,
+                score=state.score,
+                crawford=state.crawford,
+                jacoby=False,
+            )
+        )
+        lines += [
+            f'>print("{MARK} {i}")',
+            f"new match {state.match_length}" if state.match_length else "new session",
+            f"set matchid {match_id}",
+            f"set board {record['position_id']}",
+            "hint",
+        ]
     return "\n".join(lines) + "\n"
 
 
 def ask_gnubg(records: list[dict], plies: int, program: str = "/usr/games/gnubg") -> str:
     """GNU Backgammon's printed cube hints for ``records``, ``plies`` deep, from one run of its terminal program."""
-    return subprocess.run([program, "-t", "-q"], input=gnubg_commands(records, plies), text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1800).stdout
+    return subprocess.run(
+        [program, "-t", "-q"],
+        input=gnubg_commands(records, plies),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=1800,
+    ).stdout
 
 
 def gnubg_answers(output: str, count: int) -> list[tuple[float, float, float, str] | None]:
@@ -85,8 +118,13 @@ def parse_hints(output: str, records: list[dict]) -> list[CubeDecision | None]:
         nd, dt, dp, verdict = answer
         decision = decision_from_equities(nd, dt, dp, state_of(record), True, 0.0)
         # Its verdict, where the printed (rounded) equities tie.
-        decisions.append(replace(decision, should_double=verdict.lower().startswith(("double", "redouble")),
-                                 should_take="pass" not in verdict.lower()))
+        decisions.append(
+            replace(
+                decision,
+                should_double=verdict.lower().startswith(("double", "redouble")),
+                should_take="pass" not in verdict.lower(),
+            )
+        )
     return decisions
 
 
@@ -95,8 +133,12 @@ def main() -> int:
     parser.add_argument("--plies", type=int, choices=(0, 1), default=0, help="GNU Backgammon's depth (default 0)")
     parser.add_argument("--gnubg", default="/usr/games/gnubg", help="GNU Backgammon's program")
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT)
-    parser.add_argument("--fixture", type=Path, default=OFFICIAL_FIXTURE,
-                        help="the cube fixture (default: fixtures/cube.jsonl; benchmarks/cube_fixture.py writes larger ones)")
+    parser.add_argument(
+        "--fixture",
+        type=Path,
+        default=OFFICIAL_FIXTURE,
+        help="the cube fixture (default: fixtures/cube.jsonl; benchmarks/cube_fixture.py writes larger ones)",
+    )
     args = parser.parse_args()
     if shutil.which(args.gnubg) is None:
         print(f"error: no GNU Backgammon at {args.gnubg} (apt-get install gnubg)", file=sys.stderr)
@@ -113,20 +155,27 @@ def main() -> int:
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     ours = network_decisions(records, boards, load_evaluator(args.checkpoint), 0, True)
     subset = [records[i] for i in may_double]
-    print(f"cube decisions vs GNU Backgammon 2-ply on the {len(subset)} of {len(records)} fixture positions "
-          "where the side on roll may double")
+    print(
+        f"cube decisions vs GNU Backgammon 2-ply on the {len(subset)} of {len(records)} fixture positions "
+        "where the side on roll may double"
+    )
     # Elsewhere GNU Backgammon cannot double, as the fixture says: "no double" is its answer.
     assert not any(records[i]["should_double"] for i in set(range(len(records))) - set(may_double))
-    for name, decisions in ((f"gnubg {args.plies}-ply", [d for d in theirs if d is not None]),
-                            ("bot 0-ply", [ours[i] for i in may_double])):
+    for name, decisions in (
+        (f"gnubg {args.plies}-ply", [d for d in theirs if d is not None]),
+        ("bot 0-ply", [ours[i] for i in may_double]),
+    ):
         result = run(subset, decisions)
-        print(f"  {name:12s} should_double {result['double']:.1%} "
-              f"({1 - result['double_misses'] / len(records):.1%} over all "
-              f"{len(records)}), should_take {result['take']:.1%}; "
-              f"mean cost doubler {result['double_cost']:.4f}, taker {result['take_cost']:.4f}")
+        print(
+            f"  {name:12s} should_double {result['double']:.1%} "
+            f"({1 - result['double_misses'] / len(records):.1%} over all "
+            f"{len(records)}), should_take {result['take']:.1%}; "
+            f"mean cost doubler {result['double_cost']:.4f}, taker {result['take_cost']:.4f}"
+        )
     overall = run(records, ours)
-    print(f"  bot 0-ply over all {len(records)}: should_double {overall['double']:.1%}, "
-          f"should_take {overall['take']:.1%}")
+    print(
+        f"  bot 0-ply over all {len(records)}: should_double {overall['double']:.1%}, should_take {overall['take']:.1%}"
+    )
     return 0
 
 

@@ -60,8 +60,18 @@ def free_port() -> int:
 
 def start_server(checkpoint: Path, port: int) -> subprocess.Popen:
     """``python -m bot serve`` on loopback; returns once it answers."""
-    command = [sys.executable, "-m", "bot", "serve", "--host", "127.0.0.1", "--port", str(port),
-               "--checkpoint", str(checkpoint)]
+    command = [
+        sys.executable,
+        "-m",
+        "bot",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--checkpoint",
+        str(checkpoint),
+    ]
     server = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -189,8 +199,10 @@ def main() -> None:
     print(f"GET /move, {args.clients} clients on loopback, {len(ms)} good requests in {wall:.1f} s:")
     print(f"  {len(ms) / wall:8.1f} requests/s   median {np.median(ms):6.2f} ms   p99 {np.percentile(ms, 99):6.2f} ms")
     print(f"in-process Bot.rank_plays, same positions, one at a time ({len(local_ms)} calls):")
-    print(f"  {1000.0 / local_ms.mean():8.1f} calls/s      median {np.median(local_ms):6.2f} ms   "
-          f"p99 {np.percentile(local_ms, 99):6.2f} ms")
+    print(
+        f"  {1000.0 / local_ms.mean():8.1f} calls/s      median {np.median(local_ms):6.2f} ms   "
+        f"p99 {np.percentile(local_ms, 99):6.2f} ms"
+    )
     print(f"HTTP throughput / in-process throughput: {len(ms) / wall * local_ms.mean() / 1000.0:.2f}")
 
 

@@ -66,7 +66,9 @@ async def heavy_client(base: str, stop: asyncio.Event, statuses: Counter[int], e
             i += 1
 
 
-async def measure(base: str, clients: int, probes: int, seconds: float) -> tuple[list[float], list[float], Counter[int]]:
+async def measure(
+    base: str, clients: int, probes: int, seconds: float
+) -> tuple[list[float], list[float], Counter[int]]:
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         await probe(client, 5)  # warm: the network's first calls compile, at 0-ply and at 2-ply
         (await client.get("/v1/evaluate", params={"position": POSITIONS[0], "plies": 2})).raise_for_status()
@@ -100,10 +102,14 @@ def main() -> None:
         server.wait(timeout=30)
     idle_ms, loaded_ms = np.array(idle) * 1000, np.array(loaded) * 1000
     print(f"0-ply /v1/evaluate idle:   median {np.median(idle_ms):7.1f} ms, p95 {np.percentile(idle_ms, 95):7.1f} ms")
-    print(f"0-ply /v1/evaluate loaded: median {np.median(loaded_ms):7.1f} ms, p95 {np.percentile(loaded_ms, 95):7.1f} ms"
-          f"  ({args.clients} clients asking 2-ply)")
-    print(f"ratio loaded/idle: median {np.median(loaded_ms) / np.median(idle_ms):.2f}x, "
-          f"p95 {np.percentile(loaded_ms, 95) / np.percentile(idle_ms, 95):.2f}x")
+    print(
+        f"0-ply /v1/evaluate loaded: median {np.median(loaded_ms):7.1f} ms, p95 {np.percentile(loaded_ms, 95):7.1f} ms"
+        f"  ({args.clients} clients asking 2-ply)"
+    )
+    print(
+        f"ratio loaded/idle: median {np.median(loaded_ms) / np.median(idle_ms):.2f}x, "
+        f"p95 {np.percentile(loaded_ms, 95) / np.percentile(idle_ms, 95):.2f}x"
+    )
     print("2-ply answers: " + ", ".join(f"{status}: {count}" for status, count in sorted(statuses.items())))
 
 

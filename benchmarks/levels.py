@@ -32,8 +32,10 @@ def main() -> int:
     parser.add_argument("--levels", default=",".join(LEVELS))
     args = parser.parse_args()
     bot = Bot.load()
-    print(f"{args.games} money games per level against pubeval (seed {args.seed}); PR from {args.analysed} games "
-          f"analysed at {args.analysis_plies}-ply")
+    print(
+        f"{args.games} money games per level against pubeval (seed {args.seed}); PR from {args.analysed} games "
+        f"analysed at {args.analysis_plies}-ply"
+    )
     print("| level | plies | noise | games won vs pubeval (95% CI) | PR (95% CI) | seconds |")
     print("|---|---|---|---|---|---|")
     for name in args.levels.split(","):
@@ -51,8 +53,11 @@ def main() -> int:
         prs_a = np.array(prs)
         half = 1.96 * won.std(ddof=1) / np.sqrt(len(won))
         pr_half = 1.96 * prs_a.std(ddof=1) / np.sqrt(len(prs_a))
-        print(f"| {name} | {level.plies} | {level.noise:.3f} | {100 * won.mean():.1f}% +- {100 * half:.1f} | "
-              f"{prs_a.mean():.1f} +- {pr_half:.1f} | {time.perf_counter() - start:.0f} |", flush=True)
+        print(
+            f"| {name} | {level.plies} | {level.noise:.3f} | {100 * won.mean():.1f}% +- {100 * half:.1f} | "
+            f"{prs_a.mean():.1f} +- {pr_half:.1f} | {time.perf_counter() - start:.0f} |",
+            flush=True,
+        )
     return 0
 
 

@@ -59,7 +59,9 @@ def main() -> None:
 
     boards, dice = self_play_sample(rules)
     found = check(boards[:500], dice[:500], rules)
-    print(f"checked: {found} afterstates of 500 positions, batched = single-position path ({len(boards)} in the sample)")
+    print(
+        f"checked: {found} afterstates of 500 positions, batched = single-position path ({len(boards)} in the sample)"
+    )
 
     sample = list(zip(boards[:300], dice[:300]))
     single = rate(lambda: [legal_plays(b, d, rules) for b, d in sample], len(sample), args.seconds)

@@ -5,7 +5,8 @@ oin 1 point, mars 2. Each figure is printed with its 95% confidence interval ove
 With ``--record``, the figures and the command go into the ``results`` of the checkpoint's
 ``.json`` (the one ``python -m training ship`` wrote beside it).
 
-    python benchmarks/long_nardy_strength.py [--checkpoint checkpoints/long_nardy.npz] [--games 400] [--plies 0] [--record]
+    python benchmarks/long_nardy_strength.py [--checkpoint checkpoints/long_nardy.npz] [--games 400] [--plies 0]
+        [--record]
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT, help="long nardy network (.npz or .pt)")
     parser.add_argument("--games", type=int, default=400, help="games against each opponent (even)")
-    parser.add_argument("--plies", type=int, default=0, help="the network's search depth (1: its best 8 plays at 1-ply)")
+    parser.add_argument(
+        "--plies", type=int, default=0, help="the network's search depth (1: its best 8 plays at 1-ply)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the dice")
     parser.add_argument("--record", action="store_true", help="write the figures into the checkpoint's .json")
     args = parser.parse_args()
@@ -46,10 +49,14 @@ def main() -> None:
     for name, opponent in opponents.items():
         started = time.perf_counter()
         result = evaluate(player, opponent, args.games, args.seed)
-        print(f"{args.checkpoint} ({args.plies}-ply) vs {name}: {result.summary()}  "
-              f"[{time.perf_counter() - started:.0f} s]")
+        print(
+            f"{args.checkpoint} ({args.plies}-ply) vs {name}: {result.summary()}  "
+            f"[{time.perf_counter() - started:.0f} s]"
+        )
         results[f"long_nardy_{args.plies}ply_vs_{name}"] = {
-            "games": result.games, "ppg": round(result.ppg, 4), "ppg_95": round(result.ppg_interval, 4),
+            "games": result.games,
+            "ppg": round(result.ppg, 4),
+            "ppg_95": round(result.ppg_interval, 4),
             "win_rate": round(result.win_rate, 4),
             "measured_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "command": " ".join(["python"] + sys.argv),

@@ -67,8 +67,10 @@ def gnubg_sample(boards: np.ndarray, dice: np.ndarray) -> list | None:
         import gnubg_nn
     except ImportError:
         return None
-    return [(gnubg_nn.board_from_position_id(encode_position_id(board)), int(d1), int(d2))
-            for board, (d1, d2) in zip(boards, dice)]
+    return [
+        (gnubg_nn.board_from_position_id(encode_position_id(board)), int(d1), int(d2))
+        for board, (d1, d2) in zip(boards, dice)
+    ]
 
 
 def mixed_batch(seconds: float, repeats: int) -> None:
@@ -79,14 +81,17 @@ def mixed_batch(seconds: float, repeats: int) -> None:
     if not all(np.array_equal(a, b) for a, b in zip(compiled, reference)):
         raise SystemExit("wrong answer: the compiled generator differs from the numpy one on the mixed batch")
     sample = gnubg_sample(boards, dice)
-    print(f"mixed batch: {len(boards)} positions of pubeval self-play, {doubles:.1%} doubles, "
-          f"{len(compiled[0])} afterstates")
+    print(
+        f"mixed batch: {len(boards)} positions of pubeval self-play, {doubles:.1%} doubles, "
+        f"{len(compiled[0])} afterstates"
+    )
     for _ in range(repeats):
         batched = rate(lambda: afterstates(boards, dice), len(boards), seconds)
         plain = rate(lambda: numpy_afterstates(boards, dice), len(boards), seconds)
         line = f"  batched {batched:10,.0f} positions/s, numpy alone {plain:10,.0f}"
         if sample is not None:
             import gnubg_nn
+
             moves = gnubg_nn.moves
             gnubg = rate(lambda: [moves(b, d1, d2) for b, d1, d2 in sample], len(sample), seconds)
             line += f", gnubg {gnubg:10,.0f}: batched {batched / gnubg:5.2f}x gnubg, numpy alone {plain / gnubg:5.2f}x"
@@ -125,6 +130,7 @@ def gnubg_rate(boards: np.ndarray, dice: np.ndarray, seconds: float) -> float | 
     if sample is None:
         return None
     import gnubg_nn
+
     moves = gnubg_nn.moves
     return rate(lambda: [moves(b, d1, d2) for b, d1, d2 in sample], len(sample), seconds)
 

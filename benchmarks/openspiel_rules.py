@@ -30,8 +30,10 @@ def describe(board: np.ndarray, dice: tuple[int, int], extra: set[bytes], missin
     """One difference: the position, the roll, and how many plays each side has that the other lacks."""
     ours = [notation_of(board, dice, np.frombuffer(b, dtype=np.int8)) for b in sorted(missing)[:3]]
     theirs = [np.frombuffer(b, dtype=np.int8).tolist() for b in sorted(extra)[:1]]
-    return (f"{encode_position_id(board)} {dice[0]}{dice[1]}: OpenSpiel allows {len(extra)} afterstates the engine "
-            f"does not (e.g. {theirs}), the engine {len(missing)} OpenSpiel does not (e.g. {ours})")
+    return (
+        f"{encode_position_id(board)} {dice[0]}{dice[1]}: OpenSpiel allows {len(extra)} afterstates the engine "
+        f"does not (e.g. {theirs}), the engine {len(missing)} OpenSpiel does not (e.g. {ours})"
+    )
 
 
 class Tally:
@@ -90,8 +92,10 @@ def main() -> None:
     tally.flush()
     seconds = time.perf_counter() - started
     differ = sum(n for k, n in tally.kinds.items() if k.endswith("differ"))
-    print(f"{compared} turns of random OpenSpiel play compared in {seconds:.0f} s: "
-          f"{compared - differ} agree, {differ} differ")
+    print(
+        f"{compared} turns of random OpenSpiel play compared in {seconds:.0f} s: "
+        f"{compared - differ} agree, {differ} differ"
+    )
     for kind, n in sorted(tally.kinds.items()):
         print(f"  {kind}: {n}")
     for line in tally.shown:

@@ -66,8 +66,9 @@ def gnubg_seconds(commands: str) -> tuple[float, str]:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write(commands)
     start = time.perf_counter()
-    done = subprocess.run(["script", "-q", "-c", f"{GNUBG} -t -q < {f.name}", "/dev/null"],
-                          capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        ["script", "-q", "-c", f"{GNUBG} -t -q < {f.name}", "/dev/null"], capture_output=True, text=True, timeout=1800
+    )
     Path(f.name).unlink()
     return time.perf_counter() - start, done.stdout.replace("\r", "")
 
@@ -91,8 +92,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads (gnubg runs on one)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each rollout, the fastest counting")
-    parser.add_argument("--full", action="store_true",
-                        help="also time ours without the move pruner (bot.prune): every play scored by the full networks")
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="also time ours without the move pruner (bot.prune): every play scored by the full networks",
+    )
     args = parser.parse_args()
     threadpool_limits(limits=args.threads, user_api="blas")
     evaluator = load_evaluator(args.checkpoint)  # the bot as served: numpy network, exact bear-offs
@@ -100,8 +104,12 @@ def main() -> None:
     startup = gnubg_seconds(SETUP)[0] if have_gnubg else 0.0
     if have_gnubg:
         print(f"gnubg start-up (subtracted): {startup:.2f} s")
-    rollout_position(evaluator, decode_position_id(POSITIONS["race"]), np.random.default_rng(0),
-                     RolloutSettings(trials=36, variance_reduction=False))  # warm up
+    rollout_position(
+        evaluator,
+        decode_position_id(POSITIONS["race"]),
+        np.random.default_rng(0),
+        RolloutSettings(trials=36, variance_reduction=False),
+    )  # warm up
     for vr, trials in ((False, args.trials), (True, args.vr_trials)):
         ours_total = gnubg_total = full_total = 0.0
         for name, position_id in POSITIONS.items():
@@ -109,19 +117,27 @@ def main() -> None:
             ours = theirs = full = 0.0
             for _ in range(args.repeats):
                 start = time.perf_counter()
-                result = rollout_position(evaluator, decode_position_id(position_id), np.random.default_rng(args.seed), settings)
+                result = rollout_position(
+                    evaluator, decode_position_id(position_id), np.random.default_rng(args.seed), settings
+                )
                 ours = max(ours, trials / (time.perf_counter() - start))
                 if args.full:
                     start = time.perf_counter()
-                    rollout_position(evaluator, decode_position_id(position_id), np.random.default_rng(args.seed),
-                                     replace(settings, prune=False))
+                    rollout_position(
+                        evaluator,
+                        decode_position_id(position_id),
+                        np.random.default_rng(args.seed),
+                        replace(settings, prune=False),
+                    )
                     full = max(full, trials / (time.perf_counter() - start))
                 if have_gnubg:
                     rate, their_equity = gnubg_rollout(position_id, trials, vr, startup)
                     theirs = max(theirs, rate)
             assert result.trials == trials and abs(result.equity) <= 3.0
-            line = (f"VR {'on ' if vr else 'off'} {name:26s} {trials:5d} trials: ours {ours:7.1f} trials/s "
-                    f"(equity {result.equity:+.3f} +- {result.equity_std_error:.3f})")
+            line = (
+                f"VR {'on ' if vr else 'off'} {name:26s} {trials:5d} trials: ours {ours:7.1f} trials/s "
+                f"(equity {result.equity:+.3f} +- {result.equity_std_error:.3f})"
+            )
             ours_total += trials / ours
             if args.full:
                 full_total += trials / full
@@ -130,13 +146,19 @@ def main() -> None:
                 gnubg_total += trials / theirs
                 line += f", gnubg {theirs:7.1f} trials/s (equity {their_equity:+.3f}), ratio {ours / theirs:5.2f}x"
             print(line, flush=True)
-        summary = f"VR {'on ' if vr else 'off'} all positions: ours {len(POSITIONS) * trials / ours_total:7.1f} trials/s"
+        summary = (
+            f"VR {'on ' if vr else 'off'} all positions: ours {len(POSITIONS) * trials / ours_total:7.1f} trials/s"
+        )
         if args.full:
-            summary += (f" (without the pruner {len(POSITIONS) * trials / full_total:7.1f}: "
-                        f"the pruner's speed-up {full_total / ours_total:4.2f}x)")
+            summary += (
+                f" (without the pruner {len(POSITIONS) * trials / full_total:7.1f}: "
+                f"the pruner's speed-up {full_total / ours_total:4.2f}x)"
+            )
         if have_gnubg:
-            summary += (f", gnubg {len(POSITIONS) * trials / gnubg_total:7.1f} trials/s, "
-                        f"ratio {gnubg_total / ours_total:5.2f}x (goal: 2x)")
+            summary += (
+                f", gnubg {len(POSITIONS) * trials / gnubg_total:7.1f} trials/s, "
+                f"ratio {gnubg_total / ours_total:5.2f}x (goal: 2x)"
+            )
         print(summary, flush=True)
 
 

@@ -62,13 +62,17 @@ def measure(evaluator: ProbabilityEvaluator, records: list[dict], positions: int
         ms = decision_ms(evaluator, records[:positions], plies)
         median = float(np.median(ms))
         baseline = baseline or median
-        print(f"time per decision, {plies}-ply: median {median:7.1f} ms, max {ms.max():7.1f} ms "
-              f"({median / baseline:5.1f}x 0-ply; {len(ms)} positions)")
+        print(
+            f"time per decision, {plies}-ply: median {median:7.1f} ms, max {ms.max():7.1f} ms "
+            f"({median / baseline:5.1f}x 0-ply; {len(ms)} positions)"
+        )
     for plies in DEPTHS:
         start = time.perf_counter()
         rate, outside = error_rate(SearchEvaluator(evaluator, plies, search_filters()), records)
-        print(f"move-choice error, {plies}-ply: {rate:6.2f} (x1000 equity/move; {outside} plays outside gnubg's "
-              f"top 8; {len(records)} positions in {time.perf_counter() - start:.1f} s)")
+        print(
+            f"move-choice error, {plies}-ply: {rate:6.2f} (x1000 equity/move; {outside} plays outside gnubg's "
+            f"top 8; {len(records)} positions in {time.perf_counter() - start:.1f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -99,8 +99,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0, help="timed seconds per measurement")
     parser.add_argument("--workers", type=int, default=0, help="also time this many self-play processes")
-    parser.add_argument("--backend", choices=("processes", "ray"), default="processes",
-                        help="ray: also time Ray actors against worker processes (needs nardy[ray])")
+    parser.add_argument(
+        "--backend",
+        choices=("processes", "ray"),
+        default="processes",
+        help="ray: also time Ray actors against worker processes (needs nardy[ray])",
+    )
     parser.add_argument("--actors", type=int, default=2, help="with --backend ray: time 1..ACTORS of each")
     args = parser.parse_args()
     config = load_config(CONFIG)
@@ -119,8 +123,10 @@ def main() -> None:
     games, positions, elapsed, _ = run_for(args.seconds, actor, learner)
     rate = games / elapsed
     verdict = "ok" if rate >= REQUIRED else f"BELOW the required {REQUIRED:.0f}"
-    print(f"one process: {rate:7.1f} games/s, {positions / elapsed:8.0f} positions/s "
-          f"({positions / games:.1f} per game of an untrained network) {verdict}")
+    print(
+        f"one process: {rate:7.1f} games/s, {positions / elapsed:8.0f} positions/s "
+        f"({positions / games:.1f} per game of an untrained network) {verdict}"
+    )
     learner = fresh()
     actor = InProcessActor(config, learner.network, np.random.SeedSequence(1))
     for part, fraction in time_split(min(args.seconds, 10.0), actor, learner).items():
@@ -133,8 +139,10 @@ def main() -> None:
             games, positions, elapsed, _ = run_for(args.seconds, pool, learner)
         finally:
             pool.close()
-        print(f"{args.workers} workers:   {games / elapsed:7.1f} games/s, {positions / elapsed:8.0f} positions/s "
-              "(self-play processes + this learner)")
+        print(
+            f"{args.workers} workers:   {games / elapsed:7.1f} games/s, {positions / elapsed:8.0f} positions/s "
+            "(self-play processes + this learner)"
+        )
     if args.backend == "ray":
         compare_ray(config, args.seconds, args.actors, fresh)
 
@@ -146,8 +154,10 @@ def compare_ray(config, seconds: float, most: int, fresh) -> None:
     ray = import_ray()
     ray.init(num_cpus=most, include_dashboard=False, runtime_env=runtime_env(), log_to_driver=False)
     try:
-        print(f"{'backend':10s} {'workers':>7s} {'games/s':>8s} {'positions/s':>11s} {'learner busy':>12s} "
-              f"{'learner alone':>13s}")
+        print(
+            f"{'backend':10s} {'workers':>7s} {'games/s':>8s} {'positions/s':>11s} {'learner busy':>12s} "
+            f"{'learner alone':>13s}"
+        )
         for count in range(1, most + 1):
             for backend in ("processes", "ray"):
                 settings = dataclasses.replace(config.selfplay, workers=count, backend=backend)
@@ -163,13 +173,18 @@ def compare_ray(config, seconds: float, most: int, fresh) -> None:
                     games, positions, elapsed, learning = run_for(seconds, actors, learner, warmup=3 * count)
                 finally:
                     actors.close()
-                print(f"{backend:10s} {count:7d} {games / elapsed:8.1f} {positions / elapsed:11.0f} "
-                      f"{100 * learning / elapsed:11.0f}% {games / learning:9.0f} g/s")
-        print("learner busy: the share of the time in learner.train; near 100% the learner is the bottleneck and "
-              "more workers add nothing.\nlearner alone: games/s the learner could take if samples came at once "
-              "(where adding workers stops paying, given a core each).")
+                print(
+                    f"{backend:10s} {count:7d} {games / elapsed:8.1f} {positions / elapsed:11.0f} "
+                    f"{100 * learning / elapsed:11.0f}% {games / learning:9.0f} g/s"
+                )
+        print(
+            "learner busy: the share of the time in learner.train; near 100% the learner is the bottleneck and "
+            "more workers add nothing.\nlearner alone: games/s the learner could take if samples came at once "
+            "(where adding workers stops paying, given a core each)."
+        )
     finally:
         ray.shutdown()
+
 
 if __name__ == "__main__":
     main()

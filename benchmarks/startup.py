@@ -38,13 +38,15 @@ GNUBG = Path("/usr/games/gnubg")
 def cold_run(command: list[str], stdin: str | None = None) -> tuple[float, float]:
     """(wall seconds, peak resident MB) of one run of ``command`` in a fresh process."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               cwd="/tmp", text=True)
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/tmp", text=True
+    )
     process.communicate(stdin)
     _, status, usage = os.wait4(process.pid, 0) if process.returncode is None else (0, 0, None)
     wall = time.perf_counter() - start
     if usage is None:  # communicate() reaped it: ask for the children's peak instead
         import resource
+
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode:
         raise SystemExit(f"{' '.join(command)} failed with status {process.returncode}")
@@ -84,7 +86,9 @@ def decision_times(bot, positions: list[tuple[str, str]], plies: int) -> tuple[f
     return statistics.median(times) * 1e3, choices
 
 
-def throughput(numpy_network, torch_network, positions: list[tuple[str, str]], sizes=(1024, 4096, 16384, 65536)) -> None:
+def throughput(
+    numpy_network, torch_network, positions: list[tuple[str, str]], sizes=(1024, 4096, 16384, 65536)
+) -> None:
     """Print the microseconds per board of each network at each batch size, and their ratio."""
     import numpy as np
 
@@ -103,8 +107,11 @@ def throughput(numpy_network, torch_network, positions: list[tuple[str, str]], s
                 start = time.perf_counter()
                 network.probabilities(batch)
                 best[name] = min(best.get(name, np.inf), time.perf_counter() - start)
-        print(f"  {size:6d} boards: numpy {best['numpy'] / size * 1e6:5.2f} us, torch {best['torch'] / size * 1e6:5.2f} us, "
-              f"numpy/torch {best['numpy'] / best['torch']:.2f}x")
+        print(
+            f"  {size:6d} boards: numpy {best['numpy'] / size * 1e6:5.2f} us, "
+            f"torch {best['torch'] / size * 1e6:5.2f} us, "
+            f"numpy/torch {best['numpy'] / best['torch']:.2f}x"
+        )
 
 
 def main() -> None:
@@ -148,8 +155,10 @@ def cold_start(runs: int) -> None:
     for (label, _, _), wall, cpu, runs_of in zip(rows, walls, cpus, results):
         print(f"  {label:<38} {wall:6.3f} s {max(run[1] for run in runs_of):7.1f} MB {cpu:6.3f} s")
     if GNUBG.exists():
-        print(f"  nardy hint / gnubg hint: {walls[0] / walls[-1]:.2f}x wall, {cpus[0] / cpus[-1]:.2f}x CPU; "
-              f"the floor / gnubg hint: {walls[2] / walls[-1]:.2f}x wall, {cpus[2] / cpus[-1]:.2f}x CPU")
+        print(
+            f"  nardy hint / gnubg hint: {walls[0] / walls[-1]:.2f}x wall, {cpus[0] / cpus[-1]:.2f}x CPU; "
+            f"the floor / gnubg hint: {walls[2] / walls[-1]:.2f}x wall, {cpus[2] / cpus[-1]:.2f}x CPU"
+        )
 
 
 def in_process(count: int) -> None:
@@ -167,8 +176,10 @@ def in_process(count: int) -> None:
     numpy_bot = Bot.load()
     assert isinstance(numpy_bot.evaluator, ClassEvaluator)  # the shipped bot: a network per class
     payloads = load_class_payloads(default_checkpoint().with_suffix(".pt"))[0]  # the same networks, in torch
-    torch_evaluator = ClassEvaluator({label: network_from_payload(payload).eval() for label, payload in payloads.items()},
-                                     numpy_bot.evaluator.bearoff)
+    torch_evaluator = ClassEvaluator(
+        {label: network_from_payload(payload).eval() for label, payload in payloads.items()},
+        numpy_bot.evaluator.bearoff,
+    )
     torch_bot = Bot(torch_evaluator)
     lines = (SHARED / "fixtures" / "move_choice.jsonl").read_text().splitlines()[:count]
     positions = [(r["position_id"], "".join(map(str, r["dice"]))) for r in map(json.loads, lines)]
@@ -178,8 +189,10 @@ def in_process(count: int) -> None:
             numpy_ms, numpy_choices = decision_times(numpy_bot, positions, plies)
             torch_ms, torch_choices = decision_times(torch_bot, positions, plies)
             same = np.mean([a == b for a, b in zip(numpy_choices, torch_choices)])
-            print(f"  {plies}-ply: numpy {numpy_ms:6.2f} ms, torch {torch_ms:6.2f} ms, "
-                  f"numpy/torch {numpy_ms / torch_ms:.2f}x (same play chosen in {same:.0%})")
+            print(
+                f"  {plies}-ply: numpy {numpy_ms:6.2f} ms, torch {torch_ms:6.2f} ms, "
+                f"numpy/torch {numpy_ms / torch_ms:.2f}x (same play chosen in {same:.0%})"
+            )
         throughput(numpy_bot.evaluator.networks["contact"], torch_evaluator.networks["contact"], positions)
 
 

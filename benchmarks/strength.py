@@ -154,8 +154,9 @@ def bgsage_board(board: np.ndarray) -> list[int]:
     return cells
 
 
-def against(bot: ProbabilityEvaluator, opponent: ProbabilityEvaluator, name: str, games: int, plies: int,
-            seed: int) -> dict:
+def against(
+    bot: ProbabilityEvaluator, opponent: ProbabilityEvaluator, name: str, games: int, plies: int, seed: int
+) -> dict:
     """Cubeless money games, duplicate dice, the bot ``plies`` deep against ``opponent``; printed and returned."""
     start = time.perf_counter()
     result = evaluate(served_search(bot, plies), opponent, games, seed=seed)
@@ -186,10 +187,13 @@ def by_class(evaluators: Mapping[str, ProbabilityEvaluator], records: list[dict]
             losses, _ = move_losses(served_search(evaluator, plies), records)
             row = {"all": 1000 * float(losses.mean())}
             row.update({kind.label: 1000 * float(losses[classes == kind].mean()) for kind in CLASS_COLUMNS})
-            print(f"  {f'{plies}-ply, {name}':22s} {row['all']:7.2f} "
-                  + " ".join(f"{row[kind.label]:12.2f}" for kind in CLASS_COLUMNS))
+            print(
+                f"  {f'{plies}-ply, {name}':22s} {row['all']:7.2f} "
+                + " ".join(f"{row[kind.label]:12.2f}" for kind in CLASS_COLUMNS)
+            )
             results[f"move_choice_error_by_class_{plies}ply_{name.replace(' ', '_')}"] = {
-                key: round(value, 2) for key, value in row.items()}
+                key: round(value, 2) for key, value in row.items()
+            }
     return results
 
 
@@ -213,11 +217,15 @@ def speed(evaluators: Mapping[str, ProbabilityEvaluator], records: list[dict]) -
                 times[name].append(min(decision_ms(evaluator, [record], plies)[0] for _ in range(REPEATS)))
         for name, measured in times.items():
             ms = np.array(measured)
-            print(f"single-position move choice, {plies}-ply, {name:8s}: median {np.median(ms):6.2f} ms "
-                  f"(bear-offs {np.median(ms[bearoffs]):6.2f} ms; {len(ms)} positions)")
+            print(
+                f"single-position move choice, {plies}-ply, {name:8s}: median {np.median(ms):6.2f} ms "
+                f"(bear-offs {np.median(ms[bearoffs]):6.2f} ms; {len(ms)} positions)"
+            )
             results[f"move_choice_ms_{plies}ply_{name.replace(' ', '_')}"] = {
                 "median_ms": round(float(np.median(ms)), 3),
-                "bearoff_median_ms": round(float(np.median(ms[bearoffs])), 3), "positions": len(ms)}
+                "bearoff_median_ms": round(float(np.median(ms[bearoffs])), 3),
+                "positions": len(ms),
+            }
     return results
 
 
@@ -225,12 +233,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "default.pt"))
     parser.add_argument("--games", type=int, default=10_000, help="games against pubeval (even)")
-    parser.add_argument("--gnubg-games", type=int, default=10_000,
-                        help="games against gnubg 0-ply (even; needs gnubg-nn, the bench extra; 0 = skip)")
-    parser.add_argument("--gnubg-plies", type=int, nargs="+", default=[0], choices=(0, 1, 2),
-                        help="the bot's depths against gnubg (default 0; 1-ply takes about 15x longer)")
-    parser.add_argument("--bgsage-games", type=int, default=0,
-                        help="games against bgsage's static evaluation at 0-ply (even; needs bgsage, the bench extra)")
+    parser.add_argument(
+        "--gnubg-games",
+        type=int,
+        default=10_000,
+        help="games against gnubg 0-ply (even; needs gnubg-nn, the bench extra; 0 = skip)",
+    )
+    parser.add_argument(
+        "--gnubg-plies",
+        type=int,
+        nargs="+",
+        default=[0],
+        choices=(0, 1, 2),
+        help="the bot's depths against gnubg (default 0; 1-ply takes about 15x longer)",
+    )
+    parser.add_argument(
+        "--bgsage-games",
+        type=int,
+        default=0,
+        help="games against bgsage's static evaluation at 0-ply (even; needs bgsage, the bench extra)",
+    )
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--record", action="store_true", help="store the figures in the checkpoint's .json metadata")
     args = parser.parse_args()
@@ -240,8 +262,10 @@ def main() -> None:
     # The same networks without the exact bear-off class: bear-offs played by the race network.
     before = ClassEvaluator(network.networks, bearoff=None)
     pubeval = Pubeval()
-    print(f"checkpoint: {args.checkpoint} (networks: {', '.join(network.networks)}; bear-offs: "
-          f"{'databases' if network.bearoff is not None else 'network'})")
+    print(
+        f"checkpoint: {args.checkpoint} (networks: {', '.join(network.networks)}; bear-offs: "
+        f"{'databases' if network.bearoff is not None else 'network'})"
+    )
 
     if args.games:
         start = time.perf_counter()
@@ -258,22 +282,32 @@ def main() -> None:
     has_gnubg, has_bgsage = (importlib.util.find_spec(name) is not None for name in ("gnubg_nn", "bgsage"))
     if args.gnubg_games and has_gnubg:
         for plies in args.gnubg_plies:
-            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against(network, GnubgEvaluator(), "gnubg 0-ply",
-                                                               args.gnubg_games, plies, args.seed)
+            results[f"vs_gnubg_0ply_bot_{plies}ply"] = against(
+                network, GnubgEvaluator(), "gnubg 0-ply", args.gnubg_games, plies, args.seed
+            )
     elif args.gnubg_games:
         print("against gnubg 0-ply: skipped (pip install -e '.[bench]' brings gnubg-nn)")
     if args.bgsage_games and has_bgsage:
-        results["vs_bgsage_0ply_bot_0ply"] = against(network, BgsageEvaluator(), "bgsage 0-ply", args.bgsage_games, 0,
-                                                     args.seed)
+        results["vs_bgsage_0ply_bot_0ply"] = against(
+            network, BgsageEvaluator(), "bgsage 0-ply", args.bgsage_games, 0, args.seed
+        )
     elif args.bgsage_games:
         print("against bgsage 0-ply: skipped (pip install -e '.[bench]' brings bgsage)")
 
     records = load_records(MOVE_FIXTURE)
-    references: list[tuple[str, str, ProbabilityEvaluator]] = [
-        (f"gnubg {plies}-ply (reference)", f"gnubg_{plies}ply", GnubgEvaluator(plies)) for plies in (0, 1)
-    ] if has_gnubg else []
-    references += [(f"bgsage {plies}-ply (reference)", f"bgsage_{plies}ply", BgsageEvaluator(f"{plies + 1}ply"))
-                   for plies in (0, 1)] if has_bgsage else []
+    references: list[tuple[str, str, ProbabilityEvaluator]] = (
+        [(f"gnubg {plies}-ply (reference)", f"gnubg_{plies}ply", GnubgEvaluator(plies)) for plies in (0, 1)]
+        if has_gnubg
+        else []
+    )
+    references += (
+        [
+            (f"bgsage {plies}-ply (reference)", f"bgsage_{plies}ply", BgsageEvaluator(f"{plies + 1}ply"))
+            for plies in (0, 1)
+        ]
+        if has_bgsage
+        else []
+    )
     for name, key, evaluator in (
         ("pubeval (baseline)", "pubeval", pubeval),
         *references,

@@ -40,8 +40,10 @@ def near_take_point(path: Path = LARGE_FIXTURE, near: float = NEAR) -> np.ndarra
 def line(name: str, probs: np.ndarray, reference: np.ndarray, ms: float, baseline_ms: float) -> str:
     error = probs - reference
     rms, mean = np.sqrt((error**2).mean(axis=0)), error.mean(axis=0)
-    return (f"  {name:<34} RMS {' '.join(f'{v:.4f}' for v in rms)}   mean {' '.join(f'{v:+.4f}' for v in mean)}"
-            f"   {ms:8.2f} ms a position ({ms / baseline_ms:.2f}x gnubg 2-ply)")
+    return (
+        f"  {name:<34} RMS {' '.join(f'{v:.4f}' for v in rms)}   mean {' '.join(f'{v:+.4f}' for v in mean)}"
+        f"   {ms:8.2f} ms a position ({ms / baseline_ms:.2f}x gnubg 2-ply)"
+    )
 
 
 def main() -> int:
@@ -49,7 +51,9 @@ def main() -> int:
     parser.add_argument("--checkpoint", type=Path, nargs="+", default=[DEFAULT_CHECKPOINT])
     parser.add_argument("--plies", type=int, default=2, help="depth of each checkpoint's searched line (0: none)")
     parser.add_argument("--rollout-trials", type=int, default=36, help="games a rollout (0: no rollout line)")
-    parser.add_argument("--rollout-truncate", type=int, default=10, help="plies before the network's value (0: to the end)")
+    parser.add_argument(
+        "--rollout-truncate", type=int, default=10, help="plies before the network's value (0: to the end)"
+    )
     parser.add_argument("--limit", type=int, default=0, help="the first N positions only (0: all)")
     args = parser.parse_args()
 
@@ -64,8 +68,10 @@ def main() -> int:
         return result, 1000 * (time.perf_counter() - start) / n
 
     reference, baseline_ms = timed(lambda: gnubg_probabilities(boards, 2))
-    print(f"{n} contact positions of {LARGE_FIXTURE.name} within {NEAR} of the take point; differences from "
-          "GNU Backgammon's 2-ply, [win, win gammon, win backgammon, lose gammon, lose backgammon]")
+    print(
+        f"{n} contact positions of {LARGE_FIXTURE.name} within {NEAR} of the take point; differences from "
+        "GNU Backgammon's 2-ply, [win, win gammon, win backgammon, lose gammon, lose backgammon]"
+    )
     gnubg0, ms = timed(lambda: gnubg_probabilities(boards, 0))
     print(line("GNU Backgammon 0-ply", gnubg0, reference, ms, baseline_ms))
     for checkpoint in args.checkpoint:
@@ -75,11 +81,15 @@ def main() -> int:
             probs, ms = timed(lambda: network_probabilities(boards, evaluator, plies))
             print(line(f"{plies}-ply", probs, reference, ms, baseline_ms))
         if args.rollout_trials:
-            (probs, errors), ms = timed(lambda: rollout_probabilities(evaluator, boards, args.rollout_trials,
-                                                                      args.rollout_truncate))
+            (probs, errors), ms = timed(
+                lambda: rollout_probabilities(evaluator, boards, args.rollout_trials, args.rollout_truncate)
+            )
             name = f"rollout {args.rollout_trials} games, {args.rollout_truncate or 'no'} truncation"
             print(line(name, probs, reference, ms, baseline_ms))
-            print(f"  {'its standard error, RMS':<34}     {' '.join(f'{v:.4f}' for v in np.sqrt((errors**2).mean(axis=0)))}")
+            print(
+                f"  {'its standard error, RMS':<34}     "
+                f"{' '.join(f'{v:.4f}' for v in np.sqrt((errors**2).mean(axis=0)))}"
+            )
     return 0
 
 

@@ -24,7 +24,7 @@ This module makes decisions only: no printing, no files (``bot.doors.analyze_com
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -188,15 +188,27 @@ class PlayerStats:
         return self._rate(self.luck, self.moves)
 
     def to_json(self) -> dict:
-        r = lambda x: round(x, 4)
+        def r(x: float) -> float:
+            return round(x, 4)
+
         return {
             "name": self.name,
-            "checker": {"unforced": self.unforced, "error_total_emg": r(self.checker_error),
-                        "error_rate_memg": r(self.checker_rate), "marked": dict(self.marked)},
-            "cube": {"decisions": self.cube_decisions, "close": self.close_cube,
-                     "error_total_emg": r(self.cube_error), "error_rate_memg": r(self.cube_rate),
-                     "missed_doubles": self.missed_doubles, "wrong_doubles": self.wrong_doubles,
-                     "wrong_takes": self.wrong_takes, "wrong_passes": self.wrong_passes},
+            "checker": {
+                "unforced": self.unforced,
+                "error_total_emg": r(self.checker_error),
+                "error_rate_memg": r(self.checker_rate),
+                "marked": dict(self.marked),
+            },
+            "cube": {
+                "decisions": self.cube_decisions,
+                "close": self.close_cube,
+                "error_total_emg": r(self.cube_error),
+                "error_rate_memg": r(self.cube_rate),
+                "missed_doubles": self.missed_doubles,
+                "wrong_doubles": self.wrong_doubles,
+                "wrong_takes": self.wrong_takes,
+                "wrong_passes": self.wrong_passes,
+            },
             "overall": {"error_rate_memg": r(self.overall_rate)},
             "pr": r(self.pr),
             "luck_rate_memg": r(self.luck_rate),
@@ -224,8 +236,10 @@ class MatchAnalysis:
         for d in unforced:
             if d.mark:
                 marked[d.mark.replace(" ", "_")] += 1
-        wrong = lambda kind, played: sum(
-            d.kind == kind and d.played == played and d.error > EPSILON for d in cube)
+
+        def wrong(kind: str, played: str) -> int:
+            return sum(d.kind == kind and d.played == played and d.error > EPSILON for d in cube)
+
         return PlayerStats(
             name=self.names[player],
             moves=len(moves),
@@ -314,30 +328,42 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
                     raise BackgammonError("a move without dice")
                 if game.phase is Phase.BEFORE_ROLL:
                     if (index > 1 or set_up) and may_double(game.match, turn) and cube.can_double:
-                        d = Decision(number, turn, "double", encode_position_id(board), _match_id(game),
-                                     None, "no double", "")
+                        d = Decision(
+                            number, turn, "double", encode_position_id(board), _match_id(game), None, "no double", ""
+                        )
                         cubes.append(_CubePoint(d, board, cube))
                         result.decisions.append(d)
                     game = game.roll(dice)
                 play = parse_move(action.move, game.board, dice)
-                d = Decision(number, turn, "move", encode_position_id(board), _match_id(game),
-                             dice, format_play(play), "")
-                moves.append(_MovePoint(d, board, dice, np.array(play.afterstate, dtype=np.int8), cube,
-                                        index == 1 and not set_up))
+                d = Decision(
+                    number, turn, "move", encode_position_id(board), _match_id(game), dice, format_play(play), ""
+                )
+                moves.append(
+                    _MovePoint(
+                        d, board, dice, np.array(play.afterstate, dtype=np.int8), cube, index == 1 and not set_up
+                    )
+                )
                 result.decisions.append(d)
                 game = game.move(play)
             elif action.kind is ActionKind.DOUBLE:
                 if action.cube != 2 * game.match.cube_value:
                     raise BackgammonError(f"a double to {action.cube} with the cube on {game.match.cube_value}")
-                d = Decision(number, turn, "double", encode_position_id(board), _match_id(game),
-                             None, "double", "")
+                d = Decision(number, turn, "double", encode_position_id(board), _match_id(game), None, "double", "")
                 game = game.double()
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
             else:
                 taken = action.kind is ActionKind.TAKE
-                d = Decision(number, 1 - turn, "take", encode_position_id(board),
-                             _match_id(game), None, "take" if taken else "pass", "")
+                d = Decision(
+                    number,
+                    1 - turn,
+                    "take",
+                    encode_position_id(board),
+                    _match_id(game),
+                    None,
+                    "take" if taken else "pass",
+                    "",
+                )
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
                 game = game.take() if taken else game.drop()
@@ -371,7 +397,7 @@ def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], pl
     # The played child of each decision, evaluated as deep as its parent's deepest.
     played = np.empty(len(points), dtype=np.int64)
     for k, p in enumerate(points):
-        rows = children[starts[k]: starts[k] + counts[k]]
+        rows = children[starts[k] : starts[k] + counts[k]]
         match = np.flatnonzero((rows == p.played).all(axis=1))
         played[k] = starts[k] + (match[0] if len(match) else 0)
     deepest = np.zeros(len(points), dtype=np.int64)

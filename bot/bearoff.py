@@ -243,8 +243,9 @@ def build_one_sided(checkers: int = CHECKERS, progress: bool = True) -> OneSided
     mean_first = np.zeros(n)
     level_starts = segment_starts(level_of)
     bounds = np.r_[level_starts, len(root)]
-    for lo, hi in _progress(list(zip(bounds[:-1], bounds[1:])), desc=f"one-sided bear-off ({checkers})",
-                       disable=not progress, leave=False):
+    for lo, hi in _progress(
+        list(zip(bounds[:-1], bounds[1:])), desc=f"one-sided bear-off ({checkers})", disable=not progress, leave=False
+    ):
         if level_of[lo] == 0:
             continue
         r, c, off = root[lo:hi], child[lo:hi], bear_one[lo:hi]
@@ -313,8 +314,9 @@ def build_two_sided(checkers: int = TWO_SIDED_CHECKERS, progress: bool = True) -
     order = np.argsort(level_of, kind="stable")
     mine, theirs, level_of = mine[order], theirs[order], level_of[order]
     bounds = np.r_[segment_starts(level_of), len(mine)]
-    for lo, hi in _progress(list(zip(bounds[:-1], bounds[1:])), desc=f"two-sided bear-off ({checkers})",
-                       disable=not progress, leave=False):
+    for lo, hi in _progress(
+        list(zip(bounds[:-1], bounds[1:])), desc=f"two-sided bear-off ({checkers})", disable=not progress, leave=False
+    ):
         i, j = mine[lo:hi], theirs[lo:hi]
         pair, c, starts = moves.results(i)
         jj = j[pair]
@@ -360,8 +362,16 @@ def write_table(path: Path, kind: bytes, checkers: int, table: np.ndarray) -> No
     """Write a (rows, cols) uint16 table with its header atomically (``bot.storage.atomic_write``)."""
     table = np.ascontiguousarray(table, dtype="<u2")
     payload = table.tobytes()
-    header = _HEADER.pack(_MAGIC, FORMAT_VERSION, _HEADER.size, kind, checkers, table.shape[0], table.shape[1],
-                          hashlib.sha256(payload).digest())
+    header = _HEADER.pack(
+        _MAGIC,
+        FORMAT_VERSION,
+        _HEADER.size,
+        kind,
+        checkers,
+        table.shape[0],
+        table.shape[1],
+        hashlib.sha256(payload).digest(),
+    )
     with atomic_write(path) as f:
         f.write(header)
         f.write(payload)
@@ -385,13 +395,16 @@ def read_table(path: Path, kind: bytes, checkers: int) -> np.ndarray | None:
 
 
 def _store(path: Path, kind: bytes, checkers: int, table: np.ndarray) -> None:
-    """Cache a freshly built table, saying so where it replaces a damaged file; where the cache cannot be written, say so and keep it in memory only."""
+    """Cache a freshly built table, saying so where it replaces a damaged file; where the cache cannot be written,
+    say so and keep it in memory only."""
     damaged = path.exists()  # a file read_table refused: damaged, truncated, or of another version
     try:
         write_table(path, kind, checkers, table)
     except OSError as error:
-        warn(f"cannot store the bear-off database in {path.parent} ({error.strerror or error}); "
-             "it stays in memory for this process (set XDG_CACHE_HOME to a writable directory)")
+        warn(
+            f"cannot store the bear-off database in {path.parent} ({error.strerror or error}); "
+            "it stays in memory for this process (set XDG_CACHE_HOME to a writable directory)"
+        )
         return
     if damaged:
         warn(f"the bear-off database {path} was damaged or of another version; rebuilt")
@@ -427,8 +440,11 @@ def two_sided(checkers: int = TWO_SIDED_CHECKERS, directory: Path | None = None,
             table = read_table(path, b"TWO1", checkers)
             if table is None or table.shape != (n * n, 4):
                 built = build_two_sided(checkers, progress)
-                table = np.stack([_encode(built.win)] + [_encode((e + 1.0) / 2.0) for e in
-                                                         (built.centred, built.owned, built.unavailable)], axis=-1)
+                table = np.stack(
+                    [_encode(built.win)]
+                    + [_encode((e + 1.0) / 2.0) for e in (built.centred, built.owned, built.unavailable)],
+                    axis=-1,
+                )
                 table = table.reshape(n * n, 4)
                 _store(path, b"TWO1", checkers, table)
             values = _decode(table).reshape(n, n, 4)

@@ -77,8 +77,10 @@ def _levels(state: CubeState, score: MatchScore) -> list[_CubeLevel]:
                 keys.append((2 * value, other))
             after[side] = keys.index((2 * value, other))
         doubles.append(after)
-    return [_CubeLevel(value, owner, score.after(value), score.after(-value), d[Owner.ME], d[Owner.OPP])
-            for (value, owner), d in zip(keys, doubles)]
+    return [
+        _CubeLevel(value, owner, score.after(value), score.after(-value), d[Owner.ME], d[Owner.OPP])
+        for (value, owner), d in zip(keys, doubles)
+    ]
 
 
 def solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTable] = None) -> Optional[MatchCubeMWCs]:
@@ -97,8 +99,9 @@ def solve(mine: int, theirs: int, state: CubeState, met: Optional[MatchEquityTab
     return _solve_default(mine, theirs, state) if met is None else _solve(mine, theirs, state, met)
 
 
-def solve_many(pairs: list[tuple[int, int]], state: CubeState,
-               met: Optional[MatchEquityTable] = None) -> list[Optional[MatchCubeMWCs]]:
+def solve_many(
+    pairs: list[tuple[int, int]], state: CubeState, met: Optional[MatchEquityTable] = None
+) -> list[Optional[MatchCubeMWCs]]:
     """``solve`` for many pairs of home-board indices at one state (a search's leaves): one backward
     pass over every pair of boards they can reach, where that stays within ``MAX_PAIRS``."""
     if not pairs:
@@ -109,8 +112,10 @@ def solve_many(pairs: list[tuple[int, int]], state: CubeState,
         return [solve(i, j, state, met) for i, j in pairs]
     no_double = _solve_boards(ra, rb, state, met)
     local_a, local_b = np.searchsorted(ra, [i for i, _ in pairs]), np.searchsorted(rb, [j for _, j in pairs])
-    return [MatchCubeMWCs(no_double=float(no_double[0, a, b - 1]), double_take=float(no_double[1, a, b - 1]))
-            for a, b in zip(local_a, local_b)]
+    return [
+        MatchCubeMWCs(no_double=float(no_double[0, a, b - 1]), double_take=float(no_double[1, a, b - 1]))
+        for a, b in zip(local_a, local_b)
+    ]
 
 
 @functools.lru_cache(maxsize=256)

@@ -192,12 +192,17 @@ def _check_npz(path: Path, source: str) -> None:
             for member in members:
                 with archive.open(member) as f:
                     version = np.lib.format.read_magic(f)
-                    shape, _, dtype = (np.lib.format.read_array_header_1_0(f) if version == (1, 0)
-                                       else np.lib.format.read_array_header_2_0(f))
+                    shape, _, dtype = (
+                        np.lib.format.read_array_header_1_0(f)
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0(f)
+                    )
                     claimed = dtype.itemsize * int(np.prod(shape, dtype=object))
                     if dtype.hasobject or claimed > member.file_size - f.tell():
-                        raise CheckpointError(f"{source}: damaged (array {member.filename!r} claims "
-                                              f"{dtype}{list(shape)}, more than the file holds)")
+                        raise CheckpointError(
+                            f"{source}: damaged (array {member.filename!r} claims "
+                            f"{dtype}{list(shape)}, more than the file holds)"
+                        )
     except CheckpointError:
         raise
     except Exception as error:  # zip and .npy header errors of a damaged or foreign file
@@ -228,9 +233,7 @@ def checked_weights(
     for key, value in stored_config.items():
         if key not in types:
             raise CheckpointError(f"{source}: bad network config (unknown key {key!r})")
-        if not isinstance(value, types[key]) or (
-            key == "hidden" and not all(type(size) is int for size in value)
-        ):
+        if not isinstance(value, types[key]) or (key == "hidden" and not all(type(size) is int for size in value)):
             raise CheckpointError(f"{source}: bad network config ({key} is {value!r})")
     try:
         config = NetworkConfig(**stored_config)
@@ -255,8 +258,10 @@ def checked_weights(
     for name, shape in shapes.items():
         array = weights[name]
         if array.shape != shape or not np.issubdtype(array.dtype, np.floating):
-            raise CheckpointError(f"{source}: weights do not fit {config} "
-                                  f"({name} is {array.dtype}{list(array.shape)}, expected float{list(shape)})")
+            raise CheckpointError(
+                f"{source}: weights do not fit {config} "
+                f"({name} is {array.dtype}{list(array.shape)}, expected float{list(shape)})"
+            )
     checksum = payload.get("weights_sha256")
     if checksum is not None and weights_checksum(weights) != checksum:
         raise CheckpointError(f"{source}: the weights do not match their checksum (the file is damaged)")
@@ -296,8 +301,10 @@ def load_network(path: str | os.PathLike, expected: NetworkConfig | None = None)
 
 def _several_networks(source: str, labels: Iterable[str]) -> CheckpointError:
     """The error for a file of a network per class handed to a reader of one network."""
-    return CheckpointError(f"{source}: holds a network per position class ({', '.join(sorted(labels))}): "
-                           "load it as a bot (bot.checkpoint.load_evaluator), or one of its networks (load_class_payload)")
+    return CheckpointError(
+        f"{source}: holds a network per position class ({', '.join(sorted(labels))}): "
+        "load it as a bot (bot.checkpoint.load_evaluator), or one of its networks (load_class_payload)"
+    )
 
 
 # --- one file, every network of the bot (position classes) --------------------------------
@@ -328,7 +335,9 @@ CUBE_CORRECTION_KEY = "cube_correction"
 def _class_labels(labels: Any, source: str) -> None:
     unknown = sorted(set(labels) - set(NETWORK_CLASSES))
     if unknown:
-        raise CheckpointError(f"{source}: networks for unknown classes {unknown} (expected some of {list(NETWORK_CLASSES)})")
+        raise CheckpointError(
+            f"{source}: networks for unknown classes {unknown} (expected some of {list(NETWORK_CLASSES)})"
+        )
 
 
 def save_class_checkpoint(
@@ -363,8 +372,10 @@ def save_class_checkpoint(
     payload: dict[str, Any] = {"classes_format": CLASSES_FORMAT, "bearoff": bearoff, "networks": entries}
     if cube_correction is not None:
         arrays = cube_correction.arrays()
-        payload[CUBE_CORRECTION_KEY] = {"arrays": {name: torch.from_numpy(np.array(array)) for name, array in arrays.items()},
-                                        "sha256": weights_checksum(arrays)}
+        payload[CUBE_CORRECTION_KEY] = {
+            "arrays": {name: torch.from_numpy(np.array(array)) for name, array in arrays.items()},
+            "sha256": weights_checksum(arrays),
+        }
     with atomic_write(path) as f:
         torch.save(payload, f)
 
@@ -384,8 +395,10 @@ def export_class_numpy(
     manifest: dict[str, Any] = {"format": CLASSES_FORMAT, "bearoff": bearoff, "networks": {}}
     for label, (network_config, weights) in networks.items():
         converted = {name: _as_array(value).astype(np.float32) for name, value in weights.items()}
-        manifest["networks"][label] = {"network_config": network_config.to_dict(),
-                                       "weights_sha256": weights_checksum(converted)}
+        manifest["networks"][label] = {
+            "network_config": network_config.to_dict(),
+            "weights_sha256": weights_checksum(converted),
+        }
         arrays.update({f"{label}/{name}": array for name, array in converted.items()})
     if cube_correction is not None:
         manifest[CUBE_CORRECTION_KEY] = {"sha256": weights_checksum(cube_correction.arrays())}
@@ -440,20 +453,27 @@ def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, An
             "format": FORMAT,
             "network_config": entry.get("network_config"),
             "weights_sha256": entry.get("weights_sha256"),
-            "weights": {name[len(prefix):]: array for name, array in arrays.items() if name.startswith(prefix)},
+            "weights": {name[len(prefix) :]: array for name, array in arrays.items() if name.startswith(prefix)},
         }
     correction_prefix = f"{CUBE_CORRECTION_KEY}/"
-    correction = {name[len(correction_prefix):]: array for name, array in arrays.items()
-                  if name.startswith(correction_prefix)}
-    stray = sorted(name for name in arrays
-                   if name.split("/", 1)[0] not in networks and not name.startswith(correction_prefix))
+    correction = {
+        name[len(correction_prefix) :]: array for name, array in arrays.items() if name.startswith(correction_prefix)
+    }
+    stray = sorted(
+        name for name in arrays if name.split("/", 1)[0] not in networks and not name.startswith(correction_prefix)
+    )
     if stray:
         raise CheckpointError(f"{source}: arrays of no listed network ({', '.join(stray[:3])})")
     entry = manifest.get(CUBE_CORRECTION_KEY)
     if entry is None and correction:
         raise CheckpointError(f"{source}: cube-correction arrays the manifest does not list")
-    found = None if entry is None else _checked_correction(
-        {"arrays": correction, "sha256": entry.get("sha256") if isinstance(entry, dict) else None}, source)
+    found = (
+        None
+        if entry is None
+        else _checked_correction(
+            {"arrays": correction, "sha256": entry.get("sha256") if isinstance(entry, dict) else None}, source
+        )
+    )
     return payloads, bearoff, found
 
 
@@ -569,25 +589,35 @@ def _pruner_beside(path: Path, payloads: Mapping[str, dict[str, Any]]) -> Pruner
         warn(f"{network_path}: not used, unreadable ({type(error).__name__}: {error})")
         return None
     if fitted_to != fingerprint({label: str(payload.get("weights_sha256")) for label, payload in payloads.items()}):
-        warn(f"{network_path}: not used, fitted to other networks than {path.name}'s (refit: python -m training pruner)")
+        warn(
+            f"{network_path}: not used, fitted to other networks than {path.name}'s (refit: python -m training pruner)"
+        )
         return None
     return Pruner(network, keep)
 
 
 def _no_network(source: str, missing: Iterable[str], payloads: Mapping[str, Any]) -> CheckpointError:
     """The error for a file that lacks the networks of the classes ``missing``, naming those it has."""
-    return CheckpointError(f"{source}: no {' or '.join(dict.fromkeys(missing))} network "
-                           f"(the file has {', '.join(sorted(payloads)) or 'none'})")
+    return CheckpointError(
+        f"{source}: no {' or '.join(dict.fromkeys(missing))} network "
+        f"(the file has {', '.join(sorted(payloads)) or 'none'})"
+    )
 
 
-def _class_evaluator(payloads: Mapping[str, dict[str, Any]], mode: str, source: str,
-                     required: tuple[str, ...] = ("contact",), bearoff: BearoffDatabases | None = None,
-                     correction: CubeCorrection | None = None) -> ClassEvaluator:
+def _class_evaluator(
+    payloads: Mapping[str, dict[str, Any]],
+    mode: str,
+    source: str,
+    required: tuple[str, ...] = ("contact",),
+    bearoff: BearoffDatabases | None = None,
+    correction: CubeCorrection | None = None,
+) -> ClassEvaluator:
     """``load_evaluator``'s evaluator from the checked payloads, bear-off mode and cube correction of a file."""
     missing = [label for label in ("contact",) + tuple(required) if label not in payloads]
     if missing:
         raise _no_network(source, missing, payloads)
-    networks = {label: Network(*checked_weights(payload, f"{source} ({label} network)"))
-                for label, payload in payloads.items()}
+    networks = {
+        label: Network(*checked_weights(payload, f"{source} ({label} network)")) for label, payload in payloads.items()
+    }
     databases = (bearoff if bearoff is not None else BearoffDatabases()) if mode == "databases" else None
     return ClassEvaluator(networks, databases, correction)

@@ -33,8 +33,15 @@ import numpy as np
 
 from bot import bearoff as bo
 from bot import bearoff_match
-from bot.cube import (CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision, cube_efficiencies,
-                      model_decisions)
+from bot.cube import (
+    CubeDecision,
+    CubeState,
+    MatchCubeMWCs,
+    MoneyCubeEquities,
+    cube_decision,
+    cube_efficiencies,
+    model_decisions,
+)
 from bot.cube_correction import CubeCorrection
 from bot.met import MatchEquityTable
 from bot.encoding import rearmost
@@ -70,8 +77,7 @@ LATE_CONTACT_BACK = 1  # the most checkers a side may have back (other's home bo
 def checkers_on_board(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(side on roll's, opponent's) checkers not yet borne off, of boards (B, 26) seen by the side on roll."""
     boards = np.asarray(boards)
-    return (np.maximum(boards, 0).sum(axis=1, dtype=np.int32),
-            -np.minimum(boards, 0).sum(axis=1, dtype=np.int32))
+    return (np.maximum(boards, 0).sum(axis=1, dtype=np.int32), -np.minimum(boards, 0).sum(axis=1, dtype=np.int32))
 
 
 def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndarray:
@@ -90,8 +96,11 @@ def classify(boards: np.ndarray, bearoff_checkers: int = bo.CHECKERS) -> np.ndar
         collapsed = _collapsed(mine, rows[:, 1], rows[:, 2]) | _collapsed(theirs, -rows[:, 24], -rows[:, 23])
         classes[contact[collapsed]] = PositionClass.CRASHED
         # Back: the side on roll's checkers on its 19-24 and bar, the opponent's on the side on roll's 1-6 and its bar.
-        late = ~collapsed & (np.maximum(rows[:, 19:], 0).sum(axis=1) <= LATE_CONTACT_BACK) & (
-            -np.minimum(rows[:, :7], 0).sum(axis=1) <= LATE_CONTACT_BACK)
+        late = (
+            ~collapsed
+            & (np.maximum(rows[:, 19:], 0).sum(axis=1) <= LATE_CONTACT_BACK)
+            & (-np.minimum(rows[:, :7], 0).sum(axis=1) <= LATE_CONTACT_BACK)
+        )
         classes[contact[late]] = PositionClass.LATE_CONTACT
     bearoff = (mover <= 6) & (opponent <= 6)  # bo.is_bearoff: every checker home or off, none on the bar
     if bearoff_checkers < bo.CHECKERS:
@@ -193,7 +202,9 @@ class BearoffDatabases:
             return cubes
         two = self._two_sided()
         for row, (i, j) in zip(rows, pairs):
-            cubes[row] = MoneyCubeEquities(float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j]))
+            cubes[row] = MoneyCubeEquities(
+                float(two.centred[i, j]), float(two.owned[i, j]), float(two.unavailable[i, j])
+            )
         return cubes
 
 
@@ -201,13 +212,17 @@ class ClassEvaluator(ProbabilityEvaluator):
     """Probabilities by position class: exact for game over and bear-offs, a network per class otherwise.
 
     ``networks`` maps class labels (``NETWORK_CLASSES``) to models; ``contact`` is required,
-    a missing ``race``, ``crashed`` or ``late_contact`` falls back to the contact network. ``bearoff`` None plays bear-offs
-    with the race network too (the bot as it was before the classes). ``cube_correction``: the bot's learned
-    correction to its 0-ply cube decisions (``bot.cube_correction``), or None for the plain model.
+    a missing ``race``, ``crashed`` or ``late_contact`` falls back to the contact network. ``bearoff`` None plays
+    bear-offs with the race network too (the bot as it was before the classes). ``cube_correction``: the bot's
+    learned correction to its 0-ply cube decisions (``bot.cube_correction``), or None for the plain model.
     """
 
-    def __init__(self, networks: Mapping[str, ProbabilityModel],
-                 bearoff: BearoffDatabases | None = None, cube_correction: CubeCorrection | None = None) -> None:
+    def __init__(
+        self,
+        networks: Mapping[str, ProbabilityModel],
+        bearoff: BearoffDatabases | None = None,
+        cube_correction: CubeCorrection | None = None,
+    ) -> None:
         unknown = set(networks) - set(NETWORK_CLASSES)
         if unknown:
             raise ValueError(f"networks for unknown classes {sorted(unknown)}: expected some of {NETWORK_CLASSES}")
@@ -280,16 +295,23 @@ class _Over:
         return over_probabilities(boards)
 
 
-def exact_cubes(evaluator: ProbabilityEvaluator, boards: np.ndarray,
-                state: CubeState) -> list[MoneyCubeEquities | MatchCubeMWCs | None]:
+def exact_cubes(
+    evaluator: ProbabilityEvaluator, boards: np.ndarray, state: CubeState
+) -> list[MoneyCubeEquities | MatchCubeMWCs | None]:
     """``exact_cube`` of each of boards (N, 26) at one state, a match's solved together."""
     if isinstance(evaluator, ClassEvaluator) and evaluator.bearoff is not None:
         return evaluator.bearoff.cubes(boards, state)
     return [None] * len(boards)
 
 
-def cube_decisions(evaluator: ProbabilityEvaluator, boards: np.ndarray, fives: np.ndarray, state: CubeState,
-                   met: MatchEquityTable | None = None, exact_in_match: bool = True) -> list[CubeDecision]:
+def cube_decisions(
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    fives: np.ndarray,
+    state: CubeState,
+    met: MatchEquityTable | None = None,
+    exact_in_match: bool = True,
+) -> list[CubeDecision]:
     """``bot.cube.cube_decision`` for each of boards (N, 26) at one state, their probabilities ``fives`` (N, 5),
     all in the side on roll's view: the model in one batch, exact values where the evaluator's databases have
     them (a match's solved together; ``exact_in_match`` False keeps the model in a match, whose exact values
@@ -303,8 +325,9 @@ def cube_decisions(evaluator: ProbabilityEvaluator, boards: np.ndarray, fives: n
     return decisions
 
 
-def exact_cube(evaluator: ProbabilityEvaluator, board: np.ndarray,
-               state: CubeState) -> MoneyCubeEquities | MatchCubeMWCs | None:
+def exact_cube(
+    evaluator: ProbabilityEvaluator, board: np.ndarray, state: CubeState
+) -> MoneyCubeEquities | MatchCubeMWCs | None:
     """The exact cube values of ``board`` (side on roll's view) at ``state`` where ``evaluator`` reads the databases.
 
     None outside the two-sided database, or for an evaluator without the bear-off class;

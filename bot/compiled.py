@@ -20,7 +20,8 @@ KERNEL_BATCH = 256  # boards from which a batch loads the kernels
 
 
 def kernel(name: str, batch: int) -> Callable[..., None] | None:
-    """``bot.kernels.<name>`` for a batch of ``batch`` boards; None while small batches stay in numpy, or without numba."""
+    """``bot.kernels.<name>`` for a batch of ``batch`` boards; None while small batches stay in numpy, or without
+    numba."""
     if batch < KERNEL_BATCH and "bot.kernels" not in sys.modules:
         return None
     return _load(name)

@@ -130,12 +130,16 @@ class CubeState:
             raise InvalidMatchError(f"match length {length}: cannot be negative")
         if length == 0:
             if self.score != (0, 0) or self.crawford:
-                raise InvalidMatchError(f"money game: score {self.score} and Crawford flag {self.crawford} must be unset")
+                raise InvalidMatchError(
+                    f"money game: score {self.score} and Crawford flag {self.crawford} must be unset"
+                )
             return
         if self.jacoby or self.beavers:
             raise InvalidMatchError("the Jacoby rule and beavers are for money games only")
         if not (0 <= mine < length and 0 <= theirs < length):
-            raise InvalidMatchError(f"score {self.score}: each side needs 0 to {length - 1} points in a {length}-point match")
+            raise InvalidMatchError(
+                f"score {self.score}: each side needs 0 to {length - 1} points in a {length}-point match"
+            )
         if self.crawford and (mine == length - 1) == (theirs == length - 1):
             raise InvalidMatchError(f"score {self.score}: the Crawford game needs exactly one side at {length - 1}")
 
@@ -253,8 +257,11 @@ def cube_efficiencies(boards: np.ndarray) -> np.ndarray:
     theirs_first = np.where(b < 0, points, 26).min(axis=1)  # 26: none left
     pips = (np.maximum(b, 0) * points).sum(axis=1)
     race = np.clip(RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * pips, RACE_EFFICIENCY_MIN, RACE_EFFICIENCY_MAX)
-    x = np.where(mine_last > theirs_first, CONTACT_EFFICIENCY,
-                 np.where((mine_last <= 6) & (theirs_first >= 19), BEAROFF_EFFICIENCY, race))
+    x = np.where(
+        mine_last > theirs_first,
+        CONTACT_EFFICIENCY,
+        np.where((mine_last <= 6) & (theirs_first >= 19), BEAROFF_EFFICIENCY, race),
+    )
     return np.where((mine_last >= 0) & (theirs_first <= 25), x, 0.0)
 
 
@@ -282,11 +289,15 @@ def _live(
     has no access to the cube.
     """
     with np.errstate(divide="ignore", invalid="ignore"):  # lines of the branches not taken
-        value = _line(p, opp_cash if opp_cash is not None else (0.0, lose), my_cash if my_cash is not None else (1.0, win))
+        value = _line(
+            p, opp_cash if opp_cash is not None else (0.0, lose), my_cash if my_cash is not None else (1.0, win)
+        )
         if my_cash is not None:
             value = np.where(p >= my_cash[0], np.where(my_cash[0] < 1.0, _line(p, my_cash, (1.0, win)), win), value)
         if opp_cash is not None:  # the opponent's cash point first, as it is checked first
-            value = np.where(p <= opp_cash[0], np.where(opp_cash[0] > 0.0, _line(p, (0.0, lose), opp_cash), lose), value)
+            value = np.where(
+                p <= opp_cash[0], np.where(opp_cash[0] > 0.0, _line(p, (0.0, lose), opp_cash), lose), value
+            )
     return value
 
 
@@ -297,8 +308,12 @@ def _gammon_rates(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     """
     win, wg, wbg, lg, lbg = p.T
     wins, losses = np.where(win > 0.0, win, 1.0), np.where(win < 1.0, 1.0 - win, 1.0)
-    return (np.where(win > 0.0, (wg - wbg) / wins, 0.0), np.where(win > 0.0, wbg / wins, 0.0),
-            np.where(win < 1.0, (lg - lbg) / losses, 0.0), np.where(win < 1.0, lbg / losses, 0.0))
+    return (
+        np.where(win > 0.0, (wg - wbg) / wins, 0.0),
+        np.where(win > 0.0, wbg / wins, 0.0),
+        np.where(win < 1.0, (lg - lbg) / losses, 0.0),
+        np.where(win < 1.0, lbg / losses, 0.0),
+    )
 
 
 # ---------------------------------------------------------------- money play
@@ -355,7 +370,9 @@ class MatchScore:
         """My MWC after this game if I win ``points`` (negative: the opponent wins them)."""
         known = self._after.get(points)
         if known is None:
-            known = self._after[points] = self.met.mwc(self.away_me - max(points, 0), self.away_opp - max(-points, 0), self.post)
+            known = self._after[points] = self.met.mwc(
+                self.away_me - max(points, 0), self.away_opp - max(-points, 0), self.post
+            )
         return known
 
     def player_after(self, on_roll: bool, points: int) -> float:
@@ -379,8 +396,9 @@ def _default_score(state: CubeState) -> MatchScore:
     return MatchScore._of(state, default_met())
 
 
-def _outcome_average(score: MatchScore, on_roll: bool, points: int, gammons: np.ndarray,
-                     backgammons: np.ndarray) -> np.ndarray:
+def _outcome_average(
+    score: MatchScore, on_roll: bool, points: int, gammons: np.ndarray, backgammons: np.ndarray
+) -> np.ndarray:
     """MWC of a player (the side on roll, or else the opponent) winning a game worth ``points``
     a single, twice that a gammon, three times a backgammon, averaged over those."""
     return (
@@ -451,8 +469,9 @@ def _cube_alive(score: MatchScore, cube: int, crawford: bool) -> bool:
     return not (score.away_me == 2 and score.away_opp == 2)
 
 
-def _match_cubeful(p: np.ndarray, x: np.ndarray, score: MatchScore, cube: int, owner: Owner,
-                   crawford: bool) -> np.ndarray:
+def _match_cubeful(
+    p: np.ndarray, x: np.ndarray, score: MatchScore, cube: int, owner: Owner, crawford: bool
+) -> np.ndarray:
     """Match cubeful MWC for the side on roll (Janowski on MWC)."""
     dead = _match_cubeless(p, score, cube)
     if not _cube_alive(score, cube, crawford):
@@ -506,7 +525,9 @@ def _verdict(nd: float, dt: float, dp: float, can_win_gammon: bool, state: CubeS
     # needs gammon chances; without them the verdict falls back to the plain one.
     if nd > dt and dp >= dt:
         if nd > dp:
-            return pick("TOOGOOD_TAKE", "TOOGOODRE_TAKE") if can_win_gammon else pick("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")
+            return (
+                pick("TOOGOOD_TAKE", "TOOGOODRE_TAKE") if can_win_gammon else pick("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")
+            )
         if beaver_zone:
             return pick("NODOUBLE_BEAVER", "NO_REDOUBLE_BEAVER")
         return pick("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")
@@ -540,18 +561,21 @@ def cube_decision(
     p = check_probabilities(probs)
     x = _efficiency(board, efficiency)
     if state.is_money and isinstance(exact, MoneyCubeEquities):
-        return decision_from_equities(exact.no_double(state.owner), 2.0 * exact.unavailable, 1.0, state,
-                                      bool(p[1] > 0.0), x)
+        return decision_from_equities(
+            exact.no_double(state.owner), 2.0 * exact.unavailable, 1.0, state, bool(p[1] > 0.0), x
+        )
     if not state.is_money and isinstance(exact, MatchCubeMWCs):
         score = MatchScore.of(state, met)
         nd, dt = (score.normalise(m, state.cube) for m in (exact.no_double, exact.double_take))
-        return decision_from_equities(nd, dt, 1.0, state, bool(p[1] > 0.0), x,
-                                      (exact.no_double, exact.double_take, score.after(state.cube)))
+        return decision_from_equities(
+            nd, dt, 1.0, state, bool(p[1] > 0.0), x, (exact.no_double, exact.double_take, score.after(state.cube))
+        )
     return model_decisions(p[None], np.array([x]), state, met)[0]
 
 
-def model_decisions(probs: np.ndarray, efficiencies: np.ndarray, state: CubeState,
-                    met: Optional[MatchEquityTable] = None) -> list[CubeDecision]:
+def model_decisions(
+    probs: np.ndarray, efficiencies: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+) -> list[CubeDecision]:
     """``cube_decision`` by the model for many positions at one cube state, the arithmetic batched.
 
     ``probs`` (N, 5) are valid cubeless probabilities of the side on roll of each position,
@@ -562,8 +586,10 @@ def model_decisions(probs: np.ndarray, efficiencies: np.ndarray, state: CubeStat
     if state.is_money:
         nd = _money_cubeful(p, x, state.owner, state.jacoby)
         dt = 2.0 * _money_cubeful(p, x, Owner.OPP, state.jacoby)
-        return [decision_from_equities(float(a), float(b), 1.0, state, bool(g > 0.0), float(e))
-                for a, b, g, e in zip(nd, dt, p[:, 1], x)]
+        return [
+            decision_from_equities(float(a), float(b), 1.0, state, bool(g > 0.0), float(e))
+            for a, b, g, e in zip(nd, dt, p[:, 1], x)
+        ]
     score = MatchScore.of(state, met)
     no_double = _match_cubeful(p, x, score, state.cube, state.owner, state.crawford)
     double_take = _match_cubeful(p, x, score, 2 * state.cube, Owner.OPP, state.crawford)
@@ -571,8 +597,17 @@ def model_decisions(probs: np.ndarray, efficiencies: np.ndarray, state: CubeStat
     decisions = []
     for a, b, g, e in zip(no_double.tolist(), double_take.tolist(), p[:, 1], x):
         # dp: winning the current cube, +1 by the normalisation
-        decisions.append(decision_from_equities(score.normalise(a, state.cube), score.normalise(b, state.cube), 1.0,
-                                                state, bool(g > 0.0), float(e), (a, b, double_pass)))
+        decisions.append(
+            decision_from_equities(
+                score.normalise(a, state.cube),
+                score.normalise(b, state.cube),
+                1.0,
+                state,
+                bool(g > 0.0),
+                float(e),
+                (a, b, double_pass),
+            )
+        )
     return decisions
 
 
@@ -633,8 +668,11 @@ def cubeful_mwc(
         raise InvalidMatchError("cubeful_mwc: a money game has no match-winning chance")
     p = check_probabilities(probs)
     score = MatchScore.of(state, met)
-    return float(_match_cubeful(p[None], np.array([_efficiency(board, efficiency)]), score, state.cube, state.owner,
-                                state.crawford)[0])
+    return float(
+        _match_cubeful(
+            p[None], np.array([_efficiency(board, efficiency)]), score, state.cube, state.owner, state.crawford
+        )[0]
+    )
 
 
 def swap_state(state: CubeState) -> CubeState:

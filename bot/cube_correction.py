@@ -21,7 +21,15 @@ from typing import Mapping, Optional
 
 import numpy as np
 
-from bot.cube import CubeDecision, CubeState, MatchScore, Owner, cube_efficiencies, decision_from_equities, model_decisions
+from bot.cube import (
+    CubeDecision,
+    CubeState,
+    MatchScore,
+    Owner,
+    cube_efficiencies,
+    decision_from_equities,
+    model_decisions,
+)
 from bot.encoding import get_encoding, is_race
 from bot.met import MatchEquityTable
 
@@ -67,21 +75,28 @@ def edges(decisions: list[CubeDecision]) -> np.ndarray:
     return np.array([[d.no_double, d.double_take] for d in decisions], dtype=np.float64).reshape(-1, 2)
 
 
-def model_values(decisions: list[CubeDecision], fives: np.ndarray, state: CubeState,
-                 met: Optional[MatchEquityTable] = None) -> np.ndarray:
+def model_values(
+    decisions: list[CubeDecision], fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+) -> np.ndarray:
     """(N, MODEL_INPUTS) the network's view of the model's ``decisions`` of positions at one state (``fives``
     their probabilities): their values, the same at a dead and a live cube, their cube efficiency."""
     dead, live = (model_decisions(fives, np.full(len(fives), x), state, met) for x in (0.0, 1.0))
-    values = np.array([[d.no_double, d.double_take, a.no_double, a.double_take, b.no_double, b.double_take,
-                        d.cube_efficiency] for d, a, b in zip(decisions, dead, live)], dtype=np.float64)
+    values = np.array(
+        [
+            [d.no_double, d.double_take, a.no_double, a.double_take, b.no_double, b.double_take, d.cube_efficiency]
+            for d, a, b in zip(decisions, dead, live)
+        ],
+        dtype=np.float64,
+    )
     return values.reshape(-1, MODEL_INPUTS)
 
 
 def inputs(boards: np.ndarray, fives: np.ndarray, values: np.ndarray, states: np.ndarray) -> np.ndarray:
     """(N, F) float32 network inputs from boards (N, 26), probabilities, ``model_values`` and ``state_row``s."""
     board = get_encoding(ENCODING).encode(np.asarray(boards).reshape(-1, 26))
-    return np.concatenate([board, np.asarray(fives).reshape(-1, 5), values, state_inputs(states)],
-                          axis=1).astype(np.float32)
+    return np.concatenate([board, np.asarray(fives).reshape(-1, 5), values, state_inputs(states)], axis=1).astype(
+        np.float32
+    )
 
 
 def in_domain(boards: np.ndarray, fives: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -90,13 +105,17 @@ def in_domain(boards: np.ndarray, fives: np.ndarray, values: np.ndarray) -> np.n
     or ``model_values``), near an edge."""
     win = np.asarray(fives)[:, 0]
     nd, dt = values[:, 0], values[:, 1]
-    near = ((np.abs(nd - np.minimum(dt, 1.0)) < NEAR_DOUBLE) | (np.abs(dt - 1.0) < NEAR_PASS)
-            | (np.abs(nd - 1.0) < NEAR_TOO_GOOD))
+    near = (
+        (np.abs(nd - np.minimum(dt, 1.0)) < NEAR_DOUBLE)
+        | (np.abs(dt - 1.0) < NEAR_PASS)
+        | (np.abs(nd - 1.0) < NEAR_TOO_GOOD)
+    )
     return ~is_race(np.asarray(boards).reshape(-1, 26)) & (win >= WIN_RANGE[0]) & (win <= WIN_RANGE[1]) & near
 
 
-def domain_values(boards: np.ndarray, fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
-                  ) -> tuple[list[CubeDecision], np.ndarray, np.ndarray]:
+def domain_values(
+    boards: np.ndarray, fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+) -> tuple[list[CubeDecision], np.ndarray, np.ndarray]:
     """The model's decisions of boards (N, 26) at one state (``fives`` their probabilities), the rows ``in_domain``
     and those rows' ``model_values``: the dead and live cube values are only worked out where the correction applies."""
     decisions = model_decisions(fives, cube_efficiencies(boards), state, met)
@@ -125,8 +144,14 @@ class CubeCorrection:
             raise ValueError(f"cube correction: missing arrays {missing}, unexpected {extra}")
         values = {name: np.asarray(arrays[name], dtype=np.float32) for name in ARRAY_NAMES}
         size, hidden = input_size(), len(values["hidden_bias"])
-        shapes = {"mean": (size,), "spread": (size,), "hidden_weight": (hidden, size), "hidden_bias": (hidden,),
-                  "out_weight": (2, hidden), "out_bias": (2,)}
+        shapes = {
+            "mean": (size,),
+            "spread": (size,),
+            "hidden_weight": (hidden, size),
+            "hidden_bias": (hidden,),
+            "out_weight": (2, hidden),
+            "out_bias": (2,),
+        }
         for name, shape in shapes.items():
             if values[name].shape != shape:
                 raise ValueError(f"cube correction: {name} is {list(values[name].shape)}, expected {list(shape)}")
@@ -145,8 +170,9 @@ class CubeCorrection:
         hidden = np.tanh(((features - self.mean) / self.spread) @ self.hidden_weight.T + self.hidden_bias)
         return (hidden @ self.out_weight.T + self.out_bias).astype(np.float64)
 
-    def decisions(self, boards: np.ndarray, fives: np.ndarray, state: CubeState,
-                  met: Optional[MatchEquityTable] = None) -> list[CubeDecision]:
+    def decisions(
+        self, boards: np.ndarray, fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+    ) -> list[CubeDecision]:
         """The corrected 0-ply decisions of boards (N, 26) at one state, the side on roll's (``fives`` its
         cubeless probabilities); the model's own outside ``in_domain``."""
         fives = np.asarray(fives, dtype=np.float64).reshape(-1, 5)
@@ -157,7 +183,10 @@ class CubeCorrection:
         shifted = values[:, :2] + self.shifts(inputs(np.asarray(boards)[rows], fives[rows], values, states))
         score = None if state.is_money else MatchScore.of(state, met)
         for row, (nd, dt), efficiency in zip(rows.tolist(), shifted.tolist(), values[:, 6].tolist()):
-            mwcs = (None, None, None) if score is None else (
-                score.mwc(nd, state.cube), score.mwc(dt, state.cube), score.after(state.cube))
+            mwcs = (
+                (None, None, None)
+                if score is None
+                else (score.mwc(nd, state.cube), score.mwc(dt, state.cube), score.after(state.cube))
+            )
             decisions[row] = decision_from_equities(nd, dt, 1.0, state, bool(fives[row, 1] > 0.0), efficiency, mwcs)
         return decisions

@@ -20,8 +20,16 @@ from typing import Optional
 import numpy as np
 
 from bot.classes import ClassEvaluator, cube_decisions, exact_cube
-from bot.cube import (CubeDecision, CubeState, MatchScore, Owner, cube_decision, cube_efficiency, decision_from_equities,
-                      swap_state)
+from bot.cube import (
+    CubeDecision,
+    CubeState,
+    MatchScore,
+    Owner,
+    cube_decision,
+    cube_efficiency,
+    decision_from_equities,
+    swap_state,
+)
 from bot.evaluator import ProbabilityEvaluator
 from bot.met import MatchEquityTable
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
@@ -108,10 +116,13 @@ def _search(
     if plies > 1 and live.size:
         plays, five = best_replies(evaluator, replies[live])
         for k, i in enumerate(live):
-            below[i] = plays[k * len(ROLLS):(k + 1) * len(ROLLS)], five[k * len(ROLLS):(k + 1) * len(ROLLS)]
+            below[i] = plays[k * len(ROLLS) : (k + 1) * len(ROLLS)], five[k * len(ROLLS) : (k + 1) * len(ROLLS)]
     # The opponent's cube state after the side on roll's choice: no double, or a double taken.
     branches = {
-        s: (swap_state(s), replace(swap_state(s), cube=2 * s.cube, owner=Owner.ME) if every_double or s.can_double else None)
+        s: (
+            swap_state(s),
+            replace(swap_state(s), cube=2 * s.cube, owner=Owner.ME) if every_double or s.can_double else None,
+        )
         for s in states
     }
     their_states = {t for pair in branches.values() for t in pair if t is not None}
@@ -125,12 +136,16 @@ def _search(
 
     def mean_after(theirs: CubeState) -> float:
         mine = swap_state(theirs)
-        values = [_won(child, mine, met) if values is None else _turned(values[theirs], mine)
-                  for child, values in zip(replies, after_roll)]
+        values = [
+            _won(child, mine, met) if values is None else _turned(values[theirs], mine)
+            for child, values in zip(replies, after_roll)
+        ]
         return float(np.dot(ROLL_WEIGHTS, values))
 
-    raw = {s: (mean_after(undoubled), None if taken is None else mean_after(taken))
-           for s, (undoubled, taken) in branches.items()}
+    raw = {
+        s: (mean_after(undoubled), None if taken is None else mean_after(taken))
+        for s, (undoubled, taken) in branches.items()
+    }
     return _Searched(raw, bool(np.dot(ROLL_WEIGHTS, mover_five[:, 1]) > 0.0), cube_efficiency(board))
 
 
@@ -167,12 +182,15 @@ def _values(
     """The side on roll's raw value after its right cube action at each of ``states`` (``plies`` > 0); ``five``
     its 0-ply probabilities, ``expanded`` as for ``_search``."""
     searched = _search(evaluator, board, states, plies, met, expanded=expanded)
-    return {s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
-            for s, (no_double, double_take) in searched.raw.items()}
+    return {
+        s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
+        for s, (no_double, double_take) in searched.raw.items()
+    }
 
 
-def _decision(raw: tuple[float, Optional[float]], state: CubeState, searched: _Searched,
-              met: Optional[MatchEquityTable]) -> CubeDecision:
+def _decision(
+    raw: tuple[float, Optional[float]], state: CubeState, searched: _Searched, met: Optional[MatchEquityTable]
+) -> CubeDecision:
     """The decision from raw no-double and double/take values (the latter priced)."""
     no_double, double_take = raw
     assert double_take is not None  # only a priced double makes a decision

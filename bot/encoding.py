@@ -166,12 +166,14 @@ def _flat(table: np.ndarray) -> np.ndarray:
 _BORNE_OFF = ("mover.off", "opponent.off")
 _EXTENDED_GLOBALS = _BORNE_OFF + ("race", "mover.rearmost", "opponent.rearmost")
 
+
 def _long_nardy() -> Encoding:
     """Long nardy's encoding, its module imported only for a long nardy network."""
     from bot.long_nardy import encoding as long_nardy
 
-    return Encoding("long_nardy", long_nardy.slot_table(), long_nardy.global_features, long_nardy.GLOBAL_NAMES,
-                    game="long_nardy")
+    return Encoding(
+        "long_nardy", long_nardy.slot_table(), long_nardy.global_features, long_nardy.GLOBAL_NAMES, game="long_nardy"
+    )
 
 
 # Each encoding built when first asked for (``get_encoding``): a cold command line needs one or two.

@@ -184,8 +184,9 @@ class Bot:
         path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
         if checkpoint is None and not os.environ.get(CHECKPOINT_ENV) and not path.is_file():
             looked = ", ".join(str(p) for p in shipped_checkpoints())
-            raise CheckpointError(f"no shipped network (looked for {looked}): name a checkpoint file, "
-                                  f"or set ${CHECKPOINT_ENV}")
+            raise CheckpointError(
+                f"no shipped network (looked for {looked}): name a checkpoint file, or set ${CHECKPOINT_ENV}"
+            )
         return cls(load_evaluator(path))
 
     # ------------------------------------------------------------ probabilities
@@ -308,4 +309,3 @@ class Bot:
         ``state`` is the cube before the double, seen by the doubler (on roll).
         """
         return self.cube_decision(board, state, plies).should_take
-

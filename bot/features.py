@@ -31,21 +31,41 @@ from engine.board import MOVER_BAR as BAR, ROLL_WEIGHTS, ROLLS, flip
 
 # One half's features, in column order, with their group and meaning (own's view).
 _HALF: tuple[tuple[str, str, str], ...] = (
-    ("break_contact", "race/timing", "pips own needs to move every checker past other's rearmost one, / 167 (1 at the start)"),
+    (
+        "break_contact",
+        "race/timing",
+        "pips own needs to move every checker past other's rearmost one, / 167 (1 at the start)",
+    ),
     ("free_pip", "race/timing", "own's pips on checkers already past other's rearmost checker, / 100"),
-    ("timing", "race/timing", "pips own can play outside its home board before breaking home points (gnubg's I_TIMING), / 100"),
+    (
+        "timing",
+        "race/timing",
+        "pips own can play outside its home board before breaking home points (gnubg's I_TIMING), / 100",
+    ),
     ("off1", "race/timing", "own's checkers off, first five / 5"),
     ("off2", "race/timing", "own's checkers off, sixth to tenth / 5"),
     ("off3", "race/timing", "own's checkers off, eleventh to fifteenth / 5"),
     ("back_checker", "structure", "own's rearmost checker: (point - 1) / 24, the bar 1"),
     ("back_anchor", "structure", "own's rearmost point of 2+ checkers: (point - 1) / 24, -1/24 when none"),
-    ("forward_anchor", "structure", "own's most advanced anchor in other's home board as other's point / 6, else its "
-     "outfield anchor (other's 7..12) nearest that board, / 6; 2 when none"),
-    ("backbone", "structure", "1 - mean connection of own's consecutive held points (11 within 6 pips, 13 - gap to 11, "
-     "0 beyond) / 11, weighted by checkers on the upper point; 0 with fewer than two points. Ours: gnubg's "
-     "code compares every point with the highest one only"),
+    (
+        "forward_anchor",
+        "structure",
+        "own's most advanced anchor in other's home board as other's point / 6, else its "
+        "outfield anchor (other's 7..12) nearest that board, / 6; 2 when none",
+    ),
+    (
+        "backbone",
+        "structure",
+        "1 - mean connection of own's consecutive held points (11 within 6 pips, 13 - gap to 11, "
+        "0 beyond) / 11, weighted by checkers on the upper point; 0 with fewer than two points. Ours: gnubg's "
+        "code compares every point with the highest one only",
+    ),
     ("backgame", "structure", "(own's checkers on other's home board and bar - 3) / 4 when own holds 2+ anchors there"),
-    ("backgame1", "structure", "own's checkers on other's home board and bar / 8 when own holds exactly one anchor there"),
+    (
+        "backgame1",
+        "structure",
+        "own's checkers on other's home board and bar / 8 when own holds exactly one anchor there",
+    ),
     ("moment2", "structure", "mean squared distance behind own's mean point of the checkers behind it, / 400"),
     ("pip_loss", "hits", "sum over the 36 rolls of the pips other loses to own's best hit, / (12 * 36)"),
     ("hit1", "hits", "share of own's 36 rolls that hit at least one of other's blots"),
@@ -55,10 +75,18 @@ _HALF: tuple[tuple[str, str, str], ...] = (
     ("acontain2", "escape", "acontain squared"),
     ("contain", "escape", "1 - fewest escapes / 36 for other's checker on any of own's points 1..9"),
     ("contain2", "escape", "contain squared"),
-    ("mobility", "escape", "sum over own's checkers outside home of (point - 6) x its escapes past other's points, / 3600"),
+    (
+        "mobility",
+        "escape",
+        "sum over own's checkers outside home of (point - 6) x its escapes past other's points, / 3600",
+    ),
     ("enter_loss", "bar", "mean pips own loses to dancing with its bar checkers, / (49 / 6)"),
-    ("enter_fail", "bar", "chance that one own checker on the bar stays out, (closed points of other's home / 6)^2. "
-     "gnubg's comment says this; its code computes 1 - (1 - closed/6)^2"),
+    (
+        "enter_fail",
+        "bar",
+        "chance that one own checker on the bar stays out, (closed points of other's home / 6)^2. "
+        "gnubg's comment says this; its code computes 1 - (1 - closed/6)^2",
+    ),
 )
 
 HALF_FEATURES: tuple[str, ...] = tuple(name for name, _, _ in _HALF)
@@ -136,8 +164,9 @@ def contact_features(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([half_features(mover, opponent), half_features(opponent, mover)], axis=1)
 
 
-HIT_FEATURES: tuple[str, ...] = tuple(f"{side}.{name}" for side in ("mover", "opponent")
-                                      for name in ("pip_loss", "hit1", "hit2"))
+HIT_FEATURES: tuple[str, ...] = tuple(
+    f"{side}.{name}" for side in ("mover", "opponent") for name in ("pip_loss", "hit1", "hit2")
+)
 
 
 def hit_features(boards: np.ndarray) -> np.ndarray:
@@ -161,7 +190,7 @@ def hit_features(boards: np.ndarray) -> np.ndarray:
     own, other = np.concatenate([mover, opponent]), np.concatenate([opponent, mover])
     hits = _hits(own, other[:, ::-1])
     columns = np.stack([hits[name] for name in ("pip_loss", "hit1", "hit2")], axis=1)
-    features[contact] = np.concatenate([columns[: len(contact)], columns[len(contact):]], axis=1)
+    features[contact] = np.concatenate([columns[: len(contact)], columns[len(contact) :]], axis=1)
     return features
 
 
@@ -312,7 +341,9 @@ def runner_escapes(blocked: np.ndarray) -> np.ndarray:
     return ESCAPES[masks]
 
 
-def _escape(own: np.ndarray, other: np.ndarray, other_seen: np.ndarray, other_rear: np.ndarray) -> dict[str, np.ndarray]:
+def _escape(
+    own: np.ndarray, other: np.ndarray, other_seen: np.ndarray, other_rear: np.ndarray
+) -> dict[str, np.ndarray]:
     """Other's escapes past own's points (containment) and own's past other's (mobility), own's view."""
     rows = np.arange(len(own))
     # Other's runners, in other's numbering, against own's points seen from other's side.

@@ -81,9 +81,15 @@ def embedding_bag(
 
 @_compiled(nogil=True, fastmath=True, boundscheck=False)
 def output_probabilities(
-    x: np.ndarray, shift: np.float32, weight: np.ndarray, bias: np.ndarray, cumulative: np.ndarray, out: np.ndarray,
+    x: np.ndarray,
+    shift: np.float32,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    cumulative: np.ndarray,
+    out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled; checked against the numpy path in tests/test_network.py
-    """Write into ``out`` (B, 5) the five probabilities of the output layer's softmax over (x + shift) @ weight.T + bias.
+    """Write into ``out`` (B, 5) the five probabilities of the output layer's softmax over
+    (x + shift) @ weight.T + bias.
 
     ``weight`` (6, H) is the output layer, too narrow for BLAS to run at speed; ``shift``
     the hidden activation's constant (1 for a sigmoid served as 1 + tanh), added here
@@ -145,15 +151,19 @@ _BOARD = _ALL & ~_BAR_BIT
 
 def _ctpop(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
     """Set bits of a 64-bit mask: LLVM's ctpop (one instruction where the CPU has it)."""
+
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctpop(args[0])
+
     return types.int64(types.int64), codegen
 
 
 def _ctlz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
     """Leading zero bits of a 64-bit mask (64 for 0): LLVM's ctlz."""
+
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+
     return types.int64(types.int64), codegen
 
 

@@ -91,8 +91,9 @@ def board_noise(boards: np.ndarray, salt: str, sigma: float) -> np.ndarray:
 class LevelPlayer:
     """The bot at a playing ``level``: a ``bot.match_play.Player``."""
 
-    def __init__(self, bot: Bot, level: Level, rng: Optional[np.random.Generator] = None,
-                 name: Optional[str] = None) -> None:
+    def __init__(
+        self, bot: Bot, level: Level, rng: Optional[np.random.Generator] = None, name: Optional[str] = None
+    ) -> None:
         self.bot, self.level = bot, level
         self.rng = rng if rng is not None else np.random.default_rng()
         self.name = name or f"{bot.name}-{level.name}"

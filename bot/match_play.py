@@ -60,8 +60,14 @@ class BotPlayer:
     """The network bot as a player, searching ``plies`` deep, or at a playing ``level`` (``bot.levels``:
     its depth and noise; ``plies`` is then ignored)."""
 
-    def __init__(self, bot: Bot, plies: int = 0, name: Optional[str] = None, level: Optional[Level] = None,
-                 rng: Optional[np.random.Generator] = None) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        plies: int = 0,
+        name: Optional[str] = None,
+        level: Optional[Level] = None,
+        rng: Optional[np.random.Generator] = None,
+    ) -> None:
         self.bot, self.plies, self.level = bot, plies, level
         self.name = name or bot.name
         self._leveled = LevelPlayer(bot, level, rng) if level is not None else None

@@ -66,9 +66,7 @@ class MatchEquityTable:
                 return float(self.post_crawford[away_me - 1])
             if away_me == 1:
                 return 1.0 - float(self.post_crawford[away_opp - 1])
-            raise InvalidMatchError(
-                f"score {away_me}-away, {away_opp}-away: post-Crawford needs a side at 1-away"
-            )
+            raise InvalidMatchError(f"score {away_me}-away, {away_opp}-away: post-Crawford needs a side at 1-away")
         return float(self.pre_crawford[away_me - 1, away_opp - 1])
 
 

@@ -199,8 +199,11 @@ class _FirstLayer:
         empty = np.arange(26) * VALUES + 15
         bias = self._bias + table[empty].sum(axis=0)
         table[empty] = 0.0
-        return (np.ascontiguousarray(table, dtype=np.float32),
-                np.ascontiguousarray(self._weight[:, slots:].T, dtype=np.float32), bias.astype(np.float32))
+        return (
+            np.ascontiguousarray(table, dtype=np.float32),
+            np.ascontiguousarray(self._weight[:, slots:].T, dtype=np.float32),
+            bias.astype(np.float32),
+        )
 
 
 def _offset(activation: str) -> np.float32:
@@ -245,7 +248,10 @@ class Network:
         self.encoding = get_encoding(config.encoding)
         names = [f"hidden_layers.{i}" for i in range(len(config.hidden))] + ["output_layer"]
         layers = [
-            (np.asarray(weights[f"{name}.weight"], dtype=np.float64), np.asarray(weights[f"{name}.bias"], dtype=np.float64))
+            (
+                np.asarray(weights[f"{name}.weight"], dtype=np.float64),
+                np.asarray(weights[f"{name}.bias"], dtype=np.float64),
+            )
             for name in names
         ]
         if config.activation == "sigmoid":  # served as 1 + tanh(z / 2): see the class docstring
@@ -255,7 +261,9 @@ class Network:
                 after, after_bias = layers[i + 1]
                 layers[i + 1] = (after / 2.0, after_bias)
         self._first_weights = layers[0]
-        self._layers = [(np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]]
+        self._layers = [
+            (np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]
+        ]
         self._output_rows = np.ascontiguousarray(layers[-1][0], dtype=np.float32)  # (6, H), for the compiled layer
 
     @functools.cached_property
@@ -283,7 +291,9 @@ class Network:
         output = kernel("output_probabilities", len(boards))
         if output is not None:
             five = np.empty((len(boards), 5), dtype=np.float32)
-            output(_activate(x, activation, offset=False), _offset(activation), self._output_rows, bias, _CUMULATIVE, five)
+            output(
+                _activate(x, activation, offset=False), _offset(activation), self._output_rows, bias, _CUMULATIVE, five
+            )
             return five
         z = _activate(x, activation) @ weight + bias
         z -= z.max(axis=1, keepdims=True)

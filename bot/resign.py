@@ -149,7 +149,9 @@ def accept_resignation(
     try:
         level = ResignLevel(level)
     except ValueError:
-        raise InvalidResignationError(f"resignation level {level!r}: expected 1 (single), 2 (gammon) or 3 (backgammon)") from None
+        raise InvalidResignationError(
+            f"resignation level {level!r}: expected 1 (single), 2 (gammon) or 3 (backgammon)"
+        ) from None
     values = _values(board, probs, state, met)
     sign = -1 if resigner_on_roll else 1  # +1: the side on roll answers and would win ``level`` cubes
     play = sign * values.equity_play

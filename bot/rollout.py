@@ -121,8 +121,9 @@ def _summary(position_id: str, samples: np.ndarray) -> RolloutResult:
 class RolloutDice:
     """The dice of ``trials`` games, ply by ply: rotated first (and second) rolls, then random ones."""
 
-    def __init__(self, trials: int, rng: np.random.Generator, rotate_first: bool = True,
-                 rotate_second: bool = True) -> None:
+    def __init__(
+        self, trials: int, rng: np.random.Generator, rotate_first: bool = True, rotate_second: bool = True
+    ) -> None:
         self.trials = trials
         self.rng = rng
         j = np.arange(trials)
@@ -165,7 +166,10 @@ def _unique(rows: np.ndarray, salt: Optional[np.ndarray] = None) -> tuple[np.nda
 
 
 def _scored(
-    evaluator: ProbabilityEvaluator, boards: np.ndarray, children: np.ndarray, parent: np.ndarray,
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    children: np.ndarray,
+    parent: np.ndarray,
     settings: RolloutSettings,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(scores (N,), probabilities (N, 5)): the mover's 0-ply equity and probabilities of the afterstates
@@ -198,8 +202,12 @@ def _scored(
 
 
 def _play(
-    evaluator: ProbabilityEvaluator, boards: np.ndarray, dice: np.ndarray, settings: RolloutSettings,
-    luck: Optional[np.ndarray], ply: int,
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    dice: np.ndarray,
+    settings: RolloutSettings,
+    luck: Optional[np.ndarray],
+    ply: int,
 ) -> np.ndarray:
     """(L, 26) the chosen afterstate (mover's view) of each live board (side on roll's view) and roll.
 
@@ -351,7 +359,7 @@ class RolloutCube:
             "should_take": d.should_take,
             "trials": self.trials,
             "method": "cubeful trials: no double and double/take rolled out with the same dice, "
-                      "both sides taking 0-ply cube decisions inside every trial",
+            "both sides taking 0-ply cube decisions inside every trial",
         }
         mwc = (d.mwc_no_double, d.mwc_double_take, d.mwc_double_pass)
         if all(value is not None for value in mwc):
@@ -367,7 +375,9 @@ class _TrialCubes:
     roll's ``CubeState`` depends only on the cube and its owner (and is kept).
     """
 
-    def __init__(self, evaluator: ProbabilityEvaluator, root: CubeState, values: np.ndarray, owners: np.ndarray) -> None:
+    def __init__(
+        self, evaluator: ProbabilityEvaluator, root: CubeState, values: np.ndarray, owners: np.ndarray
+    ) -> None:
         self.evaluator, self.root = evaluator, root
         self.values, self.owners = values.astype(np.int64), owners.astype(np.int8)
         self.score = None if root.is_money else MatchScore.of(root)
@@ -417,8 +427,9 @@ class _TrialCubes:
             rows_of.setdefault(state, []).append(row)
         decisions: dict[int, CubeDecision] = {}
         for state, rows in rows_of.items():
-            decisions.update(zip(rows, cube_decisions(self.evaluator, boards[rows], five[rows], state,
-                                                      exact_in_match=False)))
+            decisions.update(
+                zip(rows, cube_decisions(self.evaluator, boards[rows], five[rows], state, exact_in_match=False))
+            )
         return [decisions[row] for row in range(len(states))]
 
     def finished(self, trials: np.ndarray, chosen: np.ndarray, ply: int) -> np.ndarray:
@@ -473,8 +484,9 @@ def rollout_cube(
     total = 2 * trials  # the no-double trials, then the double/take ones
     doubled = np.arange(total) >= trials
     root_owner = {Owner.CENTERED: CENTRED, Owner.ME: ROOT_OWNS, Owner.OPP: OTHER_OWNS}[state.owner]
-    cubes = _TrialCubes(evaluator, state, np.where(doubled, 2 * state.cube, state.cube),
-                        np.where(doubled, OTHER_OWNS, root_owner))
+    cubes = _TrialCubes(
+        evaluator, state, np.where(doubled, 2 * state.cube, state.cube), np.where(doubled, OTHER_OWNS, root_owner)
+    )
     results = np.zeros(total)
     luck = np.zeros(total)  # summed cube-weighted luck of each trial, root's view, normalised
     live, current = np.arange(total), np.repeat(board[None], total, axis=0)
@@ -510,7 +522,8 @@ def rollout_cube(
         win, lose = cubes.score.after(state.cube), cubes.score.after(-state.cube)
         mwcs = tuple(float((e * (win - lose) + win + lose) / 2.0) for e in (no_double.mean(), double_take.mean(), 1.0))  # type: ignore[assignment]
     p = np.clip(np.asarray(evaluator.probabilities(board[None]), dtype=np.float64)[0], 0.0, 1.0)
-    decision = decision_from_equities(float(no_double.mean()), float(double_take.mean()), 1.0, state,
-                                      bool(p[1] > 0.0), cube_efficiency(board), mwcs)
+    decision = decision_from_equities(
+        float(no_double.mean()), float(double_take.mean()), 1.0, state, bool(p[1] > 0.0), cube_efficiency(board), mwcs
+    )
     errors = (float(no_double.std(ddof=1) / np.sqrt(trials)), float(double_take.std(ddof=1) / np.sqrt(trials)), 0.0)
     return RolloutCube(decision, errors, trials)

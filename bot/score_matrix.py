@@ -34,13 +34,26 @@ class ScoreMatrixError(BackgammonError):
 
 # XG's short labels of GNU Backgammon's verdicts; the optional doubles (equal to within a hair) read as doubles.
 LABELS = {
-    Verdict.NODOUBLE_TAKE: "ND/T", Verdict.NODOUBLE_BEAVER: "ND/B", Verdict.DOUBLE_TAKE: "D/T",
-    Verdict.DOUBLE_PASS: "D/P", Verdict.DOUBLE_BEAVER: "D/B", Verdict.TOOGOOD_TAKE: "TG/T",
-    Verdict.TOOGOOD_PASS: "TG/P", Verdict.NO_REDOUBLE_TAKE: "NRD/T", Verdict.NO_REDOUBLE_BEAVER: "NRD/B",
-    Verdict.REDOUBLE_TAKE: "RD/T", Verdict.REDOUBLE_PASS: "RD/P", Verdict.TOOGOODRE_TAKE: "TGR/T",
-    Verdict.TOOGOODRE_PASS: "TGR/P", Verdict.OPTIONAL_DOUBLE_TAKE: "D/T", Verdict.OPTIONAL_DOUBLE_PASS: "D/P",
-    Verdict.OPTIONAL_DOUBLE_BEAVER: "D/B", Verdict.OPTIONAL_REDOUBLE_TAKE: "RD/T",
-    Verdict.OPTIONAL_REDOUBLE_PASS: "RD/P", Verdict.NODOUBLE_DEADCUBE: "dead", Verdict.NO_REDOUBLE_DEADCUBE: "dead",
+    Verdict.NODOUBLE_TAKE: "ND/T",
+    Verdict.NODOUBLE_BEAVER: "ND/B",
+    Verdict.DOUBLE_TAKE: "D/T",
+    Verdict.DOUBLE_PASS: "D/P",
+    Verdict.DOUBLE_BEAVER: "D/B",
+    Verdict.TOOGOOD_TAKE: "TG/T",
+    Verdict.TOOGOOD_PASS: "TG/P",
+    Verdict.NO_REDOUBLE_TAKE: "NRD/T",
+    Verdict.NO_REDOUBLE_BEAVER: "NRD/B",
+    Verdict.REDOUBLE_TAKE: "RD/T",
+    Verdict.REDOUBLE_PASS: "RD/P",
+    Verdict.TOOGOODRE_TAKE: "TGR/T",
+    Verdict.TOOGOODRE_PASS: "TGR/P",
+    Verdict.OPTIONAL_DOUBLE_TAKE: "D/T",
+    Verdict.OPTIONAL_DOUBLE_PASS: "D/P",
+    Verdict.OPTIONAL_DOUBLE_BEAVER: "D/B",
+    Verdict.OPTIONAL_REDOUBLE_TAKE: "RD/T",
+    Verdict.OPTIONAL_REDOUBLE_PASS: "RD/P",
+    Verdict.NODOUBLE_DEADCUBE: "dead",
+    Verdict.NO_REDOUBLE_DEADCUBE: "dead",
     Verdict.NOT_AVAILABLE: "-",
 }
 NO_CUBE = "no cube"  # the Crawford game
@@ -70,13 +83,26 @@ class Cell:
         d = self.decision
         data: dict = {"name": self.name, "label": self.label}
         if d is not None:
-            r = lambda x: round(float(x), 4)
-            data.update(verdict=d.verdict.value, should_double=d.should_double, should_take=d.should_take,
-                        no_double=r(d.no_double), double_take=r(d.double_take), double_pass=r(d.double_pass),
-                        double_margin=r(self.double_margin), take_margin=r(self.take_margin))
+
+            def r(x):
+                return round(float(x), 4)
+
+            data.update(
+                verdict=d.verdict.value,
+                should_double=d.should_double,
+                should_take=d.should_take,
+                no_double=r(d.no_double),
+                double_take=r(d.double_take),
+                double_pass=r(d.double_pass),
+                double_margin=r(self.double_margin),
+                take_margin=r(self.take_margin),
+            )
             if d.mwc_no_double is not None:
-                data["mwc"] = {"no_double": r(d.mwc_no_double), "double_take": r(d.mwc_double_take),
-                               "double_pass": r(d.mwc_double_pass)}
+                data["mwc"] = {
+                    "no_double": r(d.mwc_no_double),
+                    "double_take": r(d.mwc_double_take),
+                    "double_pass": r(d.mwc_double_pass),
+                }
         return data
 
 
@@ -92,9 +118,12 @@ class ScoreMatrix:
 
     def to_json(self) -> dict:
         """``{"length", "plies", "rows": [[cell, ...] per away of the side on roll], "crawford": [cell, ...]}``."""
-        return {"length": self.length, "plies": self.plies,
-                "rows": [[c.to_json() for c in row] for row in self.cells],
-                "crawford": [self.crawford[key].to_json() for key in sorted(self.crawford)]}
+        return {
+            "length": self.length,
+            "plies": self.plies,
+            "rows": [[c.to_json() for c in row] for row in self.cells],
+            "crawford": [self.crawford[key].to_json() for key in sorted(self.crawford)],
+        }
 
 
 def max_length() -> int:
@@ -110,8 +139,10 @@ def _cell(bot: Bot, board: np.ndarray, state: CubeState, plies: int, name: str) 
 def score_matrix(bot: Bot, board: np.ndarray, length: int, plies: int = 0) -> ScoreMatrix:
     """The cube decision of the side on roll of ``board`` (cube centred) at every score of a ``length``-point match."""
     if not 1 <= length <= max_length():
-        raise ScoreMatrixError(f"match length {length}: the score matrix covers 1 to {max_length()} points "
-                               "(the match equity table's range)")
+        raise ScoreMatrixError(
+            f"match length {length}: the score matrix covers 1 to {max_length()} points "
+            "(the match equity table's range)"
+        )
     rows, crawford = [], {}
     for a in range(1, length + 1):
         row = []
@@ -131,8 +162,11 @@ def score_matrix(bot: Bot, board: np.ndarray, length: int, plies: int = 0) -> Sc
 
 def money_cube(bot: Bot, board: np.ndarray, plies: int = 0) -> tuple[Cell, ...]:
     """The money decisions: the cube centred, centred with the Jacoby rule, and on 2 owned by the side on roll."""
-    states = (("centred", CubeState()), ("centred, Jacoby", CubeState(jacoby=True)),
-              ("owned (cube 2)", CubeState(cube=2, owner=Owner.ME)))
+    states = (
+        ("centred", CubeState()),
+        ("centred, Jacoby", CubeState(jacoby=True)),
+        ("owned (cube 2)", CubeState(cube=2, owner=Owner.ME)),
+    )
     return tuple(_cell(bot, board, state, plies, name) for name, state in states)
 
 
@@ -140,12 +174,14 @@ def format_matrix(matrix: ScoreMatrix, money: tuple[Cell, ...] = ()) -> list[str
     """The matrix as a text table: a row per away of the side on roll, a column per away of the opponent; each
     cell the label and the doubling margin in thousandths (+ double, - not)."""
     width = 12
-    lines = [f"Cube decisions of the side on roll at every score of a {matrix.length}-point match ({matrix.plies}-ply), "
-             "cube centred;",
-             "rows: the side on roll's points to go, columns: the opponent's; each cell: action, "
-             "then doubling minus not doubling (x1000)",
-             "(1-away: post-Crawford; in the Crawford game there is no cube)",
-             " " * 8 + "".join(f"{str(b) + '-away':>{width}}" for b in range(1, matrix.length + 1))]
+    lines = [
+        f"Cube decisions of the side on roll at every score of a {matrix.length}-point match ({matrix.plies}-ply), "
+        "cube centred;",
+        "rows: the side on roll's points to go, columns: the opponent's; each cell: action, "
+        "then doubling minus not doubling (x1000)",
+        "(1-away: post-Crawford; in the Crawford game there is no cube)",
+        " " * 8 + "".join(f"{str(b) + '-away':>{width}}" for b in range(1, matrix.length + 1)),
+    ]
     for a, row in enumerate(matrix.cells, 1):
         text = []
         for cell in row:
@@ -153,6 +189,9 @@ def format_matrix(matrix: ScoreMatrix, money: tuple[Cell, ...] = ()) -> list[str
             text.append(f"{cell.label}{'' if margin is None else f' {round(1000 * margin):+d}'}")
         lines.append(f"{str(a) + '-away':>8}" + "".join(f"{t:>{width}}" for t in text))
     if money:
-        lines += ["", "Money:"] + [f"  {c.name:<18} {c.label:<6} double {c.double_margin:+.3f}, "
-                                   f"take {c.take_margin:+.3f}" for c in money if c.decision is not None]
+        lines += ["", "Money:"] + [
+            f"  {c.name:<18} {c.label:<6} double {c.double_margin:+.3f}, take {c.take_margin:+.3f}"
+            for c in money
+            if c.decision is not None
+        ]
     return lines

@@ -27,7 +27,6 @@ from engine import ROLL_WEIGHTS, ROLLS
 from engine.errors import BackgammonError
 
 
-
 class InvalidSearchError(BackgammonError):
     """A search depth, move filter or number of plays out of range."""
 
@@ -109,7 +108,9 @@ class MoveFilter:
 
     def __post_init__(self) -> None:
         if self.keep < 1 or not self.window >= 0.0:
-            raise InvalidSearchError(f"move filter keep={self.keep!r}, window={self.window!r}: expected keep >= 1, window >= 0")
+            raise InvalidSearchError(
+                f"move filter keep={self.keep!r}, window={self.window!r}: expected keep >= 1, window >= 0"
+            )
 
 
 # GNU Backgammon-like: 8 plays within 0.16 of the best go on to 1-ply, 2 of those within 0.04 to 2-ply.
@@ -206,8 +207,9 @@ class SearchEvaluator(Evaluator):
     plays the filters left shallower score -inf.
     """
 
-    def __init__(self, inner: ProbabilityEvaluator, plies: int = 2,
-                 filters: Sequence[MoveFilter] = DEFAULT_FILTERS) -> None:
+    def __init__(
+        self, inner: ProbabilityEvaluator, plies: int = 2, filters: Sequence[MoveFilter] = DEFAULT_FILTERS
+    ) -> None:
         self.inner = inner
         self.plies = plies
         self.filters = tuple(filters)

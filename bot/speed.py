@@ -23,9 +23,14 @@ from engine import decode_position_id
 # Decisions timed, with their dice: the opening, middle games, late contact, a crashed game and a race
 # (positions of GNU Backgammon's move-choice fixture, and benchmarks/rollout.py's race).
 DECISIONS = (
-    ("4HPwATDgc/ABMA", (4, 4)), ("33YDgAB22wAAAA", (6, 3)), ("zzoGA0DbtosAAA", (2, 5)),
-    ("ZpsNABzYO4MBDA", (5, 1)), ("jDMjGAtwZ8yAIg", (3, 3)), ("sM/BgBGMZ/ACJA", (5, 3)),
-    ("u9kBQkB2ewcQAA", (4, 1)), ("BwAAAD4PBhYEAA", (5, 6)),
+    ("4HPwATDgc/ABMA", (4, 4)),
+    ("33YDgAB22wAAAA", (6, 3)),
+    ("zzoGA0DbtosAAA", (2, 5)),
+    ("ZpsNABzYO4MBDA", (5, 1)),
+    ("jDMjGAtwZ8yAIg", (3, 3)),
+    ("sM/BgBGMZ/ACJA", (5, 3)),
+    ("u9kBQkB2ewcQAA", (4, 1)),
+    ("BwAAAD4PBhYEAA", (5, 6)),
 )
 # Rolled out, before the roll: the opening and a middle game (benchmarks/rollout.py's).
 ROLLOUTS = ("4HPwATDgc/ABMA", "zJ3BCCjMzsEBKA")
@@ -41,8 +46,11 @@ class Speed:
 
     def slowdowns(self, baseline: "Speed") -> dict[str, float]:
         """How many times slower than ``baseline`` at each measure (above 1: slower)."""
-        return {"ply0": self.ply0_ms / baseline.ply0_ms, "ply1": self.ply1_ms / baseline.ply1_ms,
-                "rollout": baseline.rollout_trials_per_s / self.rollout_trials_per_s}
+        return {
+            "ply0": self.ply0_ms / baseline.ply0_ms,
+            "ply1": self.ply1_ms / baseline.ply1_ms,
+            "rollout": baseline.rollout_trials_per_s / self.rollout_trials_per_s,
+        }
 
     def to_json(self) -> dict[str, float]:
         return {key: round(value, 4) for key, value in asdict(self).items()}
@@ -70,8 +78,12 @@ def _rollout_seconds(evaluator: ProbabilityEvaluator, trials: int) -> float:
     return time.perf_counter() - start
 
 
-def measure_speeds(evaluators: Sequence[ProbabilityEvaluator], repeats: int = 3, trials: int = 288,
-                   progress: Callable[[str], None] | None = None) -> list[Speed]:
+def measure_speeds(
+    evaluators: Sequence[ProbabilityEvaluator],
+    repeats: int = 3,
+    trials: int = 288,
+    progress: Callable[[str], None] | None = None,
+) -> list[Speed]:
     """The ``Speed`` of each evaluator, every measure run ``repeats`` times with the bots in turn, the fastest counting.
 
     Each bot warms up first (numba compiles or loads its kernels, the bear-off databases load).

@@ -47,8 +47,7 @@ def remove_stale_temporaries(directory: str | os.PathLike) -> list[Path]:
     return stale
 
 
-
-
 def warn(message: str) -> None:
-    """One ``nardy: MESSAGE`` line on stderr: a cache rebuilt or not kept, which the user should know but need not act on."""
+    """One ``nardy: MESSAGE`` line on stderr: a cache rebuilt or not kept, which the user should know but need not
+    act on."""
     print(f"nardy: {message}", file=sys.stderr, flush=True)

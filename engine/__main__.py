@@ -56,9 +56,15 @@ def show_command(position: str) -> str:
     setup = read_position(position)
     m, me = setup.match, setup.player
     owner = 0 if m.cube_owner is None else 1 if m.cube_owner == me else -1
-    return render_board(setup.board, dice=setup.dice, cube_value=m.cube_value, cube_owner=owner,
-                        score=(m.score[me], m.score[1 - me]), match_length=m.match_length,
-                        names=(setup.names[me], setup.names[1 - me]))
+    return render_board(
+        setup.board,
+        dice=setup.dice,
+        cube_value=m.cube_value,
+        cube_owner=owner,
+        score=(m.score[me], m.score[1 - me]),
+        match_length=m.match_length,
+        names=(setup.names[me], setup.names[1 - me]),
+    )
 
 
 def long_moves_command(position_id: str, dice: str, as_json: bool, rules: Rules) -> str:
@@ -88,10 +94,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     long_moves.add_argument("position_id", help="long nardy Position ID (13 characters), the player to move on roll")
     long_moves.add_argument("dice", help="the roll, e.g. 31")
     long_moves.add_argument("--json", action="store_true", help='print {"moves": [{"move", "position_id"}]}')
-    long_moves.add_argument("--head-doubles", default="346", help="doubles letting two checkers leave the head on "
-                            "the first turn (default 346)")
-    long_moves.add_argument("--block-check", choices=("step", "turn"), default="step",
-                            help="check the six-point block after every step (default) or at the end of the turn")
+    long_moves.add_argument(
+        "--head-doubles",
+        default="346",
+        help="doubles letting two checkers leave the head on the first turn (default 346)",
+    )
+    long_moves.add_argument(
+        "--block-check",
+        choices=("step", "turn"),
+        default="step",
+        help="check the six-point block after every step (default) or at the end of the turn",
+    )
     long_show = long_commands.add_parser("show", help="draw a long nardy position")
     long_show.add_argument("position_id", help="long nardy Position ID (13 characters)")
     args = parser.parse_args(argv)

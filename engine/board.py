@@ -110,8 +110,9 @@ def _checker_count(value: object, what: str) -> int:
     return count
 
 
-def read_int(text: str, name: str, what: str, low: int, high: int,
-             error: type[BackgammonError] = InvalidPositionError) -> int:
+def read_int(
+    text: str, name: str, what: str, low: int, high: int, error: type[BackgammonError] = InvalidPositionError
+) -> int:
     """The whole number ``text`` (ASCII digits, optional ``-``) in ``low..high``, or raise ``error``.
 
     The text is checked before ``int`` sees it: non-ASCII digits (``'²'``, ``'٣'``)

@@ -24,7 +24,8 @@ Generator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def cache_dir() -> Path:
-    """Where the project caches what it builds (bear-off databases, compiled kernels): ``$XDG_CACHE_HOME/nardy``, else ``~/.cache/nardy``."""
+    """Where the project caches what it builds (bear-off databases, compiled kernels): ``$XDG_CACHE_HOME/nardy``,
+    else ``~/.cache/nardy``."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "nardy"
 

@@ -85,8 +85,29 @@ def parse_fibs_board(text: str) -> FibsBoard:
     numbers = [read_int(f, name, what, low, high) for f, (name, low, high) in zip(fields[3:], _NUMBERS)]
     length, score1, score2 = numbers[:3]
     raw = numbers[3:29]
-    (turn, d1, d2, od1, od2, cube, may_double, opp_may_double, was_doubled, colour, direction,
-     _home, _bar, _off, _opp_off, _on_bar, _opp_on_bar, _can_move, _forced, post_crawford, non_crawford) = numbers[29:]
+    (
+        turn,
+        d1,
+        d2,
+        od1,
+        od2,
+        cube,
+        may_double,
+        opp_may_double,
+        was_doubled,
+        colour,
+        direction,
+        _home,
+        _bar,
+        _off,
+        _opp_off,
+        _on_bar,
+        _opp_on_bar,
+        _can_move,
+        _forced,
+        post_crawford,
+        non_crawford,
+    ) = numbers[29:]
     if colour not in (1, -1) or direction not in (1, -1):
         raise InvalidPositionError(f"{what}: colour and direction must be 1 or -1")
     if turn not in (1, -1):

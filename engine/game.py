@@ -195,8 +195,9 @@ class Game:
         actor = self.actor
         assert actor is not None
         level = self.resignation.level if self.resignation is not None else 0
-        return self.position.id, _match_id(self.match, GameState.PLAYING, self.turn, actor, self.dice,
-                                           playing is Phase.DOUBLED, level)
+        return self.position.id, _match_id(
+            self.match, GameState.PLAYING, self.turn, actor, self.dice, playing is Phase.DOUBLED, level
+        )
 
     def _require(self, action: str, *phases: Phase) -> int:
         """The seat on roll, if the phase allows ``action``; else raise IllegalActionError."""
@@ -208,7 +209,8 @@ class Game:
     # ------------------------------------------------------------ the dice
 
     def roll_opening(self, die0: int, die1: int) -> Game:
-        """Player 0 rolled ``die0``, player 1 ``die1``: the higher moves first, playing both; a tie rolls again (same state)."""
+        """Player 0 rolled ``die0``, player 1 ``die1``: the higher moves first, playing both; a tie rolls again
+        (same state)."""
         if self.phase is not Phase.OPENING:
             raise IllegalActionError(f"opening roll: not allowed in phase '{self.phase.value}'")
         validate_dice((die0, die1))
@@ -230,7 +232,9 @@ class Game:
         turn = self._require("double", Phase.BEFORE_ROLL)
         if not self.may_double:
             owner = self.match.cube_owner
-            why = "the Crawford game" if self.match.crawford else f"cube {self.match.cube_value} owned by player {owner}"
+            why = (
+                "the Crawford game" if self.match.crawford else f"cube {self.match.cube_value} owned by player {owner}"
+            )
             raise IllegalActionError(f"double by player {turn}: no access to the cube ({why})")
         return replace(self, phase=Phase.DOUBLED)
 
@@ -257,7 +261,8 @@ class Game:
         plays = legal_plays(self.board, self.dice)
         if play not in plays:
             raise IllegalMoveError(
-                f"move {format_play(play)!r}: not a legal play of {self.dice[0]}{self.dice[1]} in {self.position!r}")
+                f"move {format_play(play)!r}: not a legal play of {self.dice[0]}{self.dice[1]} in {self.position!r}"
+            )
         after = Position(plays[plays.index(play)].afterstate)  # the rules' own board, seen by the mover
         if borne_off(after.board)[0] == CHECKERS:
             outcome = game_outcome(after.board)
@@ -271,7 +276,9 @@ class Game:
         """``player`` offers to resign ``level`` (1 single, 2 gammon, 3 backgammon); the other side answers."""
         self._require(f"resign by player {player}", Phase.BEFORE_ROLL, Phase.DOUBLED, Phase.ROLLED)
         if player not in (0, 1) or level not in (1, 2, 3):
-            raise IllegalActionError(f"resign by player {player!r} at level {level!r}: expected player 0 or 1, level 1..3")
+            raise IllegalActionError(
+                f"resign by player {player!r} at level {level!r}: expected player 0 or 1, level 1..3"
+            )
         return replace(self, phase=Phase.RESIGNED, resignation=Resignation(player, level, self.phase))
 
     def accept(self) -> GameResult:
@@ -304,13 +311,32 @@ def start_game(match: MatchState, rng: np.random.Generator) -> Game:
     return game
 
 
-def _match_id(match: MatchState, state: GameState, on_roll: int, turn: int, dice: tuple[int, int] | None = None,
-              double_offered: bool = False, resign_offered: int = 0) -> str:
+def _match_id(
+    match: MatchState,
+    state: GameState,
+    on_roll: int,
+    turn: int,
+    dice: tuple[int, int] | None = None,
+    double_offered: bool = False,
+    resign_offered: int = 0,
+) -> str:
     """The Match ID of ``match`` with the game's fields (post-Crawford is not written: it is derived)."""
-    return encode_match_id(MatchId(
-        cube_value=match.cube_value, cube_owner=match.cube_owner, player_on_roll=on_roll, crawford=match.crawford,
-        game_state=state, turn=turn, double_offered=double_offered, resign_offered=resign_offered, dice=dice,
-        match_length=match.match_length, score=match.score, jacoby=match.jacoby))
+    return encode_match_id(
+        MatchId(
+            cube_value=match.cube_value,
+            cube_owner=match.cube_owner,
+            player_on_roll=on_roll,
+            crawford=match.crawford,
+            game_state=state,
+            turn=turn,
+            double_offered=double_offered,
+            resign_offered=resign_offered,
+            dice=dice,
+            match_length=match.match_length,
+            score=match.score,
+            jacoby=match.jacoby,
+        )
+    )
 
 
 def from_ids(position_id: str, match_id: str) -> Game | GameResult:
@@ -323,9 +349,10 @@ def from_ids(position_id: str, match_id: str) -> Game | GameResult:
     its points follow from the final board (over), the cube (dropped) or the
     resignation offered (resigned). Raise InvalidMatchError or InvalidPositionError
     naming the IDs when they are unreadable or describe an impossible state: a match
-    already over, a Crawford game with both sides at match length - 1, an opening away from the start position, dice with a double
-    offered, a double offered without cube access, a decision by the wrong player,
-    a game on with a side borne off, a finished game that is not.
+    already over, a Crawford game with both sides at match length - 1, an opening
+    away from the start position, dice with a double offered, a double offered
+    without cube access, a decision by the wrong player, a game on with a side
+    borne off, a finished game that is not.
     """
     what = f"game {position_id}:{match_id}"
     position = Position.from_id(position_id)
@@ -341,7 +368,9 @@ def from_ids(position_id: str, match_id: str) -> Game | GameResult:
     mover_off, opponent_off = borne_off(position.board)
     if m.game_state is GameState.NONE:
         if m.dice is not None or m.double_offered or m.resign_offered or position != START_POSITION:
-            raise InvalidMatchError(f"{what}: before the opening roll the checkers are at the start, with no dice or offer")
+            raise InvalidMatchError(
+                f"{what}: before the opening roll the checkers are at the start, with no dice or offer"
+            )
         return new_game(match)
     if m.dice is not None and (m.double_offered or m.game_state is not GameState.PLAYING):
         raise InvalidMatchError(f"{what}: dice belong to a game on, with no double offered")

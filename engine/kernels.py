@@ -48,7 +48,7 @@ def _sealed(payload: bytes) -> bytes:
 def _unsealed(path: str) -> Any:
     """The object pickled in the sealed file at ``path``; ``DamagedCacheError`` unless seal and digest match."""
     data = Path(path).read_bytes()
-    digest, payload = data[len(_SEAL):len(_SEAL) + _DIGEST], data[len(_SEAL) + _DIGEST:]
+    digest, payload = data[len(_SEAL) : len(_SEAL) + _DIGEST], data[len(_SEAL) + _DIGEST :]
     if not data.startswith(_SEAL) or hashlib.sha256(payload).digest() != digest:
         raise DamagedCacheError(f"{Path(path).name} fails its checksum")
     return pickle.loads(payload)
@@ -92,8 +92,9 @@ class _SealedCache(FunctionCache):
 
     def __init__(self, py_func: Callable, report: Report) -> None:
         super().__init__(py_func)  # RuntimeError where numba finds no folder it may write
-        self._cache_file = _SealedCacheFile(self._cache_path, self._impl.filename_base,
-                                            self._impl.locator.get_source_stamp())
+        self._cache_file = _SealedCacheFile(
+            self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp()
+        )
         self._report = report
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
@@ -122,10 +123,12 @@ class _SealedCache(FunctionCache):
 
 def sealed_njit(report: Report, **options: Any) -> Callable[[Callable], Any]:
     """``numba.njit(**options)`` with its machine code cached on sealed files; ``report`` hears of a cache healed."""
+
     def decorate(function: Callable) -> Any:
         dispatcher = numba.njit(**options)(function)
         dispatcher._cache = _SealedCache(dispatcher.py_func, report)  # what cache=True does, with the sealed cache
         return dispatcher
+
     return decorate
 
 
@@ -148,15 +151,19 @@ _ABOVE_HOME = ((1 << 26) - 1) & ~((1 << 7) - 1)  # points 7..24 and the bar
 
 def _cttz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
     """Trailing zero bits of a 64-bit mask: LLVM's cttz (one instruction)."""
+
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.cttz(args[0], context.get_constant(types.boolean, False))
+
     return types.int64(types.int64), codegen
 
 
 def _ctlz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
     """Leading zero bits of a 64-bit mask (64 for 0): LLVM's ctlz."""
+
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.ctlz(args[0], context.get_constant(types.boolean, False))
+
     return types.int64(types.int64), codegen
 
 
@@ -225,8 +232,9 @@ def _apply(rows: np.ndarray, row: int, own: int, source: int, die: int) -> int: 
 
 
 @_inlined
-def _emit(rows: np.ndarray, row: int, position: int, children: np.ndarray, parent: np.ndarray,
-          written: int) -> int:  # pragma: no cover - compiled
+def _emit(
+    rows: np.ndarray, row: int, position: int, children: np.ndarray, parent: np.ndarray, written: int
+) -> int:  # pragma: no cover - compiled
     """Append board ``rows[row]`` as an afterstate of ``position``; the new row count, -1 when the buffer is full."""
     if written >= len(parent):
         return -1
@@ -236,9 +244,22 @@ def _emit(rows: np.ndarray, row: int, position: int, children: np.ndarray, paren
 
 
 @_compiled
-def _non_double(levels: np.ndarray, own: int, blocked: int, key: int, high: int, low: int, position: int,
-                hash_: np.ndarray, table: np.ndarray, plays: np.ndarray, keys: np.ndarray,
-                children: np.ndarray, parent: np.ndarray, written: int) -> int:  # pragma: no cover
+def _non_double(
+    levels: np.ndarray,
+    own: int,
+    blocked: int,
+    key: int,
+    high: int,
+    low: int,
+    position: int,
+    hash_: np.ndarray,
+    table: np.ndarray,
+    plays: np.ndarray,
+    keys: np.ndarray,
+    children: np.ndarray,
+    parent: np.ndarray,
+    written: int,
+) -> int:  # pragma: no cover
     """Append the afterstates of a non-double from board ``levels[0]``, in the numpy generator's order; the
     new row count, -1 when full.
 
@@ -308,8 +329,18 @@ def _non_double(levels: np.ndarray, own: int, blocked: int, key: int, high: int,
 
 
 @_compiled
-def _double(levels: np.ndarray, own: int, blocked: int, die: int, position: int, owns: np.ndarray,
-            left: np.ndarray, children: np.ndarray, parent: np.ndarray, written: int) -> int:  # pragma: no cover
+def _double(
+    levels: np.ndarray,
+    own: int,
+    blocked: int,
+    die: int,
+    position: int,
+    owns: np.ndarray,
+    left: np.ndarray,
+    children: np.ndarray,
+    parent: np.ndarray,
+    written: int,
+) -> int:  # pragma: no cover
     """Append the afterstates of a double from board ``levels[0]``, in the numpy generator's order; the new
     row count, -1 when full.
 
@@ -360,8 +391,9 @@ def _double(levels: np.ndarray, own: int, blocked: int, die: int, position: int,
 
 
 @_compiled
-def _fill(boards: np.ndarray, dice: np.ndarray, first: int, hash_: np.ndarray,
-          children: np.ndarray, parent: np.ndarray) -> tuple[int, int]:  # pragma: no cover - compiled
+def _fill(
+    boards: np.ndarray, dice: np.ndarray, first: int, hash_: np.ndarray, children: np.ndarray, parent: np.ndarray
+) -> tuple[int, int]:  # pragma: no cover - compiled
     """Append the afterstates of boards ``first``, ``first + 1``, ... until the buffers are full.
 
     Returns (the first board not done, rows written): a board whose afterstates do not all
@@ -389,8 +421,9 @@ def _fill(boards: np.ndarray, dice: np.ndarray, first: int, hash_: np.ndarray,
             key = 0
             for point in range(26):
                 key += levels[0, point] * hash_[point]
-            done = _non_double(levels, own, blocked, key, high, low, position, hash_, table, plays, keys,
-                               children, parent, written)
+            done = _non_double(
+                levels, own, blocked, key, high, low, position, hash_, table, plays, keys, children, parent, written
+            )
         if done < 0:
             return position, written
         written = done

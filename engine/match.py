@@ -160,8 +160,9 @@ def after_game(state: MatchState, winner: int, points: int) -> MatchState:
     crawford, post_crawford = False, state.post_crawford or state.crawford
     if state.match_length and not post_crawford and max(score) < state.match_length:
         crawford = score[winner] == state.match_length - 1
-    return replace(state, score=(score[0], score[1]), cube_value=1, cube_owner=None, crawford=crawford,
-                   post_crawford=post_crawford)
+    return replace(
+        state, score=(score[0], score[1]), cube_value=1, cube_owner=None, crawford=crawford, post_crawford=post_crawford
+    )
 
 
 def may_double(state: MatchState, player: int) -> bool:

@@ -89,8 +89,9 @@ def read_match(text: str, source: str = "match file") -> MatMatch:
     """The match of a .mat or .sgf text (a position list is refused with InvalidMatFileError)."""
     records = read_records(text, source)
     if not isinstance(records, MatMatch):
-        raise InvalidMatFileError(f"{source}: a list of positions, not a match ({quote(records[0].text)} on line "
-                                  f"{records[0].line})")
+        raise InvalidMatFileError(
+            f"{source}: a list of positions, not a match ({quote(records[0].text)} on line {records[0].line})"
+        )
     return records
 
 

@@ -166,7 +166,8 @@ class MatGame:
             raise InvalidMatFileError(f"game score {self.score}: expected two scores of 0 or more")
         if (self.winner is None) != (self.points == 0) or self.winner not in (0, 1, None) or self.points < 0:
             raise InvalidMatFileError(
-                f"game result: winner {self.winner!r} with {self.points} points (a winner 0 or 1 scores points > 0)")
+                f"game result: winner {self.winner!r} with {self.points} points (a winner 0 or 1 scores points > 0)"
+            )
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,8 @@ class MatMatch:
         for name in self.players:
             if not name or name != name.strip() or ":" in name or "\n" in name or "Game " in name:
                 raise InvalidMatFileError(
-                    f"player name {name!r}: must be non-empty, without outer spaces, ':', line breaks or 'Game '")
+                    f"player name {name!r}: must be non-empty, without outer spaces, ':', line breaks or 'Game '"
+                )
 
     @property
     def final_score(self) -> tuple[int, int]:
@@ -327,7 +329,9 @@ class _GameReader:
         elif wins:
             self.winner, self.points = player, _number(wins[1], "points", where)
         else:
-            raise InvalidMatFileError(f"{where}: cannot read {quote(text)} (expected a roll, Doubles, Takes, Drops or Wins)")
+            raise InvalidMatFileError(
+                f"{where}: cannot read {quote(text)} (expected a roll, Doubles, Takes, Drops or Wins)"
+            )
 
     def game(self, where: str) -> MatGame:
         try:
@@ -371,7 +375,9 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
                 raise InvalidMatFileError(f"{where}: expected 'name : score   name : score', got {quote(line.strip())}")
             players = players or (scores[1], scores[3])
             if (scores[1], scores[3]) != players:
-                raise InvalidMatFileError(f"{where}: players {quote(scores[1])} and {quote(scores[3])}, expected {players}")
+                raise InvalidMatFileError(
+                    f"{where}: players {quote(scores[1])} and {quote(scores[3])}, expected {players}"
+                )
             score = (_number(scores[2], "score", where), _number(scores[4], "score", where))
             expected = MatMatch(length, players, tuple(games)).final_score
             if score != expected:
@@ -459,7 +465,8 @@ def game_at_start(game: MatGame, match: MatchState) -> Game:
 
 
 def replay_game(game: MatGame) -> Replay:
-    """Play ``game``'s actions from the start position (``engine.game``); raise InvalidMatFileError at the first broken rule.
+    """Play ``game``'s actions from the start position (``engine.game``); raise InvalidMatFileError at the first
+    broken rule.
 
     Checks: turns alternate from the first mover, whose first roll is taken as
     recorded; every move is a legal play of its roll (``engine.notation.parse_move``),

@@ -167,7 +167,9 @@ def _step_keys(keys: np.ndarray, source: np.ndarray, destination: np.ndarray, hi
     return keys - HASH[source] + gain * HASH[dest] - np.where(hit, HASH[0], 0)
 
 
-def _apply(rows: np.ndarray, row: np.ndarray, source: np.ndarray, destination: np.ndarray, hit: np.ndarray) -> np.ndarray:
+def _apply(
+    rows: np.ndarray, row: np.ndarray, source: np.ndarray, destination: np.ndarray, hit: np.ndarray
+) -> np.ndarray:
     """New rows: ``rows[row]`` with one step each applied."""
     out = _take_rows(rows, row)
     flat = out.reshape(-1)

@@ -109,7 +109,9 @@ class _Typed:
         for token in re.sub(r"\s*([/-])\s*", r"\1", text.replace(",", " ")).split():
             match = _SEGMENT.fullmatch(token)
             if not match:
-                raise InvalidMoveError(f"move {quote(text)}: cannot read {quote(token, 30)} (expected e.g. '13/7', 'bar/22*', '6/off')")
+                raise InvalidMoveError(
+                    f"move {quote(text)}: cannot read {quote(token, 30)} (expected e.g. '13/7', 'bar/22*', '6/off')"
+                )
             count = int(match.group(1) or 1)
             if not 1 <= count <= 4:
                 raise InvalidMoveError(f"move {quote(text)}: count ({count}) in {quote(token, 30)} must be 1..4")
@@ -127,7 +129,9 @@ class _Typed:
             if BAR in path[1:]:
                 raise InvalidMoveError(f"move {quote(text)}: {quote(token, 30)} moves a checker to the bar")
             if any(a <= b for a, b in zip(path, path[1:])):
-                raise InvalidMoveError(f"move {quote(text)}: in {quote(token, 30)} checkers must move from higher to lower points")
+                raise InvalidMoveError(
+                    f"move {quote(text)}: in {quote(token, 30)} checkers must move from higher to lower points"
+                )
             self.paths.extend([path] * count)
         if len(self.paths) > 4:
             raise InvalidMoveError(f"move {quote(text)}: more than four checker moves")
@@ -207,7 +211,9 @@ def _why_illegal(board: np.ndarray, typed: _Typed, d1: int, d2: int, most: int) 
     arrivals = Counter(path[-1] for path in typed.paths)
     for src, leaving in Counter(sources).items():
         if leaving > max(int(board[src]), 0) + arrivals[src]:
-            return f"no checker on {_point_name(src)}" if leaving == 1 else f"not {leaving} checkers on {_point_name(src)}"
+            return (
+                f"no checker on {_point_name(src)}" if leaving == 1 else f"not {leaving} checkers on {_point_name(src)}"
+            )
     for point in sorted(typed.landings(), reverse=True):
         if board[point] <= -2:
             return f"point {point} is blocked"

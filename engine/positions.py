@@ -69,8 +69,7 @@ def _from_xgid(text: str) -> PositionSetup:
         crawford=x.crawford,
         jacoby=x.jacoby,
     )
-    return PositionSetup(x.board, x.dice, match, seat[x.turn], ("bottom", "top"), x.double_offered,
-                         beavers=x.beavers)
+    return PositionSetup(x.board, x.dice, match, seat[x.turn], ("bottom", "top"), x.double_offered, beavers=x.beavers)
 
 
 def _from_ids(position_id: str, match_id: str) -> PositionSetup:
@@ -87,8 +86,9 @@ def _from_ids(position_id: str, match_id: str) -> PositionSetup:
         crawford=m.crawford,
         jacoby=m.jacoby and not m.match_length,  # the Jacoby rule is for money play only
     )
-    return PositionSetup(board, m.dice, match, m.player_on_roll, ("player 0", "player 1"), m.double_offered,
-                         m.resign_offered)
+    return PositionSetup(
+        board, m.dice, match, m.player_on_roll, ("player 0", "player 1"), m.double_offered, m.resign_offered
+    )
 
 
 def read_position(text: str) -> PositionSetup:

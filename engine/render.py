@@ -60,8 +60,13 @@ def render_board(
     bottom = _half(board, range(12, 6, -1), range(6, 0, -1), int(board[25]), x_off, "X", top=False)
     points = "{} points" if match_length else ""
     top_notes = [f"pips {o_pips}, off {o_off}", points.format(score[1]), "", "", ""]
-    bottom_notes = ["", "", f"pips {x_pips}, off {x_off}", f"Rolled {dice[0]}{dice[1]}" if dice else "On roll",
-                    points.format(score[0])]
+    bottom_notes = [
+        "",
+        "",
+        f"pips {x_pips}, off {x_off}",
+        f"Rolled {dice[0]}{dice[1]}" if dice else "On roll",
+        points.format(score[0]),
+    ]
     cube = f" (Cube: {cube_value})"
     middle = (f"{match_length} point match" if match_length else "money game") + (cube if cube_owner == 0 else "")
     lines = [" +13-14-15-16-17-18------19-20-21-22-23-24-+     O: " + names[1] + (cube if cube_owner == -1 else "")]

@@ -43,8 +43,16 @@ import numpy as np
 from engine.errors import BackgammonError, quote
 from engine.game import Game, GameResult, Phase
 from engine.match import MatchState, after_game
-from engine.matfile import (ActionKind, GameSetup, InvalidMatFileError, MatAction, MatGame, MatMatch, game_at_start,
-                            game_match_state)
+from engine.matfile import (
+    ActionKind,
+    GameSetup,
+    InvalidMatFileError,
+    MatAction,
+    MatGame,
+    MatMatch,
+    game_at_start,
+    game_match_state,
+)
 from engine.notation import parse_move
 from engine.plays import Play
 from engine.position import Position
@@ -100,7 +108,7 @@ class _Scanner:
 
     def expect(self, char: str) -> None:
         if self.peek() != char:
-            got = quote(self.text[self.pos: self.pos + 20]) if self.pos < len(self.text) else "the end"
+            got = quote(self.text[self.pos : self.pos + 20]) if self.pos < len(self.text) else "the end"
             raise self.error(f"expected {char!r}, got {got}")
         self.pos += 1
 
@@ -165,7 +173,7 @@ class _Scanner:
         while self.peek() == "(":
             trees.append(self.tree())
         if self.peek():
-            raise self.error(f"expected '(' to start a game tree, got {quote(self.text[self.pos: self.pos + 20])}")
+            raise self.error(f"expected '(' to start a game tree, got {quote(self.text[self.pos : self.pos + 20])}")
         if not trees:
             raise self.error("no game tree: a GNU Backgammon .sgf starts with '(;'")
         return trees
@@ -202,13 +210,15 @@ def _letter(point: int, player: int) -> str:
 def _move(player: int, text: str, where: str) -> MatAction:
     """A move value ``52mhmk``: the dice and the checker steps, as a MatAction in the mover's numbering."""
     if not re.fullmatch(r"[1-6][1-6](?:[a-z][a-z]){0,4}", text):
-        raise InvalidSgfError(f"{where}: cannot read the move {quote(text)} (expected dice and point letters, e.g. '52mhmk', "
-                              "or double, take, drop)")
+        raise InvalidSgfError(
+            f"{where}: cannot read the move {quote(text)} (expected dice and point letters, e.g. '52mhmk', "
+            "or double, take, drop)"
+        )
     steps = []
     for k in range(2, len(text), 2):
         src, dst = _point(text[k], player), _point(text[k + 1], player)
         if src <= 0 or dst < 0 or dst == 25:
-            raise InvalidSgfError(f"{where}: {quote(text[k:k + 2])} in {quote(text)} is not a checker step")
+            raise InvalidSgfError(f"{where}: {quote(text[k : k + 2])} in {quote(text)} is not a checker step")
         steps.append(f"{src}/{dst}")
     return MatAction.of_move(player, (int(text[0]), int(text[1])), " ".join(steps))
 
@@ -222,7 +232,9 @@ def _letters(values: tuple[str, ...], where: str) -> list[int]:
         elif re.fullmatch(r"[a-y]:[a-y]", value) and value[0] <= value[2]:
             found += range(ord(value[0]) - ord("a"), ord(value[2]) - ord("a") + 1)
         else:
-            raise InvalidSgfError(f"{where}: cannot read the point {quote(value)} (expected a letter a-y or a range a:y)")
+            raise InvalidSgfError(
+                f"{where}: cannot read the point {quote(value)} (expected a letter a-y or a range a:y)"
+            )
     return found
 
 
@@ -268,8 +280,10 @@ class _GameBuilder:
                     self.actions.append(_move(player, value.strip(), where))
             elif name in ("AE", "AW", "AB", "PL", "CV", "CP"):
                 if self.actions:
-                    raise InvalidSgfError(f"{where}: {name} changes the position after the game's first action "
-                                          "(only a setup before it is read)")
+                    raise InvalidSgfError(
+                        f"{where}: {name} changes the position after the game's first action "
+                        "(only a setup before it is read)"
+                    )
                 self._setup(name, values, where)
                 self.setup_line = self.setup_line or node.line
 
@@ -305,8 +319,9 @@ class _GameBuilder:
                 else:
                     counts[int(name == "AB")][b_point if name == "AB" else w_point] += 1
 
-    def game(self, score: tuple[int, int], winner: Optional[int], points: int, root: SgfNode,
-             crawford: Optional[bool]) -> MatGame:
+    def game(
+        self, score: tuple[int, int], winner: Optional[int], points: int, root: SgfNode, crawford: Optional[bool]
+    ) -> MatGame:
         setup = None
         if self.counts is not None or self.cube_set or self.turn is not None:
             # As gnubg's loader: the first action's player is on roll (gnubg itself writes PL[W] back for a
@@ -333,8 +348,10 @@ class _GameBuilder:
         if any(mine[p] and theirs[25 - p] for p in range(1, 25)):
             raise InvalidSgfError(f"{where}: the setup puts both players' checkers on one point")
         if (self.cube == 1) != (self.cube_owner is None):
-            raise InvalidSgfError(f"{where}: the setup's cube {self.cube} "
-                                  f"{'is centred' if self.cube_owner is None else 'is owned'}: a centred cube is on 1")
+            raise InvalidSgfError(
+                f"{where}: the setup's cube {self.cube} "
+                f"{'is centred' if self.cube_owner is None else 'is owned'}: a centred cube is on 1"
+            )
         try:
             position = Position(board.astype(np.int8))
         except BackgammonError as error:
@@ -409,7 +426,9 @@ def parse_sgf(text: str, source: str = ".sgf text") -> MatMatch:
         assert state is not None
         rules = info["rules"]
         if unsupported := rules & (set(_NO_VARIANTS) | {"NoCube"}):
-            raise InvalidSgfError(f"{where}: RU[{':'.join(sorted(unsupported))}]: only standard backgammon with a cube is read")
+            raise InvalidSgfError(
+                f"{where}: RU[{':'.join(sorted(unsupported))}]: only standard backgammon with a cube is read"
+            )
         if length > 1 and "Crawford" not in rules:
             raise InvalidSgfError(f"{where}: a match without the Crawford rule (RU[Crawford]) is not supported")
         jacoby = jacoby or (not length and "Jacoby" in rules)
@@ -487,8 +506,10 @@ def _recorded_plays(game: MatGame, match: MatchState) -> Iterator[tuple[MatActio
 def _setup_nodes(setup: GameSetup) -> list[str]:
     """A set-up position as gnubg writes it: PL, AE[a:y], AW and AB in the board frame, then the cube."""
     board = setup.position.board
-    counts = {setup.turn: {p: int(board[p]) for p in range(1, 26) if board[p] > 0},
-              1 - setup.turn: {25 - p: -int(board[p]) for p in range(1, 25) if board[p] < 0}}
+    counts = {
+        setup.turn: {p: int(board[p]) for p in range(1, 26) if board[p] > 0},
+        1 - setup.turn: {25 - p: -int(board[p]) for p in range(1, 25) if board[p] < 0},
+    }
     if board[0]:
         counts[1 - setup.turn][25] = -int(board[0])
     node = f";PL[{'WB'[setup.turn]}]AE[a:y]"
@@ -542,8 +563,10 @@ def format_sgf(match: MatMatch, notes: Mapping[tuple[int, int], SgfNote] | None 
                 rules.append("CrawfordGame")
         if state.jacoby:
             rules.append("Jacoby")
-        head = (f"(;FF[4]GM[6]CA[UTF-8]AP[{APPLICATION}]MI[length:{match.length}][game:{index}]"
-                f"[ws:{game.score[0]}][bs:{game.score[1]}]PW[{_escape(match.players[0])}]PB[{_escape(match.players[1])}]")
+        head = (
+            f"(;FF[4]GM[6]CA[UTF-8]AP[{APPLICATION}]MI[length:{match.length}][game:{index}]"
+            f"[ws:{game.score[0]}][bs:{game.score[1]}]PW[{_escape(match.players[0])}]PB[{_escape(match.players[1])}]"
+        )
         if rules:
             head += f"RU[{':'.join(rules)}]"
         nodes = _setup_nodes(game.setup) if game.setup is not None else []

@@ -1,4 +1,5 @@
-"""eXtreme Gammon's XGID: ``XGID=<position>:<cube>:<cube pos>:<turn>:<dice>:<score bottom>:<score top>:<rules>:<length>:<max cube>``.
+"""eXtreme Gammon's XGID:
+``XGID=<position>:<cube>:<cube pos>:<turn>:<dice>:<score bottom>:<score top>:<rules>:<length>:<max cube>``.
 
 The 26 position characters: char 0 the top player's bar, chars 1..24 points
 1..24 of the bottom player (who moves 24 -> 1), char 25 the bottom player's
@@ -59,8 +60,14 @@ class Xgid(BoardFields):
 
 # (name, lowest, highest) of each numeric field; checked as text before int() sees it.
 _NUMBERS = (
-    ("cube", 0, MAX_CUBE_LOG2), ("cube position", -1, 1), ("turn", -1, 1), ("score bottom", 0, MAX_LENGTH),
-    ("score top", 0, MAX_LENGTH), ("rules", 0, 3), ("match length", 0, MAX_LENGTH), ("max cube", 0, 15),
+    ("cube", 0, MAX_CUBE_LOG2),
+    ("cube position", -1, 1),
+    ("turn", -1, 1),
+    ("score bottom", 0, MAX_LENGTH),
+    ("score top", 0, MAX_LENGTH),
+    ("rules", 0, 3),
+    ("match length", 0, MAX_LENGTH),
+    ("max cube", 0, 15),
 )
 
 

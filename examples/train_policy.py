@@ -31,8 +31,9 @@ ENCODING = get_encoding("tesauro")
 
 def make_envs(games: int, opponent: str) -> BackgammonVectorEnv:
     """``games`` games in lockstep against ``opponent``, made through Gymnasium's registry."""
-    envs = gym.make_vec("nardy/Backgammon-v0", num_envs=games, vectorization_mode="vector_entry_point",
-                        opponent=opponent)
+    envs = gym.make_vec(
+        "nardy/Backgammon-v0", num_envs=games, vectorization_mode="vector_entry_point", opponent=opponent
+    )
     assert isinstance(envs, BackgammonVectorEnv)
     return envs
 
@@ -41,8 +42,9 @@ def features(boards: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(ENCODING.encode(boards))
 
 
-def choose(net: nn.Module, envs: BackgammonVectorEnv, rng: np.random.Generator,
-           epsilon: float) -> tuple[np.ndarray, torch.Tensor, torch.Tensor]:
+def choose(
+    net: nn.Module, envs: BackgammonVectorEnv, rng: np.random.Generator, epsilon: float
+) -> tuple[np.ndarray, torch.Tensor, torch.Tensor]:
     """Each game's action, the features of the afterstates chosen and the network's values of them."""
     moves = envs.moves
     assert moves is not None, "reset the environments first"
@@ -106,8 +108,10 @@ def main() -> None:
         if steps % 500 == 0:
             print(f"  {games} games trained on")
     won, points = win_rate(net, args.opponent, args.games, seed=10_000)
-    print(f"after {games} games of training ({args.minutes:g} min): wins {won:.1%} of {args.games} games against "
-          f"{args.opponent}, {points:+.3f} points/game")
+    print(
+        f"after {games} games of training ({args.minutes:g} min): wins {won:.1%} of {args.games} games against "
+        f"{args.opponent}, {points:+.3f} points/game"
+    )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,14 @@ def shared_dir() -> Path:
 
 # Output logits whose float32 softmax, summed into P(win), comes to 1.0000001: a sure gammon for
 # the side on roll, one rounding error past 1.
-SURE_GAMMON_LOGITS = [-16.72304344177246, 0.0, -15.93333625793457, -26.781570434570312, -26.57658576965332,
-                      -25.975595474243164]
+SURE_GAMMON_LOGITS = [
+    -16.72304344177246,
+    0.0,
+    -15.93333625793457,
+    -26.781570434570312,
+    -26.57658576965332,
+    -25.975595474243164,
+]
 
 
 def tiny_bot(seed: int) -> Bot:

@@ -92,8 +92,13 @@ def combined(order: list[Step], rng: np.random.Generator) -> list[tuple[int, int
     """
     moves: list[tuple[int, int]] = []
     for step in order:
-        if moves and moves[-1][1] == step.src and step.dst != OFF and not joined_hit(order, step.src) \
-                and rng.random() < 0.6:
+        if (
+            moves
+            and moves[-1][1] == step.src
+            and step.dst != OFF
+            and not joined_hit(order, step.src)
+            and rng.random() < 0.6
+        ):
             moves[-1] = (moves[-1][0], step.dst)
         else:
             moves.append((step.src, step.dst))

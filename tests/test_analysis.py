@@ -22,8 +22,12 @@ def session() -> MatMatch:
     games = (
         MatGame((0, 0), (M(0, (6, 1), "8/7 8/2"), M(1, (4, 2), "8/4 6/4"), D(0, 2), P(1)), winner=0, points=1),
         MatGame((1, 0), (M(0, (3, 1), "8/5 6/5"), M(1, (3, 1), "8/4 6/5")), winner=1, points=1),
-        MatGame((1, 1), (M(1, (3, 1), "8/5 6/5"), M(0, (5, 2), "13/8 13/11"), D(1, 2), T(0),
-                         M(1, (2, 1), "13/11 6/5")), winner=1, points=2),
+        MatGame(
+            (1, 1),
+            (M(1, (3, 1), "8/5 6/5"), M(0, (5, 2), "13/8 13/11"), D(1, 2), T(0), M(1, (2, 1), "13/11 6/5")),
+            winner=1,
+            points=2,
+        ),
     )
     return MatMatch(0, ("Alice", "Bob"), games)
 
@@ -89,8 +93,16 @@ def test_json_shape(tmp_path):
     assert set(player) == {"name", "checker", "cube", "overall", "pr", "luck_rate_memg"}
     assert set(player["checker"]) == {"unforced", "error_total_emg", "error_rate_memg", "marked"}
     assert set(player["checker"]["marked"]) == {"doubtful", "bad", "very_bad"}
-    assert set(player["cube"]) == {"decisions", "close", "error_total_emg", "error_rate_memg", "missed_doubles",
-                                   "wrong_doubles", "wrong_takes", "wrong_passes"}
+    assert set(player["cube"]) == {
+        "decisions",
+        "close",
+        "error_total_emg",
+        "error_rate_memg",
+        "missed_doubles",
+        "wrong_doubles",
+        "wrong_takes",
+        "wrong_passes",
+    }
     assert set(player["overall"]) == {"error_rate_memg"}
     decision = data["games"][0]["decisions"][0]
     assert {"position_id", "match_id", "dice", "played", "best", "error", "mark"} <= set(decision)

@@ -23,8 +23,7 @@ def client() -> TestClient:
 
 
 def test_analyze_returns_the_analysis_json(client):
-    answer = client.post("/v1/analyze", content=format_mat(session()).encode(),
-                         headers={"content-type": "text/plain"})
+    answer = client.post("/v1/analyze", content=format_mat(session()).encode(), headers={"content-type": "text/plain"})
     assert answer.status_code == 200, answer.text
     data = answer.json()
     assert [p["name"] for p in data["players"]] == ["Alice", "Bob"] and len(data["games"]) == 3
@@ -39,13 +38,15 @@ def test_analyze_refuses_damaged_and_oversized_files(client):
 
 
 def test_rollout_json_and_bounds(client):
-    answer = client.get("/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 36, "truncate": 2,
-                                               "seed": 1, "cubeful": True})
+    answer = client.get(
+        "/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 36, "truncate": 2, "seed": 1, "cubeful": True}
+    )
     assert answer.status_code == 200, answer.text
     data = answer.json()
     assert data["trials"] == 36 and len(data["probabilities"]) == 5 and "cube" in data
-    again = client.get("/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 36, "truncate": 2,
-                                              "seed": 1, "cubeful": True})
+    again = client.get(
+        "/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 36, "truncate": 2, "seed": 1, "cubeful": True}
+    )
     assert again.json() == data
     for bad in ({"trials": 5000}, {"truncate": 99}, {"dice": "71"}, {"position": "nonsense"}):
         answer = client.get("/v1/rollout", params={"position": "4HPwATDgc/ABMA", "trials": 36, **bad})

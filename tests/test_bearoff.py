@@ -28,7 +28,8 @@ def small_two() -> bo.TwoSided:
 
 @pytest.fixture(scope="module")
 def full_one(tmp_path_factory) -> bo.OneSided:
-    """The full 15-checker one-sided database (seconds to build, so built once per module), through a temporary cache."""
+    """The full 15-checker one-sided database (seconds to build, so built once per module), through a temporary
+    cache."""
     return bo.one_sided(15, directory=tmp_path_factory.mktemp("cache"), progress=False)
 
 
@@ -218,11 +219,13 @@ def bearoff_board(mine: list[int], theirs: list[int]) -> np.ndarray:
 
 
 def test_is_bearoff():
-    boards = np.stack([
-        START,
-        bearoff_board([2, 0, 0, 0, 0, 3], [1, 1, 0, 0, 0, 0]),
-        bearoff_board([0] * 6, [1, 0, 0, 0, 0, 0]),
-    ])
+    boards = np.stack(
+        [
+            START,
+            bearoff_board([2, 0, 0, 0, 0, 3], [1, 1, 0, 0, 0, 0]),
+            bearoff_board([0] * 6, [1, 0, 0, 0, 0, 0]),
+        ]
+    )
     outside = bearoff_board([1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0])
     outside[7] = 1
     on_bar = bearoff_board([1, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0])
@@ -235,12 +238,16 @@ def test_is_bearoff():
 
 @pytest.mark.slow
 def test_probabilities_exact_and_one_sided(full_one, small_two):
-    boards = np.stack([
-        bearoff_board([0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]),  # two-sided: 27/36
-        bearoff_board([0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 15]),  # I win, a gammon unless I miss and they take one off
-        bearoff_board([0, 0, 0, 0, 0, 15], [1, 0, 0, 0, 0, 0]),  # I lose, a gammon unless I take one off
-        bearoff_board([3, 3, 3, 2, 2, 2], [0, 0, 0, 0, 0, 15]),
-    ])
+    boards = np.stack(
+        [
+            bearoff_board([0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0]),  # two-sided: 27/36
+            bearoff_board(
+                [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 15]
+            ),  # I win, a gammon unless I miss and they take one off
+            bearoff_board([0, 0, 0, 0, 0, 15], [1, 0, 0, 0, 0, 0]),  # I lose, a gammon unless I take one off
+            bearoff_board([3, 3, 3, 2, 2, 2], [0, 0, 0, 0, 0, 15]),
+        ]
+    )
     five = bo.bearoff_probabilities(boards, full_one, small_two)
     assert five.dtype == np.float32 and five.shape == (4, 5)
     np.testing.assert_allclose(five[0], [0.75, 0, 0, 0, 0], atol=1e-6)

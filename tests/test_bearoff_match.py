@@ -38,11 +38,13 @@ def brute_force(mine: int, theirs: int, state: CubeState) -> tuple[float, float]
         total = 0.0
         for roll, weight in enumerate(ROLL_WEIGHTS):
             if a_on_roll:
-                total += weight * max(score.after(value) if c == 0 else before_cube(False, c, j, value, owner)
-                                      for c in results(i, roll))
+                total += weight * max(
+                    score.after(value) if c == 0 else before_cube(False, c, j, value, owner) for c in results(i, roll)
+                )
             else:
-                total += weight * min(score.after(-value) if c == 0 else before_cube(True, i, c, value, owner)
-                                      for c in results(j, roll))
+                total += weight * min(
+                    score.after(-value) if c == 0 else before_cube(True, i, c, value, owner) for c in results(j, roll)
+                )
         return total
 
     @functools.cache
@@ -54,8 +56,10 @@ def brute_force(mine: int, theirs: int, state: CubeState) -> tuple[float, float]
             return max(stay, min(before_roll(True, i, j, 2 * value, Owner.OPP), score.after(value)))
         return min(stay, max(before_roll(False, i, j, 2 * value, Owner.ME), score.after(-value)))
 
-    return (before_roll(True, mine, theirs, state.cube, state.owner),
-            before_roll(True, mine, theirs, 2 * state.cube, Owner.OPP))
+    return (
+        before_roll(True, mine, theirs, state.cube, state.owner),
+        before_roll(True, mine, theirs, 2 * state.cube, Owner.OPP),
+    )
 
 
 def index(counts: dict[int, int]) -> int:
@@ -122,8 +126,9 @@ def test_gnubgs_small_bearoffs():
             continue
         if len(reachable(mine)) * len(reachable(theirs)) > 2000:  # longer than gnubg's 2 plies can see
             continue
-        state = CubeState(record["cube"], record["owner"], record["match_length"], tuple(record["score"]),
-                          record["crawford"])
+        state = CubeState(
+            record["cube"], record["owner"], record["match_length"], tuple(record["score"]), record["crawford"]
+        )
         exact = solve(mine, theirs, state)
         assert exact is not None
         score = MatchScore.of(state)

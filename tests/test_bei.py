@@ -27,11 +27,40 @@ AFTER_31 = START_FIELDS.copy()
 AFTER_31[8], AFTER_31[6], AFTER_31[5] = 2, 4, 2
 
 
-def state(fields=START_FIELDS, dice=(3, 1), turn=1, cube=1, owner=0, score=(0, 0), length=0, crawford=0,
-          jacoby=0, beavers=0, variant=0, **overrides: int) -> str:
+def state(
+    fields=START_FIELDS,
+    dice=(3, 1),
+    turn=1,
+    cube=1,
+    owner=0,
+    score=(0, 0),
+    length=0,
+    crawford=0,
+    jacoby=0,
+    beavers=0,
+    variant=0,
+    **overrides: int,
+) -> str:
     """A state's text, field by field as bei's State constants place them."""
-    s = list(fields) + [dice[0], dice[1], 0, int(turn == 1), int(turn == 2), cube, owner, score[0], score[1], length,
-                        crawford, jacoby, 0, beavers, variant, 1, 1]
+    s = list(fields) + [
+        dice[0],
+        dice[1],
+        0,
+        int(turn == 1),
+        int(turn == 2),
+        cube,
+        owner,
+        score[0],
+        score[1],
+        length,
+        crawford,
+        jacoby,
+        0,
+        beavers,
+        variant,
+        1,
+        1,
+    ]
     for index, value in overrides.items():
         s[int(index.lstrip("f"))] = value
     assert len(s) == STATE_LENGTH
@@ -46,7 +75,11 @@ def bot() -> Bot:
 @pytest.fixture
 def session(bot) -> BeiSession:
     s = BeiSession(BotPlayer(bot))
-    assert json.loads(s.answer("bei") or "") == {"Type": "okbei", "Version": 1, "ID": {"name": "nardy", "version": s_version()}}
+    assert json.loads(s.answer("bei") or "") == {
+        "Type": "okbei",
+        "Version": 1,
+        "ID": {"name": "nardy", "version": s_version()},
+    }
     return s
 
 
@@ -89,29 +122,32 @@ def test_score_cube_and_crawford_are_seen_by_the_player_on_turn():
     assert money.dice is None and money.state.jacoby and money.state.beavers
 
 
-@pytest.mark.parametrize("text, message", [
-    (state()[: state().rindex(",")], "expected 45 comma-separated integers, got 44"),
-    (state() + ",0", "expected 45 comma-separated integers, got 46"),
-    (state().replace("-2", "x", 1), "state field 1: 'x' is not an integer"),
-    (state().replace("-2", "٣", 1), "is not an integer"),
-    (state(f24=3), "players have 16 and 15 checkers"),
-    (state(f0=-1, f24=3), "player 1's home and bar"),
-    (state(f1=-16), "more than 15 checkers"),
-    (state(variant=1), "variant 1 (acey-deucey)"),
-    (state(variant=2), "variant 2 (tabula)"),
-    (state(f31=1, f32=1), "both say it is their player's turn"),
-    (state(f31=2), "field 31: expected 0 or 1"),
-    (state(cube=3), "cube value 3 is not a power of two"),
-    (state(cube=2, owner=0), "cube value 2"),
-    (state(owner=3), "cube owner 3"),
-    (state(crawford=5, length=7), "Crawford 5"),
-    (state(f30=4), "a third die"),
-    (state(dice=(3, 0)), "two dice"),
-    (state(dice=(7, 1)), "each die must be 1..6"),
-    (state(score=(7, 0), length=7), "each side needs 0 to 6"),
-    (state(length=-3), "match length -3"),
-    (state(f35=99999999), "is not an integer"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (state()[: state().rindex(",")], "expected 45 comma-separated integers, got 44"),
+        (state() + ",0", "expected 45 comma-separated integers, got 46"),
+        (state().replace("-2", "x", 1), "state field 1: 'x' is not an integer"),
+        (state().replace("-2", "٣", 1), "is not an integer"),
+        (state(f24=3), "players have 16 and 15 checkers"),
+        (state(f0=-1, f24=3), "player 1's home and bar"),
+        (state(f1=-16), "more than 15 checkers"),
+        (state(variant=1), "variant 1 (acey-deucey)"),
+        (state(variant=2), "variant 2 (tabula)"),
+        (state(f31=1, f32=1), "both say it is their player's turn"),
+        (state(f31=2), "field 31: expected 0 or 1"),
+        (state(cube=3), "cube value 3 is not a power of two"),
+        (state(cube=2, owner=0), "cube value 2"),
+        (state(owner=3), "cube owner 3"),
+        (state(crawford=5, length=7), "Crawford 5"),
+        (state(f30=4), "a third die"),
+        (state(dice=(3, 0)), "two dice"),
+        (state(dice=(7, 1)), "each die must be 1..6"),
+        (state(score=(7, 0), length=7), "each side needs 0 to 6"),
+        (state(length=-3), "match length -3"),
+        (state(f35=99999999), "is not an integer"),
+    ],
+)
 def test_bad_states_are_refused_with_what_is_wrong(text, message):
     with pytest.raises(BackgammonError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_state(text)
@@ -164,13 +200,16 @@ def test_double_answers_the_cube_for_the_player_on_turn(bot, session):
     assert owned["Double"] is False  # the opponent owns the cube
 
 
-@pytest.mark.parametrize("line, kind, reason", [
-    ("move 1,2,3", "failmove", "expected 45"),
-    ("move " + state(dice=(0, 0)), "failmove", "no dice rolled"),
-    ("double " + state(variant=2), "faildouble", "variant 2"),
-    ("set plies 2", "failset", "no settings"),
-    ("choose " + state(), "failchoose", "acey-deucey"),
-])
+@pytest.mark.parametrize(
+    "line, kind, reason",
+    [
+        ("move 1,2,3", "failmove", "expected 45"),
+        ("move " + state(dice=(0, 0)), "failmove", "no dice rolled"),
+        ("double " + state(variant=2), "faildouble", "variant 2"),
+        ("set plies 2", "failset", "no settings"),
+        ("choose " + state(), "failchoose", "acey-deucey"),
+    ],
+)
 def test_bad_requests_fail_with_a_reason(session, line, kind, reason):
     event = json.loads(session.answer(line) or "")
     assert event["Type"] == kind and reason in event["Reason"]
@@ -228,8 +267,9 @@ def test_a_tcp_client_gets_the_handshake_moves_and_cube(bot, server):
         assert client.must(b"bei")["Type"] == "okbei"
         moves = client.must(b"move " + state(dice=(6, 5)).encode())
         best = bot.best_play(START, (6, 5)).play
-        assert moves["Moves"][0]["Play"] == [{"From": s.src, "To": s.dst} for s in
-                                            sorted(best.steps, key=lambda s: (s.src, s.dst), reverse=True)]
+        assert moves["Moves"][0]["Play"] == [
+            {"From": s.src, "To": s.dst} for s in sorted(best.steps, key=lambda s: (s.src, s.dst), reverse=True)
+        ]
         assert client.must(b"double " + state(dice=(0, 0)).encode())["Type"] == "okdouble"
         assert client.must(b"move bad")["Type"] == "failmove"
         assert client.ask(b"goodbye") is None  # an unknown command ends the connection

@@ -23,8 +23,9 @@ HINT = ["hint", "4HPwATDgc/ABMA", "31", "--plies", "1", "--top", "3"]  # 1-ply: 
 def run_hint(cache_home: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
     env.pop("NUMBA_CACHE_DIR", None)
-    return subprocess.run([sys.executable, "-m", "bot", *HINT], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *HINT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.fixture(scope="module")

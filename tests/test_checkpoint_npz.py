@@ -34,8 +34,12 @@ def _write_npz(path: Path, members: dict[str, bytes], compression: int = zipfile
 @pytest.mark.parametrize("version", [(1, 0), (2, 0)])
 def test_a_header_claiming_a_huge_array_is_refused_before_loading(tmp_path, version):
     # Tens of gigabytes claimed, a few bytes held.
-    path = _write_npz(tmp_path / "huge.npz", {"format.npy": _npy_header((100_000, 100_000), version=version) + b"\0" * 64})
-    with pytest.raises(CheckpointError, match=r"'format.npy' claims float64\[100000, 100000\], more than the file holds"):
+    path = _write_npz(
+        tmp_path / "huge.npz", {"format.npy": _npy_header((100_000, 100_000), version=version) + b"\0" * 64}
+    )
+    with pytest.raises(
+        CheckpointError, match=r"'format.npy' claims float64\[100000, 100000\], more than the file holds"
+    ):
         load_network(path)
 
 
@@ -47,7 +51,9 @@ def test_an_array_claiming_one_byte_more_than_it_holds_is_refused(tmp_path):
 
 def test_a_compressed_member_is_refused(tmp_path):
     """A deflated member could inflate without bound; the project's exports are stored."""
-    path = _write_npz(tmp_path / "bomb.npz", {"w.npy": _npy_header((1 << 20,)) + b"\0" * (8 << 20)}, zipfile.ZIP_DEFLATED)
+    path = _write_npz(
+        tmp_path / "bomb.npz", {"w.npy": _npy_header((1 << 20,)) + b"\0" * (8 << 20)}, zipfile.ZIP_DEFLATED
+    )
     with pytest.raises(CheckpointError, match="claims more data than the file holds"):
         load_network(path)
 

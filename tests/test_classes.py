@@ -79,8 +79,10 @@ def random_network(config: NetworkConfig, seed: int) -> ValueNetwork:
 
 @pytest.fixture(scope="module")
 def nets() -> dict[str, ValueNetwork]:
-    return {"contact": random_network(NetworkConfig(hidden=(8,)), 1),
-            "race": random_network(NetworkConfig(encoding="tesauro", hidden=(6, 4), activation="relu"), 2)}
+    return {
+        "contact": random_network(NetworkConfig(hidden=(8,)), 1),
+        "race": random_network(NetworkConfig(encoding="tesauro", hidden=(6, 4), activation="relu"), 2),
+    }
 
 
 def as_served(network: Network, boards: np.ndarray) -> np.ndarray:
@@ -97,8 +99,16 @@ def fixture_boards() -> np.ndarray:
 
 def test_classify_hand_made_boards():
     boards = np.stack([CONTACT, RACE, BEAROFF, BIG_BEAROFF, LOST, WON, flip(RACE), flip(BEAROFF)])
-    expected = [PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF, PositionClass.BEAROFF,
-                PositionClass.OVER, PositionClass.OVER, PositionClass.RACE, PositionClass.BEAROFF]
+    expected = [
+        PositionClass.CONTACT,
+        PositionClass.RACE,
+        PositionClass.BEAROFF,
+        PositionClass.BEAROFF,
+        PositionClass.OVER,
+        PositionClass.OVER,
+        PositionClass.RACE,
+        PositionClass.BEAROFF,
+    ]
     assert classify(boards).tolist() == expected
     # Databases of 6 checkers cover the small bear-off only; the big one is then a race.
     assert classify(boards, bearoff_checkers=6)[[2, 3]].tolist() == [PositionClass.BEAROFF, PositionClass.RACE]
@@ -110,7 +120,11 @@ def test_classify_contact_edge_cases():
     touching = board({9: 15}, {8: 15})  # the opponent's checker behind the side on roll's: contact (none back: late)
     outside = board({7: 1, 1: 14}, {24: 15})  # no contact, but a checker outside home: a race
     assert classify(np.stack([on_bar, passed, touching, outside])).tolist() == [
-        PositionClass.CRASHED, PositionClass.RACE, PositionClass.LATE_CONTACT, PositionClass.RACE]
+        PositionClass.CRASHED,
+        PositionClass.RACE,
+        PositionClass.LATE_CONTACT,
+        PositionClass.RACE,
+    ]
 
 
 # Late contact: at most one checker a side in the other's home board (the side on roll's 19-24) or on the bar.
@@ -143,7 +157,8 @@ def test_crashed_counts_checkers_beyond_stacked_low_points():
     assert not crashed(flip(boards)).any()  # the opponent (two back, thirteen on the mid-point) is fine
     # Either side crashed makes a contact position crashed; without contact it stays a race.
     assert classify(boards).tolist() == [PositionClass.CRASHED, PositionClass.CONTACT] + [PositionClass.CRASHED] * 3 + [
-        PositionClass.CONTACT]
+        PositionClass.CONTACT
+    ]
     assert classify(flip(boards)).tolist() == classify(boards).tolist()
     collapsed_race = board({1: 8, 2: 4, 7: 3}, {24: 15})[None]  # 15 - 12 + 1 = 4, but no contact left
     assert crashed(collapsed_race)[0] and classify(collapsed_race)[0] == PositionClass.RACE
@@ -161,10 +176,21 @@ def test_classify_agrees_with_the_definitions():
     collapsed = crashed(boards) | crashed(flip(boards))
     back = np.maximum(boards[:, 19:26], 0).sum(axis=1), np.maximum(flip(boards)[:, 19:26], 0).sum(axis=1)
     late = (back[0] <= 1) & (back[1] <= 1)
-    expected = np.where(over, PositionClass.OVER, np.where(bo.is_bearoff(boards), PositionClass.BEAROFF,
-                        np.where(is_race(boards), PositionClass.RACE,
-                                 np.where(collapsed, PositionClass.CRASHED,
-                                          np.where(late, PositionClass.LATE_CONTACT, PositionClass.CONTACT)))))
+    expected = np.where(
+        over,
+        PositionClass.OVER,
+        np.where(
+            bo.is_bearoff(boards),
+            PositionClass.BEAROFF,
+            np.where(
+                is_race(boards),
+                PositionClass.RACE,
+                np.where(
+                    collapsed, PositionClass.CRASHED, np.where(late, PositionClass.LATE_CONTACT, PositionClass.CONTACT)
+                ),
+            ),
+        ),
+    )
     assert (classify(boards) == expected).all()
     assert set(classify(boards).tolist()) == set(PositionClass)
 
@@ -198,19 +224,26 @@ def test_split_and_merge_keeps_order_and_matches_per_class(nets, small_databases
     collapsed = Counting(Network(other.config, other.state_dict()), PositionClass.CRASHED, 6)
     late_net = random_network(NetworkConfig(hidden=(6,)), 4)
     late = Counting(Network(late_net.config, late_net.state_dict()), PositionClass.LATE_CONTACT, 6)
-    evaluator = ClassEvaluator({"contact": contact, "race": race, "crashed": collapsed, "late_contact": late},
-                               small_databases)
+    evaluator = ClassEvaluator(
+        {"contact": contact, "race": race, "crashed": collapsed, "late_contact": late}, small_databases
+    )
     five = evaluator.probabilities(boards)
     classes = classify(boards, 6)
     assert set(classes.tolist()) == set(PositionClass)
     assert contact.calls == race.calls == collapsed.calls == late.calls == 1
-    for kind, model in ((PositionClass.CONTACT, contact.model), (PositionClass.RACE, race.model),
-                        (PositionClass.CRASHED, collapsed.model), (PositionClass.LATE_CONTACT, late.model),
-                        (PositionClass.BEAROFF, small_databases), (PositionClass.OVER, None)):
+    for kind, model in (
+        (PositionClass.CONTACT, contact.model),
+        (PositionClass.RACE, race.model),
+        (PositionClass.CRASHED, collapsed.model),
+        (PositionClass.LATE_CONTACT, late.model),
+        (PositionClass.BEAROFF, small_databases),
+        (PositionClass.OVER, None),
+    ):
         rows = classes == kind
         expected = over_probabilities(boards[rows]) if model is None else model.probabilities(boards[rows])
-        np.testing.assert_allclose(five[rows], without_impossible_gammons(boards[rows], classes[rows], expected),
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            five[rows], without_impossible_gammons(boards[rows], classes[rows], expected), atol=1e-6
+        )
         if kind in (PositionClass.OVER, PositionClass.BEAROFF):  # exact: the rules hold already
             np.testing.assert_allclose(five[rows], expected, atol=1e-6)
     # One board at a time gives the same answers.
@@ -239,20 +272,23 @@ def test_the_networks_give_no_gammon_or_backgammon_the_rules_rule_out(nets):
     raw, five = network.probabilities(boards), evaluator.probabilities(boards)
     assert raw[:, 1:].min() > 0  # a softmax never says impossible
     # [win, win gammon, win backgammon, lose gammon, lose backgammon]; None: the network's value stands.
-    zero = [[None, None, 0, None, 0],  # no contact, no checker of either side in the other's home board
-            [None, 0, 0, None, 0],  # the opponent has borne off: we cannot win a gammon
-            [None, None, None, None, 0],  # its straggler can still be caught there: a backgammon is possible
-            [None, None, 0, None, None],  # we can still be backgammoned, and cannot backgammon
-            [None, None, None, 0, 0],  # we have borne off: no gammon loss, even with contact
-            [None] * 5]  # the opening: everything possible
+    zero = [
+        [None, None, 0, None, 0],  # no contact, no checker of either side in the other's home board
+        [None, 0, 0, None, 0],  # the opponent has borne off: we cannot win a gammon
+        [None, None, None, None, 0],  # its straggler can still be caught there: a backgammon is possible
+        [None, None, 0, None, None],  # we can still be backgammoned, and cannot backgammon
+        [None, None, None, 0, 0],  # we have borne off: no gammon loss, even with contact
+        [None] * 5,
+    ]  # the opening: everything possible
     for row, wanted in enumerate(zero):
         for k, value in enumerate(wanted):
             assert five[row, k] == (0.0 if value == 0 else pytest.approx(raw[row, k], abs=1e-6)), (row, k)
 
 
 def test_bearoff_plays_get_the_database_probabilities(nets, small_databases):
-    bot = Bot(ClassEvaluator({"contact": Network(nets["contact"].config, nets["contact"].state_dict())},
-                             small_databases))
+    bot = Bot(
+        ClassEvaluator({"contact": Network(nets["contact"].config, nets["contact"].state_dict())}, small_databases)
+    )
     for plies in (0, 1):
         plays = bot.rank_plays(BEAROFF, (4, 2), plies=plies)
         for ranked in plays:
@@ -261,6 +297,7 @@ def test_bearoff_plays_get_the_database_probabilities(nets, small_databases):
                 expected = invert(small_databases.probabilities(flip(after)[None]))[0]
             else:  # every reply of the opponent is a bear-off too: the 1-ply mean of exact values
                 from bot.search import probabilities_at
+
                 expected = probabilities_at(small_databases_evaluator(small_databases), after[None], 1)[0]
             np.testing.assert_allclose(ranked.probabilities, expected, atol=1e-6)
     best = bot.rank_plays(BEAROFF, (4, 2))[0]
@@ -290,8 +327,9 @@ def test_old_single_network_files_load_through_the_fallback(tmp_path, nets):
         assert set(evaluator.networks) == {"contact"}
         assert isinstance(evaluator.bearoff, BearoffDatabases)
         rows = classify(boards) >= PositionClass.RACE  # races and every contact class: the one network
-        np.testing.assert_allclose(evaluator.probabilities(boards[rows]),
-                                   as_served(load_network(tmp_path / name), boards[rows]), atol=1e-6)
+        np.testing.assert_allclose(
+            evaluator.probabilities(boards[rows]), as_served(load_network(tmp_path / name), boards[rows]), atol=1e-6
+        )
         with pytest.raises(CheckpointError, match="no race network"):
             load_evaluator(tmp_path / name, required=("race",))
 
@@ -317,13 +355,16 @@ def test_multi_network_file_round_trips(tmp_path, nets, suffix):
     else:
         export_class_numpy(path, {label: (n.config, n.state_dict()) for label, n in nets.items()})
     evaluator = load_evaluator(path, required=("contact", "race"))
-    assert {label: n.config for label, n in evaluator.networks.items()} == {label: n.config for label, n in nets.items()}
+    assert {label: n.config for label, n in evaluator.networks.items()} == {
+        label: n.config for label, n in nets.items()
+    }
     boards = fixture_boards()
     classes = classify(boards)
     for label, kind in (("contact", PositionClass.CONTACT), ("race", PositionClass.RACE)):
         rows = classes == kind
-        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), as_served(nets[label], boards[rows]),
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            evaluator.probabilities(boards[rows]), as_served(nets[label], boards[rows]), atol=1e-5
+        )
 
 
 def test_missing_class_is_a_checkpoint_error(tmp_path, nets):
@@ -360,8 +401,10 @@ def test_malformed_files_are_checkpoint_errors(tmp_path, nets):
         "missing weight": (manifest, {k: v for k, v in arrays.items() if k != "contact/output_layer.bias"}),
         "stray arrays": (manifest, {**arrays, "other/x": np.zeros(3)}),
         "damaged weights": (manifest, {**arrays, "race/output_layer.bias": arrays["race/output_layer.bias"] + 1}),
-        "bad config": ({**manifest, "networks": {"contact": {**contact_entry, "network_config": {"hidden": []}}}},
-                       {k: v for k, v in arrays.items() if k.startswith("contact/")}),
+        "bad config": (
+            {**manifest, "networks": {"contact": {**contact_entry, "network_config": {"hidden": []}}}},
+            {k: v for k, v in arrays.items() if k.startswith("contact/")},
+        ),
     }
     for name, (bad_manifest, bad_arrays) in cases.items():
         path = _npz(tmp_path / f"{name.replace(' ', '_')}.npz", bad_manifest, bad_arrays)
@@ -390,8 +433,9 @@ def test_ship_combines_networks_into_one_file(tmp_path, nets):
     for suffix in (".pt", ".npz"):
         evaluator = load_evaluator(tmp_path / f"shipped{suffix}", required=("contact", "race"))
         rows = classify(boards) == PositionClass.RACE
-        np.testing.assert_allclose(evaluator.probabilities(boards[rows]), as_served(nets["race"], boards[rows]),
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            evaluator.probabilities(boards[rows]), as_served(nets["race"], boards[rows]), atol=1e-5
+        )
     assert json.loads((tmp_path / "shipped.json").read_text())["network"]["race"]["encoding"] == "tesauro"
     with pytest.raises(ValueError, match="contact"):
         ship_classes({"race": sources["race"]}, tmp_path / "other.pt")
@@ -402,15 +446,45 @@ def test_ship_command_line(tmp_path, nets, capsys):
 
     save_checkpoint(tmp_path / "a.pt", nets["contact"])
     save_checkpoint(tmp_path / "b.pt", nets["race"])
-    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--race", str(tmp_path / "b.pt"),
-                 "--to", str(tmp_path / "multi.pt")]) == 0
+    assert (
+        main(
+            [
+                "ship",
+                "--contact",
+                str(tmp_path / "a.pt"),
+                "--race",
+                str(tmp_path / "b.pt"),
+                "--to",
+                str(tmp_path / "multi.pt"),
+            ]
+        )
+        == 0
+    )
     assert set(load_evaluator(tmp_path / "multi.npz").networks) == {"contact", "race"}
     save_checkpoint(tmp_path / "c.pt", random_network(NetworkConfig(hidden=(5,)), 3))
-    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--crashed", str(tmp_path / "c.pt"),
-                 "--late-contact", str(tmp_path / "b.pt"), "--to", str(tmp_path / "crashed.pt")]) == 0
+    assert (
+        main(
+            [
+                "ship",
+                "--contact",
+                str(tmp_path / "a.pt"),
+                "--crashed",
+                str(tmp_path / "c.pt"),
+                "--late-contact",
+                str(tmp_path / "b.pt"),
+                "--to",
+                str(tmp_path / "crashed.pt"),
+            ]
+        )
+        == 0
+    )
     assert set(load_evaluator(tmp_path / "crashed.npz").networks) == {"contact", "crashed", "late_contact"}
     assert json.loads((tmp_path / "crashed.json").read_text())["classes"] == {
-        "bearoff": "databases", "race": "contact network", "crashed": "crashed", "late_contact": "late_contact"}
+        "bearoff": "databases",
+        "race": "contact network",
+        "crashed": "crashed",
+        "late_contact": "late_contact",
+    }
     # Training starts from a class's own network, else the contact network; an unknown class is refused.
     assert load_class_payload(tmp_path / "crashed.pt", "crashed")["network_config"]["hidden"] == [5]
     assert load_class_payload(tmp_path / "crashed.pt", "race")["network_config"]["hidden"] == [8]
@@ -418,17 +492,47 @@ def test_ship_command_line(tmp_path, nets, capsys):
         load_class_payload(tmp_path / "crashed.pt", "bearoff")
     # Readers of one network refuse the file, naming its classes and what reads it.
     for read in (load_checkpoint, load_network):
-        with pytest.raises(CheckpointError, match=r"per position class \(contact, crashed, late_contact\).*load_class_payload"):
+        with pytest.raises(
+            CheckpointError, match=r"per position class \(contact, crashed, late_contact\).*load_class_payload"
+        ):
             read(tmp_path / "crashed.pt")
     # A shipped bot gives its networks to a new one (one replaced); a class it lacks is refused, not filled in.
-    assert main(["ship", "--contact", str(tmp_path / "crashed.pt"), "--crashed", str(tmp_path / "crashed.pt"),
-                 "--late-contact", str(tmp_path / "c.pt"), "--to", str(tmp_path / "replaced.pt")]) == 0
+    assert (
+        main(
+            [
+                "ship",
+                "--contact",
+                str(tmp_path / "crashed.pt"),
+                "--crashed",
+                str(tmp_path / "crashed.pt"),
+                "--late-contact",
+                str(tmp_path / "c.pt"),
+                "--to",
+                str(tmp_path / "replaced.pt"),
+            ]
+        )
+        == 0
+    )
     replaced, before = load_evaluator(tmp_path / "replaced.npz"), load_evaluator(tmp_path / "crashed.npz")
     boards = np.stack([CONTACT, STACKED, ONE_BACK_EACH])
     np.testing.assert_array_equal(replaced.probabilities(boards[:2]), before.probabilities(boards[:2]))
-    np.testing.assert_array_equal(replaced.probabilities(boards[2:]), replaced.networks["crashed"].probabilities(boards[2:]))
-    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--race", str(tmp_path / "crashed.pt"),
-                 "--to", str(tmp_path / "refused.pt")]) == 2
+    np.testing.assert_array_equal(
+        replaced.probabilities(boards[2:]), replaced.networks["crashed"].probabilities(boards[2:])
+    )
+    assert (
+        main(
+            [
+                "ship",
+                "--contact",
+                str(tmp_path / "a.pt"),
+                "--race",
+                str(tmp_path / "crashed.pt"),
+                "--to",
+                str(tmp_path / "refused.pt"),
+            ]
+        )
+        == 2
+    )
     assert "no race network (the file has contact, crashed, late_contact)" in capsys.readouterr().err
     assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--to", str(tmp_path / "single.pt")]) == 0
     assert load_class_payloads(tmp_path / "single.npz")[2] is False
@@ -444,7 +548,11 @@ def money_bearoffs_within(checkers: int) -> list[dict]:
     records = []
     for record in load_fixture("cube.jsonl"):
         b = decode_position_id(record["position_id"])
-        if record["match_length"] == 0 and bo.is_bearoff(b[None])[0] and max(np.abs(b[b > 0]).sum(), -b[b < 0].sum()) <= checkers:
+        if (
+            record["match_length"] == 0
+            and bo.is_bearoff(b[None])[0]
+            and max(np.abs(b[b > 0]).sum(), -b[b < 0].sum()) <= checkers
+        ):
             records.append(record)
     return records
 

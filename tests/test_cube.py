@@ -60,17 +60,30 @@ def test_cube_efficiency_by_position_kind():
 def test_batched_cube_arithmetic_is_the_one_position_answer():
     # A search prices many leaves at once: each must be what cube_decision says of it alone.
     rng = np.random.default_rng(3)
-    boards = np.stack([START, race({10: 8}, {6: 8}), race({12: 11}, {12: 11}), race({6: 5, 2: 3}, {5: 6}),
-                       race({}, {5: 6}), decode_position_id("4HPwATDgc/ABMA")])
+    boards = np.stack(
+        [
+            START,
+            race({10: 8}, {6: 8}),
+            race({12: 11}, {12: 11}),
+            race({6: 5, 2: 3}, {5: 6}),
+            race({}, {5: 6}),
+            decode_position_id("4HPwATDgc/ABMA"),
+        ]
+    )
     np.testing.assert_array_equal(cube_efficiencies(boards), [cube_efficiency(b) for b in boards])
     win = rng.uniform(0.0, 1.0, 40)
     gammons = rng.uniform(0.0, 0.3, (40, 2)) * np.stack([win, 1.0 - win], axis=1)
     probs = np.column_stack([win, gammons[:, 0], gammons[:, 0] / 4, gammons[:, 1], gammons[:, 1] / 4])
     probs[:3] = [no_gammons(0.0), no_gammons(1.0), [1.0, 1.0, 1.0, 0.0, 0.0]]  # sure results: a dead cube
     efficiencies = rng.uniform(0.0, 1.0, 40)
-    states = [MONEY, CubeState(cube=2, owner=Owner.ME), CubeState(jacoby=True),
-              CubeState(match_length=7, score=(2, 4)), CubeState(cube=2, owner=Owner.OPP, match_length=5, score=(3, 1)),
-              CubeState(match_length=5, score=(4, 2), crawford=True)]
+    states = [
+        MONEY,
+        CubeState(cube=2, owner=Owner.ME),
+        CubeState(jacoby=True),
+        CubeState(match_length=7, score=(2, 4)),
+        CubeState(cube=2, owner=Owner.OPP, match_length=5, score=(3, 1)),
+        CubeState(match_length=5, score=(4, 2), crawford=True),
+    ]
     for state in states:
         batched = model_decisions(probs, efficiencies, state)
         alone = [cube_decision(START, p, state, efficiency=x) for p, x in zip(probs, efficiencies)]
@@ -111,14 +124,14 @@ def test_janowski_interpolation_centred_cube():
 def test_janowski_with_gammons():
     """W and L (average win and loss values) move the take and cash points."""
     probs = [0.6, 0.2, 0.0, 0.1, 0.0]
-    w, l = 1 + 0.2 / 0.6, 1 + 0.1 / 0.4
-    take, cash = (l - 0.5) / (w + l + 0.5), (l + 1) / (w + l + 0.5)
+    win, loss = 1 + 0.2 / 0.6, 1 + 0.1 / 0.4
+    take, cash = (loss - 0.5) / (win + loss + 0.5), (loss + 1) / (win + loss + 0.5)
     live_centred = -1 + 2 * (0.6 - take) / (cash - take)
     assert cubeful_equity(START, probs, MONEY, efficiency=1.0) == pytest.approx(live_centred)
-    live_owned = -l + (1 + l) * 0.6 / cash  # below my cash point, I own the cube
+    live_owned = -loss + (1 + loss) * 0.6 / cash  # below my cash point, I own the cube
     owned = CubeState(cube=2, owner="me")
     assert cubeful_equity(START, probs, owned, efficiency=1.0) == pytest.approx(live_owned)
-    live_theirs = -1 + (w + 1) * (0.6 - take) / (1 - take)  # above the opponent's cash point
+    live_theirs = -1 + (win + 1) * (0.6 - take) / (1 - take)  # above the opponent's cash point
     theirs = CubeState(cube=2, owner="opp")
     assert cubeful_equity(START, probs, theirs, efficiency=1.0) == pytest.approx(live_theirs)
 
@@ -220,24 +233,136 @@ def test_match_numbers_are_normalised_mwc():
 # double-take equities, verdict.
 GNUBG_0PLY = [
     ("7e4GAIBuzwMAAA", 0, (0, 0), 1, "centered", (0.561156, 0, 0, 0, 0), 0.171238, -0.018681, "NODOUBLE_TAKE"),
-    ("yOfgARiwZ8MBAw", 0, (0, 0), 1, "centered", (0.702247, 0.155724, 0.005968, 0.050749, 0.0011), 0.722606, 0.826204, "DOUBLE_TAKE"),
-    ("4PPBAWDbboOAAA", 0, (0, 0), 1, "centered", (0.978271, 0.939546, 0.006367, 0.000282, 0), 1.91231, 3.789568, "TOOGOOD_PASS"),
-    ("m+2AEUC2uwkwAA", 0, (0, 0), 2, "me", (0.881315, 0.471175, 0.005466, 0.020565, 0), 1.302964, 2.356706, "TOOGOODRE_PASS"),
-    ("uTsAAPi9AwDAAA", 0, (0, 0), 2, "me", (0.014943, 0, 0, 0.233453, 0.003129), -1.201615, -2.440848, "NO_REDOUBLE_TAKE"),
-    ("Mz4ZBwAZX0cwAA", 3, (1, 0), 1, "centered", (0.461407, 0.006562, 0, 0.007368, 0), -0.156683, -0.870372, "NODOUBLE_TAKE"),
+    (
+        "yOfgARiwZ8MBAw",
+        0,
+        (0, 0),
+        1,
+        "centered",
+        (0.702247, 0.155724, 0.005968, 0.050749, 0.0011),
+        0.722606,
+        0.826204,
+        "DOUBLE_TAKE",
+    ),
+    (
+        "4PPBAWDbboOAAA",
+        0,
+        (0, 0),
+        1,
+        "centered",
+        (0.978271, 0.939546, 0.006367, 0.000282, 0),
+        1.91231,
+        3.789568,
+        "TOOGOOD_PASS",
+    ),
+    (
+        "m+2AEUC2uwkwAA",
+        0,
+        (0, 0),
+        2,
+        "me",
+        (0.881315, 0.471175, 0.005466, 0.020565, 0),
+        1.302964,
+        2.356706,
+        "TOOGOODRE_PASS",
+    ),
+    (
+        "uTsAAPi9AwDAAA",
+        0,
+        (0, 0),
+        2,
+        "me",
+        (0.014943, 0, 0, 0.233453, 0.003129),
+        -1.201615,
+        -2.440848,
+        "NO_REDOUBLE_TAKE",
+    ),
+    (
+        "Mz4ZBwAZX0cwAA",
+        3,
+        (1, 0),
+        1,
+        "centered",
+        (0.461407, 0.006562, 0, 0.007368, 0),
+        -0.156683,
+        -0.870372,
+        "NODOUBLE_TAKE",
+    ),
     ("drsRggDafQ8AAA", 3, (1, 0), 1, "centered", (0.924645, 0.000222, 0, 0, 0), 0.945551, 2.457397, "DOUBLE_PASS"),
-    ("sK/BYAiYcxsHAA", 9, (2, 4), 1, "centered", (0.722743, 0.107347, 0.001897, 0.034066, 0.001175), 0.794058, 0.949077, "DOUBLE_TAKE"),
-    ("ic+DMQDB2xkHAA", 11, (3, 3), 4, "me", (0.604656, 0.013938, 0, 0.009065, 0), 0.488202, 0.425828, "NO_REDOUBLE_TAKE"),
+    (
+        "sK/BYAiYcxsHAA",
+        9,
+        (2, 4),
+        1,
+        "centered",
+        (0.722743, 0.107347, 0.001897, 0.034066, 0.001175),
+        0.794058,
+        0.949077,
+        "DOUBLE_TAKE",
+    ),
+    (
+        "ic+DMQDB2xkHAA",
+        11,
+        (3, 3),
+        4,
+        "me",
+        (0.604656, 0.013938, 0, 0.009065, 0),
+        0.488202,
+        0.425828,
+        "NO_REDOUBLE_TAKE",
+    ),
     ("WneZAgCaez4AAA", 9, (2, 3), 4, "me", (0.691803, 5e-05, 0, 5e-05, 0), 0.753674, 0.929799, "REDOUBLE_TAKE"),
-    ("u+cGACC2XQMCBg", 5, (1, 3), 2, "me", (0.726437, 0.044618, 0.000866, 0.074854, 0.000908), 0.891304, 1.905748, "REDOUBLE_PASS"),
-    ("tncDEECb3YAFIA", 9, (1, 3), 4, "me", (0.739685, 0.278117, 0.006996, 0.070122, 0.002707), 1.040823, 1.373709, "TOOGOODRE_PASS"),
-    ("4PPgIChsG/BBIA", 11, (8, 10), 1, "centered", (0.723657, 0.338082, 0.024516, 0.052982, 0.00189), 0.855477, 1.175561, "DOUBLE_PASS"),
+    (
+        "u+cGACC2XQMCBg",
+        5,
+        (1, 3),
+        2,
+        "me",
+        (0.726437, 0.044618, 0.000866, 0.074854, 0.000908),
+        0.891304,
+        1.905748,
+        "REDOUBLE_PASS",
+    ),
+    (
+        "tncDEECb3YAFIA",
+        9,
+        (1, 3),
+        4,
+        "me",
+        (0.739685, 0.278117, 0.006996, 0.070122, 0.002707),
+        1.040823,
+        1.373709,
+        "TOOGOODRE_PASS",
+    ),
+    (
+        "4PPgIChsG/BBIA",
+        11,
+        (8, 10),
+        1,
+        "centered",
+        (0.723657, 0.338082, 0.024516, 0.052982, 0.00189),
+        0.855477,
+        1.175561,
+        "DOUBLE_PASS",
+    ),
     ("afsAALAvNwAAAA", 7, (0, 6), 1, "centered", (0.697938, 0, 0, 0, 0), 0.439439, 0.468481, "DOUBLE_TAKE"),
-    ("m+2AEUDW7gkADA", 3, (1, 2), 1, "centered", (0.702959, 0.346139, 0.007387, 0.091802, 0.0013), 1.303252, 1.811836, "TOOGOOD_PASS"),
+    (
+        "m+2AEUDW7gkADA",
+        3,
+        (1, 2),
+        1,
+        "centered",
+        (0.702959, 0.346139, 0.007387, 0.091802, 0.0013),
+        1.303252,
+        1.811836,
+        "TOOGOOD_PASS",
+    ),
 ]
 
 
-@pytest.mark.parametrize("pid, length, score, cube, owner, probs, nd, dt, verdict", GNUBG_0PLY, ids=[c[0] for c in GNUBG_0PLY])
+@pytest.mark.parametrize(
+    "pid, length, score, cube, owner, probs, nd, dt, verdict", GNUBG_0PLY, ids=[c[0] for c in GNUBG_0PLY]
+)
 def test_same_as_gnubg_0ply(pid, length, score, cube, owner, probs, nd, dt, verdict):
     state = CubeState(cube=cube, owner=owner, match_length=length, score=score)
     decision = cube_decision(decode_position_id(pid), probs, state)
@@ -266,7 +391,16 @@ def test_bad_cube_state(kwargs, message):
         CubeState(**kwargs)
 
 
-@pytest.mark.parametrize("probs", [[0.5, 0.1, 0.0, 0.1], [1.2, 0, 0, 0, 0], [0.5, float("nan"), 0, 0, 0], [0.5, 0, 0, float("inf"), 0], [0.5, 0, -0.01, 0, 0]])
+@pytest.mark.parametrize(
+    "probs",
+    [
+        [0.5, 0.1, 0.0, 0.1],
+        [1.2, 0, 0, 0, 0],
+        [0.5, float("nan"), 0, 0, 0],
+        [0.5, 0, 0, float("inf"), 0],
+        [0.5, 0, -0.01, 0, 0],
+    ],
+)
 def test_bad_probabilities(probs):
     with pytest.raises(InvalidEvaluationError, match="probabilities"):
         cube_decision(START, probs, MONEY)

@@ -26,9 +26,16 @@ RACE[[6, 8]], RACE[[17, 19]] = (10, 5), (-5, -10)  # no contact left
 def shift_by(nd: float, dt: float, hidden: int = 4) -> CubeCorrection:
     """A correction that adds (nd, dt) to every in-domain position: output weights zero, the bias the shift."""
     size = input_size()
-    return CubeCorrection.from_arrays({
-        "mean": np.zeros(size), "spread": np.ones(size), "hidden_weight": np.zeros((hidden, size)),
-        "hidden_bias": np.zeros(hidden), "out_weight": np.zeros((2, hidden)), "out_bias": np.array([nd, dt])})
+    return CubeCorrection.from_arrays(
+        {
+            "mean": np.zeros(size),
+            "spread": np.ones(size),
+            "hidden_weight": np.zeros((hidden, size)),
+            "hidden_bias": np.zeros(hidden),
+            "out_weight": np.zeros((2, hidden)),
+            "out_bias": np.array([nd, dt]),
+        }
+    )
 
 
 def fives(*wins: float) -> np.ndarray:
@@ -165,7 +172,8 @@ def test_the_loss_weighs_an_error_that_moves_the_double_decision_more():
     apart = target + torch.tensor([[-0.04, 0.04]])  # both off by 0.04: a double again
     assert correction_loss(target, target, model) == 0.0
     assert float(correction_loss(alike, target, model, margin_weight=0.0)) == pytest.approx(
-        float(correction_loss(apart, target, model, margin_weight=0.0)))
+        float(correction_loss(apart, target, model, margin_weight=0.0))
+    )
     assert correction_loss(alike, target, model) < correction_loss(apart, target, model)
 
 
@@ -183,19 +191,55 @@ def test_ship_command_puts_the_correction_in_the_bot(tmp_path, capsys):
     torch.manual_seed(7)
     save_checkpoint(tmp_path / "a.pt", ValueNetwork(NetworkConfig(hidden=(8,))))
     np.savez(tmp_path / "correction.npz", **shift_by(0.0, 0.2).arrays())
-    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--cube-correction", str(tmp_path / "correction.npz"),
-                 "--to", str(tmp_path / "bot.pt")]) == 0
+    assert (
+        main(
+            [
+                "ship",
+                "--contact",
+                str(tmp_path / "a.pt"),
+                "--cube-correction",
+                str(tmp_path / "correction.npz"),
+                "--to",
+                str(tmp_path / "bot.pt"),
+            ]
+        )
+        == 0
+    )
     for suffix in (".pt", ".npz"):
         stored = load_evaluator(tmp_path / f"bot{suffix}").cube_correction
         assert stored is not None and stored.out_bias.tolist() == pytest.approx([0.0, 0.2])
     assert load_correction(tmp_path / "correction.npz").out_bias.tolist() == pytest.approx([0.0, 0.2])
     (tmp_path / "bad.npz").write_bytes(b"not a numpy file")
-    assert main(["ship", "--contact", str(tmp_path / "a.pt"), "--cube-correction", str(tmp_path / "bad.npz"),
-                 "--to", str(tmp_path / "other.pt")]) == 2
+    assert (
+        main(
+            [
+                "ship",
+                "--contact",
+                str(tmp_path / "a.pt"),
+                "--cube-correction",
+                str(tmp_path / "bad.npz"),
+                "--to",
+                str(tmp_path / "other.pt"),
+            ]
+        )
+        == 2
+    )
     error = capsys.readouterr().err
     assert "cube correction" in error and "bad.npz" in error and "unreadable" in error
-    assert main(["ship", "--checkpoint", str(tmp_path / "a.pt"), "--cube-correction", str(tmp_path / "correction.npz"),
-                 "--to", str(tmp_path / "single.pt")]) == 2
+    assert (
+        main(
+            [
+                "ship",
+                "--checkpoint",
+                str(tmp_path / "a.pt"),
+                "--cube-correction",
+                str(tmp_path / "correction.npz"),
+                "--to",
+                str(tmp_path / "single.pt"),
+            ]
+        )
+        == 2
+    )
 
 
 @pytest.mark.slow
@@ -208,17 +252,35 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
     probs = fives(*rng.uniform(0.5, 0.9, count))
     model = np.column_stack([rng.uniform(0.3, 1.0, (count, 6)), np.full(count, 0.68)])
     model[:, 0] = model[:, 1] - 0.05  # no double near double/take: every sample near an edge
-    boards = np.stack([START] * (count - 20) + [RACE] * 20)  # races: sample files made before the domain left them out hold some
+    boards = np.stack(
+        [START] * (count - 20) + [RACE] * 20
+    )  # races: sample files made before the domain left them out hold some
     samples = {"boards": boards, "states": states, "probs": probs, "model": model, "lookahead": model[:, :2] + 0.1}
     run = tmp_path / "run"
     run.mkdir()
     np.savez(run / "samples.npz", **samples)
     # The samples are there: no search, a fit, and the correction file that ship takes.
-    assert main(["cube-correction", "--checkpoint", str(tmp_path / "unused.pt"), "--out", str(run),
-                 "--samples", "200", "--hidden", "4"]) == 0
+    assert (
+        main(
+            [
+                "cube-correction",
+                "--checkpoint",
+                str(tmp_path / "unused.pt"),
+                "--out",
+                str(run),
+                "--samples",
+                "200",
+                "--hidden",
+                "4",
+            ]
+        )
+        == 0
+    )
     assert "1000 samples, 980 in the correction's domain; on the 9" in capsys.readouterr().out  # 9x held out
     fitted = load_correction(run / "correction.npz")
-    assert fitted.shifts(inputs(samples["boards"][:5], probs[:5], model[:5], states[:5])) == pytest.approx(0.1, abs=0.05)
+    assert fitted.shifts(inputs(samples["boards"][:5], probs[:5], model[:5], states[:5])) == pytest.approx(
+        0.1, abs=0.05
+    )
     assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run), "--samples", "0"]) == 2
     assert "--samples 0: expected at least 100" in capsys.readouterr().err
     np.savez(run / "samples.npz", **{**samples, "probs": probs[:, :3]})

@@ -19,17 +19,20 @@ from cube_fixture import DEFAULT_OUT, answer_mix, answer_pair, answered, fixture
 GNUBG = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
 
 
-@pytest.mark.parametrize("printed, name", [
-    ("No double, take (19.1%)", "NODOUBLE_TAKE"),
-    ("No redouble, take (3.3%)", "NO_REDOUBLE_TAKE"),
-    ("Double, take", "DOUBLE_TAKE"),
-    ("Redouble, pass", "REDOUBLE_PASS"),
-    ("Too good to double, pass (32.8%)", "TOOGOOD_PASS"),
-    ("Too good to redouble, take", "TOOGOODRE_TAKE"),
-    ("Optional double, take", "OPTIONAL_DOUBLE_TAKE"),
-    ("Optional redouble, pass", "OPTIONAL_REDOUBLE_PASS"),
-    ("Never double, take (dead cube)", "NODOUBLE_DEADCUBE"),
-])
+@pytest.mark.parametrize(
+    "printed, name",
+    [
+        ("No double, take (19.1%)", "NODOUBLE_TAKE"),
+        ("No redouble, take (3.3%)", "NO_REDOUBLE_TAKE"),
+        ("Double, take", "DOUBLE_TAKE"),
+        ("Redouble, pass", "REDOUBLE_PASS"),
+        ("Too good to double, pass (32.8%)", "TOOGOOD_PASS"),
+        ("Too good to redouble, take", "TOOGOODRE_TAKE"),
+        ("Optional double, take", "OPTIONAL_DOUBLE_TAKE"),
+        ("Optional redouble, pass", "OPTIONAL_REDOUBLE_PASS"),
+        ("Never double, take (dead cube)", "NODOUBLE_DEADCUBE"),
+    ],
+)
 def test_gnubg_cube_actions_get_the_fixture_names(printed, name):
     assert verdict_name(printed) == name
 
@@ -40,8 +43,14 @@ def test_an_unknown_cube_action_is_refused_by_name():
 
 
 def test_a_fixture_line_says_what_the_bar_scores():
-    stub = {"position_id": "4HPwATDgc/ABMA", "match_length": 0, "score": [0, 0], "crawford": False, "cube": 1,
-            "owner": "centered"}
+    stub = {
+        "position_id": "4HPwATDgc/ABMA",
+        "match_length": 0,
+        "score": [0, 0],
+        "crawford": False,
+        "cube": 1,
+        "owner": "centered",
+    }
     line = fixture_record(stub, (0.95, 1.2, 1.0, "Double, pass"))
     assert (line["decision"], line["should_double"], line["should_take"]) == ("DOUBLE_PASS", True, False)
     line = fixture_record(stub, (1.3, 0.9, 1.0, "Too good to double, take"))
@@ -53,8 +62,12 @@ def test_the_mix_of_answers_follows_the_shares_and_never_repeats_a_line():
     shares = {(True, True): 0.5, (False, False): 0.25, (True, False): 0.125, (False, True): 0.125}
     kept = answer_mix(lines, shares, 160, np.random.default_rng(1))
     assert len(kept) == 160 and len({line["id"] for line in kept}) == 160
-    assert Counter(map(answer_pair, kept)) == {(True, True): 80, (False, False): 40, (True, False): 20,
-                                               (False, True): 20}
+    assert Counter(map(answer_pair, kept)) == {
+        (True, True): 80,
+        (False, False): 40,
+        (True, False): 20,
+        (False, True): 20,
+    }
     # (True, True) has 100 lines: at its share of a half the mix can hold 200 lines, not 1000.
     assert len(answer_mix(lines, shares, 1000, np.random.default_rng(1))) == 200
 
@@ -73,12 +86,32 @@ def test_the_shipped_larger_fixture_has_the_official_answer_mix():
 
 @pytest.mark.skipif(GNUBG is None, reason="GNU Backgammon not installed (apt-get install gnubg)")
 def test_gnubg_gives_the_official_fixture_answers_back():
-    stubs = [{"position_id": "4POFAxDYdsQBMA", "match_length": 0, "score": [0, 0], "crawford": False, "cube": 1,
-              "owner": "centered"},
-             {"position_id": "ic+DMQDB2xkHAA", "match_length": 11, "score": [3, 3], "crawford": False, "cube": 4,
-              "owner": "me"},
-             {"position_id": "ic+DMQDB2xkHAA", "match_length": 0, "score": [0, 0], "crawford": False, "cube": 2,
-              "owner": "opp"}]  # the opponent owns the cube: no answer
+    stubs = [
+        {
+            "position_id": "4POFAxDYdsQBMA",
+            "match_length": 0,
+            "score": [0, 0],
+            "crawford": False,
+            "cube": 1,
+            "owner": "centered",
+        },
+        {
+            "position_id": "ic+DMQDB2xkHAA",
+            "match_length": 11,
+            "score": [3, 3],
+            "crawford": False,
+            "cube": 4,
+            "owner": "me",
+        },
+        {
+            "position_id": "ic+DMQDB2xkHAA",
+            "match_length": 0,
+            "score": [0, 0],
+            "crawford": False,
+            "cube": 2,
+            "owner": "opp",
+        },
+    ]  # the opponent owns the cube: no answer
     lines = answered(stubs, GNUBG, 1)
     assert [line["decision"] for line in lines] == ["NODOUBLE_TAKE", "NO_REDOUBLE_TAKE"]
     # fixtures/cube.jsonl: no double +0.56978, double/take +0.55587; +0.48771, +0.40957.

@@ -47,7 +47,11 @@ def opponent_value(board_o: np.ndarray, state_o: CubeState, evaluator: ClassEval
         no_double, double_take, double_pass = exact.no_double(state_o.owner), 2.0 * exact.unavailable, 1.0
     else:
         assert isinstance(exact, MatchCubeMWCs)
-        no_double, double_take, double_pass = exact.no_double, exact.double_take, MatchScore.of(state_o).after(state_o.cube)
+        no_double, double_take, double_pass = (
+            exact.no_double,
+            exact.double_take,
+            MatchScore.of(state_o).after(state_o.cube),
+        )
     return max(no_double, min(double_take, double_pass)) if state_o.can_double else no_double
 
 
@@ -107,7 +111,9 @@ def test_value_after_play_of_a_finished_game_is_what_was_won():
     five = np.array([1.0, 1.0, 0.0, 0.0, 0.0])
     assert value_after_play(won, five, CubeState(cube=2, owner=Owner.ME)) == 2.0  # a gammon, per unit cube
     assert value_after_play(won, five, CubeState(jacoby=True)) == 1.0
-    assert value_after_play(won, five, MATCH) == pytest.approx(MatchScore.of(MATCH).normalise(MatchScore.of(MATCH).after(2), 1))
+    assert value_after_play(won, five, MATCH) == pytest.approx(
+        MatchScore.of(MATCH).normalise(MatchScore.of(MATCH).after(2), 1)
+    )
 
 
 def test_the_bot_decides_searched_cubes_by_lookahead():
@@ -129,4 +135,5 @@ def test_batched_cube_decisions_are_the_single_ones_exact_inside_the_database(ev
     model = cube_decisions(evaluator, boards, fives, MATCH, exact_in_match=False)
     assert model[1] == cube_decision(inside, fives[1], MATCH) != cube_decisions(evaluator, boards, fives, MATCH)[1]
     assert cube_decisions(evaluator, boards, fives, MONEY, exact_in_match=False)[1].no_double == pytest.approx(
-        exact_cube(evaluator, inside, MONEY).no_double(Owner.CENTERED))
+        exact_cube(evaluator, inside, MONEY).no_double(Owner.CENTERED)
+    )

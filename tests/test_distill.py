@@ -144,8 +144,21 @@ def test_a_round_writes_resumable_chunks_and_a_checkpoint(tmp_path, capsys):
 def test_command_line_runs_a_round(tmp_path, capsys):
     path = tiny_checkpoint(tmp_path)
     run = tmp_path / "cli"
-    args = ["distill", "--checkpoint", str(path), "--out", str(run), "--games", "2", "--max-positions", "6",
-            "--chunk", "3", "--epochs", "1"]
+    args = [
+        "distill",
+        "--checkpoint",
+        str(path),
+        "--out",
+        str(run),
+        "--games",
+        "2",
+        "--max-positions",
+        "6",
+        "--chunk",
+        "3",
+        "--epochs",
+        "1",
+    ]
     assert main(args) == 0
     assert (run / "distilled.pt").is_file() and (run / "distilled.npz").is_file()
     stamp = (run / "targets-00000.npz").stat().st_mtime_ns
@@ -163,20 +176,25 @@ def test_teachers_average_and_workers_change_nothing(tmp_path, capsys):
     teacher = tiny_checkpoint(tmp_path / "other", seed=1)
     settings = dict(games=2, parallel_games=2, max_positions=9, chunk=4, epochs=1, teachers=(str(teacher),))
     alone = tmp_path / "alone"
-    distill(DistillConfig(checkpoint=str(student), **{**settings, "teachers": ()}), alone, stages=("positions", "targets"))
+    distill(
+        DistillConfig(checkpoint=str(student), **{**settings, "teachers": ()}), alone, stages=("positions", "targets")
+    )
     serial, parallel = tmp_path / "serial", tmp_path / "parallel"
     for run, workers in ((serial, 1), (parallel, 2)):
         (run).mkdir()
         (run / POSITIONS).write_bytes((alone / POSITIONS).read_bytes())  # the same positions
-        distill(DistillConfig(checkpoint=str(student), workers=workers, **settings), run, stages=("positions", "targets"))
+        distill(
+            DistillConfig(checkpoint=str(student), workers=workers, **settings), run, stages=("positions", "targets")
+        )
     boards = np.load(alone / POSITIONS)["boards"]
     theirs = search_targets(NetworkEvaluator(load_network(teacher)), boards, plies=1)
     for index in range(3):
         own = np.load(chunk_path(alone, index))["targets"]
         expected = (own + theirs[index * 4 : (index + 1) * 4]) / 2
         np.testing.assert_allclose(np.load(chunk_path(serial, index))["targets"], expected, atol=1e-6)
-        np.testing.assert_array_equal(np.load(chunk_path(parallel, index))["targets"],
-                                      np.load(chunk_path(serial, index))["targets"])
+        np.testing.assert_array_equal(
+            np.load(chunk_path(parallel, index))["targets"], np.load(chunk_path(serial, index))["targets"]
+        )
     # The teachers are part of a run's settings: a run made without them refuses them.
     assert main(["distill", "--checkpoint", str(student), "--out", str(alone), "--teachers", str(teacher)]) == 2
     assert "teachers" in capsys.readouterr().err
@@ -240,7 +258,9 @@ def test_reencoding_moves_each_global_input_to_its_named_column(tmp_path):
     with torch.no_grad():
         hits.hidden_layers[0].weight[:, -6:] = torch.randn(hits.hidden_layers[0].weight.shape[0], 6)
     assert np.abs(hits.probabilities(boards) - narrow.probabilities(boards)).max() > 1e-3  # the shot counts count
-    np.testing.assert_allclose(reencode(hits, "contact").eval().probabilities(boards), hits.probabilities(boards), atol=1e-6)
+    np.testing.assert_allclose(
+        reencode(hits, "contact").eval().probabilities(boards), hits.probabilities(boards), atol=1e-6
+    )
     with pytest.raises(ValueError, match=r"lacks its global features \['mover.break_contact'"):
         reencode(reencode(narrow, "contact"), "hits")
 
@@ -258,8 +278,9 @@ def test_rollout_targets_are_the_bots_own_games_and_do_not_depend_on_workers(tmp
     bot = load_evaluator(path)
     for index in range(2):
         chunk = boards[index * 3 : (index + 1) * 3]
-        games = rollout_boards(bot, chunk, np.random.default_rng([1, 3, index]),
-                               RolloutSettings(trials=4, variance_reduction=False))
+        games = rollout_boards(
+            bot, chunk, np.random.default_rng([1, 3, index]), RolloutSettings(trials=4, variance_reduction=False)
+        )
         stored = np.load(chunk_path(serial, index))["targets"]
         np.testing.assert_allclose(stored, games.mean(axis=1), atol=1e-6)
         np.testing.assert_array_equal(np.load(chunk_path(parallel, index))["targets"], stored)
@@ -267,18 +288,39 @@ def test_rollout_targets_are_the_bots_own_games_and_do_not_depend_on_workers(tmp
         np.testing.assert_allclose(stored * 4, np.round(stored * 4), atol=1e-5)
     # With variance reduction: the same games, each result less its summed luck.
     config = DistillConfig(checkpoint=str(path), rollout_trials=4, rollout_vr=True)
-    reduced = rollout_boards(bot, boards[:3], np.random.default_rng([1, 3, 0]),
-                             RolloutSettings(trials=4, variance_reduction=True))
+    reduced = rollout_boards(
+        bot, boards[:3], np.random.default_rng([1, 3, 0]), RolloutSettings(trials=4, variance_reduction=True)
+    )
     np.testing.assert_allclose(chunk_targets(config, [bot], boards[:3], 0), reduced.mean(axis=1), atol=1e-6)
 
 
 def test_also_fits_other_runs_targets_and_refuses_an_unfinished_run(tmp_path, capsys):
     path = tiny_checkpoint(tmp_path)
     searched, rolled = tmp_path / "searched", tmp_path / "rolled"
-    distill(DistillConfig(checkpoint=str(path), games=2, parallel_games=2, max_positions=5, chunk=5), searched,
-            stages=("positions", "targets"))
-    args = ["distill", "--checkpoint", str(path), "--out", str(rolled), "--games", "2", "--max-positions", "4",
-            "--seed", "2", "--rollout-trials", "2", "--epochs", "1", "--also", str(searched)]
+    distill(
+        DistillConfig(checkpoint=str(path), games=2, parallel_games=2, max_positions=5, chunk=5),
+        searched,
+        stages=("positions", "targets"),
+    )
+    args = [
+        "distill",
+        "--checkpoint",
+        str(path),
+        "--out",
+        str(rolled),
+        "--games",
+        "2",
+        "--max-positions",
+        "4",
+        "--seed",
+        "2",
+        "--rollout-trials",
+        "2",
+        "--epochs",
+        "1",
+        "--also",
+        str(searched),
+    ]
     assert main(args) == 0
     assert load_checkpoint(rolled / "distilled.pt")["training"]["distill"]["also_positions"] == 5
     assert json.loads((rolled / "fit.json").read_text())["train_positions"] + 1 == 9
@@ -297,10 +339,13 @@ def test_a_class_round_keeps_that_class_and_fits_its_network(tmp_path):
 
     path = tiny_checkpoint(tmp_path)
     every, races = tmp_path / "every", tmp_path / "races"
-    distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64), every, stages=("positions", "targets"))
+    distill(
+        DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64), every, stages=("positions", "targets")
+    )
     all_boards, all_targets = finished_targets(every)
-    config = DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64, epochs=1, position_class="race",
-                           also=(str(every),))
+    config = DistillConfig(
+        checkpoint=str(path), games=4, parallel_games=4, chunk=64, epochs=1, position_class="race", also=(str(every),)
+    )
     report = distill(config, races)
     boards = np.load(races / POSITIONS)["boards"]
     assert len(boards) and (classify(boards) == PositionClass.RACE).all()
@@ -323,8 +368,11 @@ def test_a_win_range_keeps_the_positions_whose_side_on_roll_wins_that_often(tmp_
     all_boards = np.load(every / POSITIONS)["boards"]
     win = NetworkEvaluator(load_network(path)).probabilities(all_boards)[:, 0]
     low, high = np.quantile(win, [0.25, 0.75])
-    distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64, win_range=(low, high)), leads,
-            stages=("positions",))
+    distill(
+        DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64, win_range=(low, high)),
+        leads,
+        stages=("positions",),
+    )
     # The same games' positions, in their order, those in the range only.
     np.testing.assert_array_equal(np.load(leads / POSITIONS)["boards"], all_boards[(win >= low) & (win <= high)])
     # A rerun with another range would mix two samples: refused, naming it.

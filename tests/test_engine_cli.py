@@ -97,7 +97,11 @@ def test_render_board_details():
     b[1], b[0] = -1, -1
     text = render_board(b, dice=(6, 5), cube_value=4, cube_owner=1, score=(3, 1), match_length=5, names=("me", "you"))
     lines = text.splitlines()
-    assert lines[0].startswith(" +13-14-15") and lines[-1].startswith(" +12-11-10") and lines[-1].endswith("X: me (Cube: 4)")
+    assert (
+        lines[0].startswith(" +13-14-15")
+        and lines[-1].startswith(" +12-11-10")
+        and lines[-1].endswith("X: me (Cube: 4)")
+    )
     assert "Rolled 65" in text and "5 point match" in text and "3 points" in text
     assert " 9 " in lines[7]  # count row of the 6 point, next to the middle
     assert "| X |" in lines[-2]  # the mover's bar checker, bottom row

@@ -1,4 +1,5 @@
-"""The learning environments of ``bot.envs``: Gymnasium's and PettingZoo's own checks, masks, seeding, rewards, OpenSpiel.
+"""The learning environments of ``bot.envs``: Gymnasium's and PettingZoo's own checks, masks, seeding, rewards,
+OpenSpiel.
 
 Skipped with a message where the ``envs`` extra (gymnasium, pettingzoo, open_spiel) is not installed.
 """
@@ -31,8 +32,9 @@ def random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
 
 
 def test_gymnasiums_env_checker_passes():
-    check_env(gym.make("nardy/Backgammon-v0", opponent="random", illegal_action="lose").unwrapped,
-              skip_render_check=False)
+    check_env(
+        gym.make("nardy/Backgammon-v0", opponent="random", illegal_action="lose").unwrapped, skip_render_check=False
+    )
 
 
 def test_the_ids_are_registered_with_gymnasium():

@@ -149,7 +149,9 @@ def test_a_new_client_is_told_the_server_is_busy_only_while_every_client_waits_f
 @pytest.mark.slow
 def test_a_client_trickling_bytes_is_dropped_at_its_deadline(bot, deadline):
     """One byte at a time never completes a line: the deadline holds, single bytes do not move it."""
-    options = {"line_timeout": 0.5, "idle_timeout": 30} if deadline == "line" else {"line_timeout": 30, "idle_timeout": 0.5}
+    options = (
+        {"line_timeout": 0.5, "idle_timeout": 30} if deadline == "line" else {"line_timeout": 30, "idle_timeout": 0.5}
+    )
     with serving(bot, **options) as address, socket.create_connection(address, timeout=10) as sock:
         began = time.monotonic()
         with pytest.raises(OSError):  # a broken pipe or a reset once the server has closed
@@ -162,7 +164,10 @@ def test_a_client_trickling_bytes_is_dropped_at_its_deadline(bot, deadline):
 
 @pytest.mark.slow
 def test_the_nul_after_a_line_does_not_start_the_next_lines_clock(bot):
-    with serving(bot, line_timeout=0.3, idle_timeout=30) as address, socket.create_connection(address, timeout=10) as sock:
+    with (
+        serving(bot, line_timeout=0.3, idle_timeout=30) as address,
+        socket.create_connection(address, timeout=10) as sock,
+    ):
         assert _ask(sock, ROLLED) == reply(BotPlayer(bot), ROLLED)  # "board...\n\x00", as GNU Backgammon sends
         time.sleep(0.6)  # a person thinking, longer than a line may take
         assert _ask(sock, ROLLED) == reply(BotPlayer(bot), ROLLED)

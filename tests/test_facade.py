@@ -193,7 +193,9 @@ def test_load_reads_a_checkpoint_and_names_a_missing_one(tmp_path, network, monk
     path = tmp_path / "tiny.pt"
     save_checkpoint(path, network)
     loaded = Bot.load(path)
-    np.testing.assert_allclose(loaded.evaluate(MIDGAME).probabilities, network.probabilities(MIDGAME[None])[0], atol=1e-6)
+    np.testing.assert_allclose(
+        loaded.evaluate(MIDGAME).probabilities, network.probabilities(MIDGAME[None])[0], atol=1e-6
+    )
     with pytest.raises(CheckpointError, match="no such file"):
         Bot.load(tmp_path / "missing.pt")
     monkeypatch.setenv("NARDY_CHECKPOINT", str(path))

@@ -43,9 +43,20 @@ def test_match_id_from_gnubg(match_id, fields):
 
 
 def test_match_id_round_trip_all_fields():
-    m = MatchId(cube_value=16, cube_owner=1, player_on_roll=0, crawford=False, game_state=GameState.RESIGNED,
-                turn=1, double_offered=True, resign_offered=2, dice=(6, 6), match_length=25, score=(24, 13),
-                jacoby=False)
+    m = MatchId(
+        cube_value=16,
+        cube_owner=1,
+        player_on_roll=0,
+        crawford=False,
+        game_state=GameState.RESIGNED,
+        turn=1,
+        double_offered=True,
+        resign_offered=2,
+        dice=(6, 6),
+        match_length=25,
+        score=(24, 13),
+        jacoby=False,
+    )
     assert decode_match_id(encode_match_id(m)) == m
 
 
@@ -103,8 +114,18 @@ def test_xgid_board_in_view_of_player_on_turn(xgid, position_id):
 def test_xgid_fields_round_trip():
     board = decode_position_id("zGbiIQgxH/AAWA")
     for x in (
-        Xgid(board=board, turn=TOP, cube_value=4, cube_owner=-1, double_offered=True, score_bottom=3,
-             score_top=6, match_length=7, crawford=True, max_cube=64),
+        Xgid(
+            board=board,
+            turn=TOP,
+            cube_value=4,
+            cube_owner=-1,
+            double_offered=True,
+            score_bottom=3,
+            score_top=6,
+            match_length=7,
+            crawford=True,
+            max_cube=64,
+        ),
         Xgid(board=flip(board), turn=BOTTOM, dice=(6, 2), jacoby=True, beavers=True),
     ):
         assert parse_xgid(format_xgid(x)) == x
@@ -133,14 +154,32 @@ def test_xgid_bad(bad, reason):
 # ---------------------------------------------------------------- FIBS board
 
 # Lines GNU Backgammon 1.07 sent to an external player 1 (`set player 1 external`), 3-point match.
-OWN_TURN_ROLL = "board:gnubg:root:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-4:5:0:0:0:-2:-2:-5:0:0:0:0:2:0:1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
-OWN_TURN_MOVE = "board:gnubg:root:3:0:0:0:-1:1:0:0:-1:4:0:2:0:0:0:-3:5:0:-1:0:-2:-2:-5:0:0:0:0:2:1:1:3:6:3:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
-ANSWER_DOUBLE = "board:root:gnubg:3:0:0:0:-1:2:0:0:-1:4:0:1:0:0:0:-3:5:0:-1:0:-2:-2:-5:0:0:1:0:2:0:-1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1"
-BEAR_OFF = "board:gnubg:root:3:0:0:0:8:3:0:0:0:2:0:0:0:0:0:0:0:0:0:0:0:1:0:0:-2:-2:-5:-1:1:1:2:2:2:2:2:1:0:0:1:-1:0:25:0:5:0:0:0:0:0:1"
+OWN_TURN_ROLL = (
+    "board:gnubg:root:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-4:5:0:0:0:-2:-2:-5:0:0:0:0:2:0:"
+    "1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
+OWN_TURN_MOVE = (
+    "board:gnubg:root:3:0:0:0:-1:1:0:0:-1:4:0:2:0:0:0:-3:5:0:-1:0:-2:-2:-5:0:0:0:0:2:1:"
+    "1:3:6:3:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
+ANSWER_DOUBLE = (
+    "board:root:gnubg:3:0:0:0:-1:2:0:0:-1:4:0:1:0:0:0:-3:5:0:-1:0:-2:-2:-5:0:0:1:0:2:0:"
+    "-1:0:0:0:0:1:1:1:1:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
+BEAR_OFF = (
+    "board:gnubg:root:3:0:0:0:8:3:0:0:0:2:0:0:0:0:0:0:0:0:0:0:0:1:0:0:-2:-2:-5:-1:1:"
+    "1:2:2:2:2:2:1:0:0:1:-1:0:25:0:5:0:0:0:0:0:1"
+)
 # GNU Backgammon's own FIBS boards (`set output rawboard on`) in a 7-point match:
 # the Crawford game at 6-3, then after it (post-Crawford).
-CRAWFORD = "board:root:gnubg:7:3:6:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0"
-POST_CRAWFORD = "board:root:gnubg:7:3:6:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:1:1"
+CRAWFORD = (
+    "board:root:gnubg:7:3:6:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+    "1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:0"
+)
+POST_CRAWFORD = (
+    "board:root:gnubg:7:3:6:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+    "1:4:3:4:3:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:1:1"
+)
 
 
 def test_fibs_own_turn():
@@ -181,8 +220,18 @@ def test_fibs_round_trip(line):
 
 
 def test_fibs_written_from_fields():
-    fb = FibsBoard(board=START.copy(), player_name="bot", opponent_name="human", match_length=5, player_score=1,
-                   opponent_score=3, dice=(6, 5), cube=2, may_double=True, opponent_may_double=False)
+    fb = FibsBoard(
+        board=START.copy(),
+        player_name="bot",
+        opponent_name="human",
+        match_length=5,
+        player_score=1,
+        opponent_score=3,
+        dice=(6, 5),
+        cube=2,
+        may_double=True,
+        opponent_may_double=False,
+    )
     assert parse_fibs_board(format_fibs_board(fb)) == fb
     assert format_fibs_board(fb).startswith("board:human:bot:5:3:1:")
 

@@ -130,7 +130,9 @@ def test_an_illegal_play_is_refused_with_the_position():
 
 def test_states_are_immutable_values():
     game = new_game(MatchState()).roll_opening(3, 1)
-    assert game == new_game(MatchState()).roll_opening(3, 1) and hash(game) == hash(new_game(MatchState()).roll_opening(3, 1))
+    assert game == new_game(MatchState()).roll_opening(3, 1) and hash(game) == hash(
+        new_game(MatchState()).roll_opening(3, 1)
+    )
     with pytest.raises(AttributeError):
         game.turn = 1  # type: ignore[misc]
 
@@ -150,10 +152,20 @@ def _games() -> list[Game | GameResult]:
     doubled = _state(START, post, turn=0).double()
     race = board({1: 1}, {12: 15})
     return [
-        new_game(MatchState(match_length=3)), new_game(post), rolled, before, doubled,
-        _state(START, crawford, turn=1), _state(START, MatchState(jacoby=True, cube_value=4, cube_owner=1)),
-        before.resign(1, 3), rolled.resign(1, 1), doubled.resign(1, 2), doubled.resign(0, 1),
-        doubled.drop(), rolled.resign(0, 2).accept(), before.resign(0, 1).accept(),
+        new_game(MatchState(match_length=3)),
+        new_game(post),
+        rolled,
+        before,
+        doubled,
+        _state(START, crawford, turn=1),
+        _state(START, MatchState(jacoby=True, cube_value=4, cube_owner=1)),
+        before.resign(1, 3),
+        rolled.resign(1, 1),
+        doubled.resign(1, 2),
+        doubled.resign(0, 1),
+        doubled.drop(),
+        rolled.resign(0, 2).accept(),
+        before.resign(0, 1).accept(),
         _state(race, crawford, turn=1, phase=Phase.ROLLED, dice=(2, 1)).move(legal_plays(race, (2, 1))[0]),
         _state(race, MatchState(jacoby=True), phase=Phase.ROLLED, dice=(2, 1)).move(legal_plays(race, (2, 1))[0]),
     ]

@@ -18,8 +18,10 @@ from engine.position_id import decode_position_id, encode_position_id
 from engine.xgid import parse_xgid
 
 XGID_START = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
-OWN_TURN_ROLL = ("board:gnubg:root:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-4:5:0:0:0:-2:-2:-5:0:0:0:0:2:0:"
-                 "1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1")
+OWN_TURN_ROLL = (
+    "board:gnubg:root:3:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-4:5:0:0:0:-2:-2:-5:0:0:0:0:2:0:"
+    "1:0:0:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"
+)
 
 
 def _fibs_with(index: int, value: str, line: str = OWN_TURN_ROLL) -> str:
@@ -60,19 +62,24 @@ def test_fibs_checker_count_is_bounded_before_summing():
         parse_fibs_board(line)
 
 
-@pytest.mark.parametrize("board", [
-    np.array([2**63] + [0] * 25, dtype=object),
-    np.full(26, 2**62, dtype=np.int64),
-    np.array([float("inf")] * 26),
-    np.array(["1"] * 26),
-    np.array([True] * 26, dtype=object),
-])
+@pytest.mark.parametrize(
+    "board",
+    [
+        np.array([2**63] + [0] * 25, dtype=object),
+        np.full(26, 2**62, dtype=np.int64),
+        np.array([float("inf")] * 26),
+        np.array(["1"] * 26),
+        np.array([True] * 26, dtype=object),
+    ],
+)
 def test_validate_board_rejects_huge_or_odd_values(board):
     with pytest.raises(InvalidPositionError):
         validate_board(board)
 
 
-@pytest.mark.parametrize("dice", ["\u00b2\u00b9", "\u0663\u0661", "3", "316", (3.5, 1), (True, 1), "x1", None, (1, 2, 3)])
+@pytest.mark.parametrize(
+    "dice", ["\u00b2\u00b9", "\u0663\u0661", "3", "316", (3.5, 1), (True, 1), "x1", None, (1, 2, 3)]
+)
 def test_bad_dice_are_our_error(dice):
     with pytest.raises(InvalidDiceError, match="dice"):
         validate_dice(dice)
@@ -91,13 +98,16 @@ def test_xgid_huge_or_foreign_numbers_are_errors(field):
             parse_xgid(":".join(parts))
 
 
-@pytest.mark.parametrize("text", [
-    " " + "9" * 5000 + " point match\n",
-    " \u0663 point match\n",
-    " 3 point match\n\n Game 1\n a : " + "1" * 5000 + "   b : 0\n",
-    " 3 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n Wins " + "1" * 5000 + " points\n",
-    " 3 point match\n\n Game 1\n a : 0   b : 0\n  1)  Doubles => " + "2" * 50 + "\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        " " + "9" * 5000 + " point match\n",
+        " \u0663 point match\n",
+        " 3 point match\n\n Game 1\n a : " + "1" * 5000 + "   b : 0\n",
+        " 3 point match\n\n Game 1\n a : 0   b : 0\n  1) 31: 8/5 6/5\n Wins " + "1" * 5000 + " points\n",
+        " 3 point match\n\n Game 1\n a : 0   b : 0\n  1)  Doubles => " + "2" * 50 + "\n",
+    ],
+)
 def test_mat_huge_or_foreign_numbers_are_errors(text):
     with pytest.raises(InvalidMatFileError):
         parse_mat(text)
@@ -164,8 +174,12 @@ def test_match_id_crawford_without_a_side_at_length_minus_one():
 
 def test_xgid_impossible_cubes_and_crawford():
     parts = XGID_START.split(":")
-    for change, reason in (({1: "1"}, "centred"), ({1: "13", 2: "1"}, "maximum|not in"), ({1: "3", 2: "1", 9: "2"}, "maximum"),
-                           ({7: "1", 8: "7", 5: "3", 6: "4"}, "Crawford")):
+    for change, reason in (
+        ({1: "1"}, "centred"),
+        ({1: "13", 2: "1"}, "maximum|not in"),
+        ({1: "3", 2: "1", 9: "2"}, "maximum"),
+        ({7: "1", 8: "7", 5: "3", 6: "4"}, "Crawford"),
+    ):
         bad = list(parts)
         for index, value in change.items():
             bad[index] = value

@@ -64,7 +64,10 @@ def test_move_when_no_play_is_possible_gives_one_empty_play(client):
 
 def test_move_bears_off_to_zero(client):
     moves = client.get("/move?die1=6&die2=5&p5=1&p2=1&p24=-1").json()["moves"]
-    assert moves[0]["play"] in ([{"from": 5, "to": 0}, {"from": 2, "to": 0}], [{"from": 2, "to": 0}, {"from": 5, "to": 0}])
+    assert moves[0]["play"] in (
+        [{"from": 5, "to": 0}, {"from": 2, "to": 0}],
+        [{"from": 2, "to": 0}, {"from": 5, "to": 0}],
+    )
 
 
 def test_eval_gives_cube_and_probabilities(client, bot):

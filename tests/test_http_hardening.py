@@ -30,26 +30,45 @@ def client(bot) -> TestClient:
 
 
 @pytest.mark.parametrize("endpoint", ["/v1/moves", "/v1/cube", "/v1/evaluate", "/v1/resign"])
-@pytest.mark.parametrize("position", ["AAAAAAAAAAAA==", "4HPwATDgc/AB==", "27YBAHDbtgEAcA", "4HPwATDgc/ABMA:cAkAAAAAAA=="])
+@pytest.mark.parametrize(
+    "position", ["AAAAAAAAAAAA==", "4HPwATDgc/AB==", "27YBAHDbtgEAcA", "4HPwATDgc/ABMA:cAkAAAAAAA=="]
+)
 def test_padded_or_impossible_ids_are_400_on_every_v1_endpoint(client, endpoint, position):
     answer = client.get(endpoint, params={"position": position, "dice": "31"})
     assert answer.status_code == 400, answer.text
     assert set(answer.json()) == {"message"}
 
 
-@pytest.mark.parametrize("query", [
-    "die1=0&die2=1", "die1=1&die2=7", "die1=\u00b2&die2=1", f"die1=1&die2=1&x_away={2**63}&o_away=1",
-    "die1=1&die2=1&x_away=0&o_away=1", "die1=1&die2=1&x_away=1000&o_away=1",
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "die1=0&die2=1",
+        "die1=1&die2=7",
+        "die1=\u00b2&die2=1",
+        f"die1=1&die2=1&x_away={2**63}&o_away=1",
+        "die1=1&die2=1&x_away=0&o_away=1",
+        "die1=1&die2=1&x_away=1000&o_away=1",
+    ],
+)
 def test_move_parameters_are_bounded(client, query):
     answer = client.get(f"/move?p24=2&p1=-2&{query}")
     assert answer.status_code == 400 and len(answer.text) < 400
 
 
-@pytest.mark.parametrize("params", [
-    {"plies": 3}, {"plies": -1}, {"top": 0}, {"top": 101}, {"top": 100000}, {"plies": 1, "top": 50},
-    {"dice": "\u00b2\u00b9"}, {"dice": "71"}, {"position": "x" * 81},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"plies": 3},
+        {"plies": -1},
+        {"top": 0},
+        {"top": 101},
+        {"top": 100000},
+        {"plies": 1, "top": 50},
+        {"dice": "\u00b2\u00b9"},
+        {"dice": "71"},
+        {"position": "x" * 81},
+    ],
+)
 def test_v1_parameters_are_bounded(client, params):
     answer = client.get("/v1/moves", params={"position": "4HPwATDgc/ABMA", "dice": "31", **params})
     assert answer.status_code == 400, answer.text

@@ -44,7 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class SlowEvaluator(PipEvaluator):
-    """The pip-count evaluator, taking ``delay`` seconds a call (asleep, as a network releases the GIL); counts calls."""
+    """The pip-count evaluator, taking ``delay`` seconds a call (asleep, as a network releases the GIL); counts
+    calls."""
 
     def __init__(self, delay: float) -> None:
         self.delay, self.calls = delay, 0
@@ -100,8 +101,9 @@ def _read_until_closed(sock: socket.socket) -> bytes:
 @pytest.mark.parametrize("extra", [{}, {"cubeful": "true"}, {"dice": "11", "candidates": 5}])
 def test_a_rollout_at_the_documented_maximum_is_refused_at_once(client, extra):
     started = time.monotonic()
-    answer = client.get("/v1/rollout", params={"position": "4PPgASTg28EBMA", "trials": 1296, "truncate": 20,
-                                               "seed": 1, **extra})
+    answer = client.get(
+        "/v1/rollout", params={"position": "4PPgASTg28EBMA", "trials": 1296, "truncate": 20, "seed": 1, **extra}
+    )
     assert time.monotonic() - started < 5
     assert answer.status_code == 400
     message = answer.json()["message"]
@@ -130,7 +132,9 @@ def test_an_analysis_over_the_limit_is_refused_before_it_starts():
 
     text = format_mat(session()).encode()
     actions = sum(len(g.actions) for g in session().games)
-    small = TestClient(create_app(tiny_bot(3), Limits(max_work=analysis_work(actions, 0))), raise_server_exceptions=False)
+    small = TestClient(
+        create_app(tiny_bot(3), Limits(max_work=analysis_work(actions, 0))), raise_server_exceptions=False
+    )
     assert small.post("/v1/analyze", content=text).status_code == 200
     answer = small.post("/v1/analyze", params={"plies": 1}, content=text)
     assert answer.status_code == 400 and "limit" in answer.json()["message"]
@@ -144,8 +148,18 @@ def test_the_openapi_description_states_the_limits(client):
 # ---------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("params", [{"seed": -1}, {"seed": 2**63}, {"seed": "x"}, {"dice": "\u00b2\u00b9"},
-                                    {"dice": "71"}, {"dice": "3"}, {"dice": "\u0661\u0662"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"seed": -1},
+        {"seed": 2**63},
+        {"seed": "x"},
+        {"dice": "\u00b2\u00b9"},
+        {"dice": "71"},
+        {"dice": "3"},
+        {"dice": "\u0661\u0662"},
+    ],
+)
 def test_bad_rollout_seeds_and_dice_are_400(client, params):
     answer = client.get("/v1/rollout", params={"position": START, "trials": 36, "truncate": 1, **params})
     assert answer.status_code == 400, answer.text
@@ -162,11 +176,14 @@ def _token(match: MatchState, turn: int = 1) -> str:
     return ":".join(Game(match, Phase.BEFORE_ROLL, turn, START_POSITION, None).ids())
 
 
-@pytest.mark.parametrize("match, words", [
-    (MatchState(0, (2**15 - 1, 0)), "money score"),
-    (MatchState(0, (0, MAX_MONEY_SCORE + 1)), "money score"),
-    (MatchState(40, (3, 0)), "40-point match"),
-])
+@pytest.mark.parametrize(
+    "match, words",
+    [
+        (MatchState(0, (2**15 - 1, 0)), "money score"),
+        (MatchState(0, (0, MAX_MONEY_SCORE + 1)), "money score"),
+        (MatchState(40, (3, 0)), "40-point match"),
+    ],
+)
 def test_forged_game_tokens_are_refused(client, match, words):
     for path in ("/v1/game/view", "/v1/game/bot"):
         answer = client.post(path, json={"game": _token(match), "seed": 1})
@@ -205,8 +222,9 @@ def test_a_cancelled_rollout_stops_at_its_next_ply():
             event.set()
 
     with cancel_on(event), pytest.raises(Cancelled):
-        rollout_position(evaluator, START_POSITION.board, np.random.default_rng(1),
-                         RolloutSettings(trials=36, truncate=50), progress)
+        rollout_position(
+            evaluator, START_POSITION.board, np.random.default_rng(1), RolloutSettings(trials=36, truncate=50), progress
+        )
     assert len(plies) == 2
     check_cancelled()  # outside cancel_on: never raises
 
@@ -217,8 +235,10 @@ def test_a_client_that_disconnects_stops_its_work():
     with running(Bot(evaluator), Limits()) as (url, server):
         queue = server.config.app.state.heavy_queue
         with socket.create_connection(("127.0.0.1", _port(url)), timeout=5) as sock:
-            sock.sendall(f"GET /v1/rollout?position={START}&trials=1296&truncate=12&seed=1 HTTP/1.1\r\n"
-                         "Host: 127.0.0.1\r\n\r\n".encode())
+            sock.sendall(
+                f"GET /v1/rollout?position={START}&trials=1296&truncate=12&seed=1 HTTP/1.1\r\n"
+                "Host: 127.0.0.1\r\n\r\n".encode()
+            )
             for _ in range(100):
                 if evaluator.calls:
                     break
@@ -274,6 +294,7 @@ def test_cheap_requests_are_answered_while_heavy_ones_run():
 def test_a_full_queue_answers_503_with_retry_after():
     evaluator = SlowEvaluator(0.05)
     with running(Bot(evaluator), Limits(heavy_queue=1, heavy_wait=0.2)) as (url, _):
+
         def ask(_: int) -> httpx.Response:
             return httpx.get(f"{url}/v1/evaluate", params={"position": START, "plies": 2}, timeout=60)
 
@@ -301,8 +322,10 @@ def test_silent_and_half_sent_requests_are_closed():
             answer = _read_until_closed(sock)
             assert answer.startswith(b"HTTP/1.1 408") and b"body" in answer
         with socket.create_connection(("127.0.0.1", _port(url)), timeout=10) as sock:
-            sock.sendall(b"POST /v1/game/new HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 50\r\n\r\n{\"length\"")
+            sock.sendall(
+                b"POST /v1/game/new HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b'Content-Length: 50\r\n\r\n{"length"'
+            )
             answer = _read_until_closed(sock)
             assert answer.startswith(b"HTTP/1.1 408") and b"body" in answer
 
@@ -352,8 +375,13 @@ server.run()
 @pytest.mark.slow
 def test_sigterm_stops_the_server_within_seconds_of_heavy_work():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-c", SERVE.format(tests=str(ROOT / "tests"))], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", SERVE.format(tests=str(ROOT / "tests"))],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         port = int(process.stdout.readline())

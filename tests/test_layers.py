@@ -76,23 +76,28 @@ def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
             inside = next((sub for sub in ("doors", "envs") if name.startswith(f"bot.{sub}")), top)
             entry = path.name == "__main__.py" and inside == "doors"  # ``python -m bot`` starts the command line
             assert inside in ALLOWED[where] or (where == inside in ("doors", "envs")) or entry, (
-                f"{path.relative_to(ROOT)} ({where}) imports {name} ({inside})")
+                f"{path.relative_to(ROOT)} ({where}) imports {name} ({inside})"
+            )
         elif top in ENV_LIBRARIES:
             assert where == "envs", f"{path.relative_to(ROOT)} ({where}) imports {name}: only bot.envs may"
         elif top in DOOR_LIBRARIES:
             assert where == "doors" or path.name == "__main__.py", (
-                f"{path.relative_to(ROOT)} ({where}) imports the door library {name}")
+                f"{path.relative_to(ROOT)} ({where}) imports the door library {name}"
+            )
         elif top not in STANDARD and THIRD_PARTY[where] is not None:
             assert top in THIRD_PARTY[where], f"{path.relative_to(ROOT)} ({where}) imports {name}"
             if top == "torch":
                 assert path == ROOT / "bot" / "checkpoint.py" and not module_level, (
-                    f"{path.relative_to(ROOT)} imports torch: serving must not")
+                    f"{path.relative_to(ROOT)} imports torch: serving must not"
+                )
             if top == "numba":
                 assert path in (ROOT / "bot" / "kernels.py", ROOT / "engine" / "kernels.py"), (
-                    f"{path.relative_to(ROOT)} imports numba: only bot.kernels and engine.kernels may")
+                    f"{path.relative_to(ROOT)} imports numba: only bot.kernels and engine.kernels may"
+                )
         if name == "engine.kernels":
             assert path == ROOT / "bot" / "kernels.py", (
-                f"{path.relative_to(ROOT)} imports engine.kernels: engine.compiled loads it when a batch is big")
+                f"{path.relative_to(ROOT)} imports engine.kernels: engine.compiled loads it when a batch is big"
+            )
 
 
 def test_the_bot_and_every_door_start_without_torch():

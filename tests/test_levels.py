@@ -52,8 +52,12 @@ def test_deterministic_level_plays_the_same_position_the_same_way(bot):
 def test_noise_makes_beginner_leave_the_best_play_sometimes(bot):
     expert, beginner = LevelPlayer(bot, LEVELS["expert"]), LevelPlayer(bot, LEVELS["beginner"])
     rolls = [(a, b) for a in range(1, 7) for b in range(1, a)]
-    differ = sum(not np.array_equal(expert.choose_play(START, r, CubeState()).afterstate,
-                                    beginner.choose_play(START, r, CubeState()).afterstate) for r in rolls)
+    differ = sum(
+        not np.array_equal(
+            expert.choose_play(START, r, CubeState()).afterstate, beginner.choose_play(START, r, CubeState()).afterstate
+        )
+        for r in rolls
+    )
     best = [bot.best_play(START, r).afterstate for r in rolls]
     assert all(np.array_equal(expert.choose_play(START, r, CubeState()).afterstate, b) for r, b in zip(rolls, best))
     assert 1 <= differ < len(rolls)
@@ -67,11 +71,19 @@ def test_a_levelled_bot_plays_a_match(bot):
 
 def test_the_doors_take_a_level():
     out = io.StringIO()
-    assert run(["match", "--length", "1", "--level", "beginner", "--opponent", "pubeval", "--seed", "1"],
-               stdout=out, stderr=io.StringIO()) == 0
+    assert (
+        run(
+            ["match", "--length", "1", "--level", "beginner", "--opponent", "pubeval", "--seed", "1"],
+            stdout=out,
+            stderr=io.StringIO(),
+        )
+        == 0
+    )
     assert "beginner" in out.getvalue()
     err = io.StringIO()
     assert run(["play", "--level", "nobody"], stdin=io.StringIO("quit\n"), stdout=io.StringIO(), stderr=err) == 2
     out = io.StringIO()
-    assert run(["play", "--level", "casual", "--seed", "2"], stdin=io.StringIO("quit\n"), stdout=out,
-               stderr=io.StringIO()) == 0
+    assert (
+        run(["play", "--level", "casual", "--seed", "2"], stdin=io.StringIO("quit\n"), stdout=out, stderr=io.StringIO())
+        == 0
+    )

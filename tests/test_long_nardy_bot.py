@@ -151,7 +151,8 @@ def test_the_bot_picks_a_legal_play_and_ranks_them_all(trained, plies):
             ranked = rank_plays(player, board, dice, plies)
             assert len(ranked) == len(legal)
             assert [r.equity for r in ranked if r.plies == ranked[0].plies] == sorted(
-                (r.equity for r in ranked if r.plies == ranked[0].plies), reverse=True)
+                (r.equity for r in ranked if r.plies == ranked[0].plies), reverse=True
+            )
             assert all(0.0 <= p <= 1.0 for r in ranked for p in r.probabilities)
 
 
@@ -167,18 +168,25 @@ def test_a_backgammon_network_is_not_loaded_as_a_long_nardy_one(tmp_path):
 
 def test_hint_door(trained):
     out, err = io.StringIO(), io.StringIO()
-    status = run(["hint", "--game", "long-nardy", START_ID, "31", "--checkpoint", str(trained / LATEST)],
-                 stdout=out, stderr=err)
+    status = run(
+        ["hint", "--game", "long-nardy", START_ID, "31", "--checkpoint", str(trained / LATEST)], stdout=out, stderr=err
+    )
     assert status == 0, err.getvalue()
     assert "24/20" in out.getvalue() and START_ID in out.getvalue()
-    status = run(["hint", "--game", "long-nardy", START_ID, "--checkpoint", str(trained / LATEST)], stdout=out, stderr=err)
+    status = run(
+        ["hint", "--game", "long-nardy", START_ID, "--checkpoint", str(trained / LATEST)], stdout=out, stderr=err
+    )
     assert status == 2 and "give the dice" in err.getvalue()
 
 
 def test_play_door_plays_the_bot_and_quits(trained):
     out = io.StringIO()
-    status = run(["play", "--game", "long-nardy", "--seed", "1", "--checkpoint", str(trained / LATEST)],
-                 stdin=io.StringIO("moves\nhint\nquit\n"), stdout=out, stderr=io.StringIO())
+    status = run(
+        ["play", "--game", "long-nardy", "--seed", "1", "--checkpoint", str(trained / LATEST)],
+        stdin=io.StringIO("moves\nhint\nquit\n"),
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     assert status == 0
     text = out.getvalue()
     assert "long nardy, money" in text and "You leave the game." in text

@@ -57,16 +57,16 @@ def test_resigning_concedes_mars_unless_a_checker_is_off():
     position = LongPosition(board({6: 3}, {13: 5}))  # player 0 on roll has 12 off, player 1 has 10 off
     game = LongGame(Rules(cube="doubling"), MatchState(), Phase.BEFORE_ROLL, 0, position, cube=2, first_mover=0)
     assert (game.resign(1).winner, game.resign(1).points, game.resign(1).outcome) == (0, 2, Outcome.SINGLE)
-    no_off = LongGame(Rules(), MatchState(), Phase.BEFORE_ROLL, 0, LongPosition(board({6: 3}, {13: 15})),
-                      first_mover=0)
+    no_off = LongGame(Rules(), MatchState(), Phase.BEFORE_ROLL, 0, LongPosition(board({6: 3}, {13: 15})), first_mover=0)
     assert (no_off.resign(1).points, no_off.resign(1).outcome) == (2, Outcome.GAMMON)
     assert no_off.resign(0).outcome is Outcome.SINGLE
 
 
 def _near_end(rules: Rules, opponent: dict[int, int], turn: int = 0, first_mover: int = 0) -> LongGame:
     """Player ``turn`` on roll with one checker on its 1 and 1-1 to play, the other side's checkers as given."""
-    return LongGame(rules, MatchState(), Phase.ROLLED, turn, LongPosition(board({1: 1}, opponent)), (1, 1),
-                    first_mover=first_mover)
+    return LongGame(
+        rules, MatchState(), Phase.ROLLED, turn, LongPosition(board({1: 1}, opponent)), (1, 1), first_mover=first_mover
+    )
 
 
 def test_bearing_off_the_fifteenth_wins_oin_or_mars():
@@ -116,8 +116,9 @@ def test_inconsistent_states_are_refused():
     with pytest.raises(InvalidMatchError):
         LongGame(Rules(), MatchState(), Phase.ROLLED, 0, LongPosition(board({6: 1}, {13: 1})), None, first_mover=0)
     with pytest.raises(InvalidMatchError):
-        LongGame(Rules(), MatchState(), Phase.BEFORE_ROLL, 0, LongPosition(board({6: 1}, {13: 1})), cube=2,
-                 first_mover=0)
+        LongGame(
+            Rules(), MatchState(), Phase.BEFORE_ROLL, 0, LongPosition(board({6: 1}, {13: 1})), cube=2, first_mover=0
+        )
     with pytest.raises(InvalidMatchError, match="keeps its own cube"):
         new_long_game(MatchState(cube_value=2))
     with pytest.raises(IllegalActionError):
@@ -135,8 +136,11 @@ def _random_match(rng: np.random.Generator, rules: Rules, length: int) -> tuple[
             if game.phase is Phase.OPENING:
                 game = game.roll_opening(*rng.integers(1, 7, size=2).tolist())
             elif game.phase is Phase.BEFORE_ROLL:
-                game = game.double() if game.may_double and rng.random() < 0.05 else game.roll(
-                    tuple(rng.integers(1, 7, size=2).tolist()))
+                game = (
+                    game.double()
+                    if game.may_double and rng.random() < 0.05
+                    else game.roll(tuple(rng.integers(1, 7, size=2).tolist()))
+                )
             elif game.phase is Phase.DOUBLED:
                 game = game.take() if rng.random() < 0.7 else game.drop()
             else:
@@ -150,9 +154,15 @@ def _random_match(rng: np.random.Generator, rules: Rules, length: int) -> tuple[
     return match, games
 
 
-@pytest.mark.parametrize("rules", [Rules(), Rules(opening="sport", cube="doubling", block_check="turn"),
-                                   Rules(cube="linear", head_doubles="46", last_roll_draw=True)],
-                         ids=["defaults", "sport-doubling-turn", "linear-46-lastroll"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(opening="sport", cube="doubling", block_check="turn"),
+        Rules(cube="linear", head_doubles="46", last_roll_draw=True),
+    ],
+    ids=["defaults", "sport-doubling-turn", "linear-46-lastroll"],
+)
 def test_random_matches_end(rules):
     match, games = _random_match(np.random.default_rng(7), rules, 3)
     assert match.is_over and max(match.score) >= 3 and games >= 1

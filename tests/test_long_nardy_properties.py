@@ -78,7 +78,9 @@ def crowded_boards(rng: np.random.Generator, count: int) -> np.ndarray:
         for side in (1, -1):
             points = np.flatnonzero(owner == side) + 1
             if len(points):
-                np.add.at(b, rng.choice(points, rng.integers(min(len(points), 15) if side == 1 and trap else 1, 16)), side)
+                np.add.at(
+                    b, rng.choice(points, rng.integers(min(len(points), 15) if side == 1 and trap else 1, 16)), side
+                )
         if rng.random() < 0.2:  # a first turn: all fifteen on the head
             b[b > 0] = 0
             b[24] = 15
@@ -92,7 +94,8 @@ def assert_same_as_single_path(boards: np.ndarray, dice: np.ndarray, rules: Rule
         single = sorted(p.afterstate.tobytes() for p in legal_plays(boards[i], dice[i], rules))
         assert batched == single, (
             f"long nardy Position ID {encode_long_position_id(boards[i])} dice {dice[i].tolist()} {rules}: "
-            f"{len(batched)} batched afterstates, {len(single)} from the single-position path")
+            f"{len(batched)} batched afterstates, {len(single)} from the single-position path"
+        )
 
 
 @pytest.mark.slow
@@ -161,8 +164,10 @@ def test_random_games_end(reached):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", min_size=13, max_size=13)
-       | st.text(max_size=16))
+@given(
+    st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", min_size=13, max_size=13)
+    | st.text(max_size=16)
+)
 def test_any_text_reads_as_a_position_id_or_raises_invalid_position(text):
     try:
         board = decode_long_position_id(text)

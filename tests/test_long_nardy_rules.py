@@ -39,7 +39,8 @@ def plays(b: np.ndarray, dice: str, rules: Rules = Rules()) -> list[str]:
     children, parent = afterstates(b[None], np.array([[int(dice[0]), int(dice[1])]]), rules)
     assert np.all(parent == 0)
     assert sorted(c.tobytes() for c in children) == sorted(p.afterstate.tobytes() for p in found), (
-        f"{encode_long_position_id(b)} {dice}: the batched generator disagrees")
+        f"{encode_long_position_id(b)} {dice}: the batched generator disagrees"
+    )
     return sorted(format_play(p) for p in found)
 
 
@@ -49,6 +50,7 @@ def holds(b: np.ndarray, points: range | list[int]) -> bool:
 
 
 # ------------------------------------------------------------------ E1-E6: the head rule and its first-turn exception
+
 
 def test_e1_start_66_first_turn_plays_24_18_twice_and_loses_two_sixes():
     found = legal_plays(START, "66")
@@ -83,6 +85,7 @@ def test_e6_start_31_one_checker_takes_both_dice():
 
 # ------------------------------------------------------------------ E8, E10: the six-point block
 
+
 def test_e8_block_11_to_6_is_illegal_until_an_opponent_checker_is_past_it():
     wall = {11: 1, 10: 1, 9: 1, 8: 1, 7: 1, 6: 1, 24: 9}
     assert illegal_block(board(wall, ALL_ON_HEAD))
@@ -109,6 +112,7 @@ def test_e10_block_across_the_seam_3_2_1_24_23_22_is_illegal():
 
 # ------------------------------------------------------------------ E12, E13: most dice, the larger die
 
+
 def test_e12_only_one_die_playable_the_larger_is_played():
     assert plays(board({13: 1}, {6: 15}), "61") == ["13/7"]
 
@@ -118,6 +122,7 @@ def test_e13_only_the_smaller_die_can_be_played():
 
 
 # ------------------------------------------------------------------ E14-E19: bear-off
+
 
 def test_e14_fifteen_on_6_roll_65_bears_off_one_and_moves_one_inside():
     (play,) = legal_plays(board({6: 15}, {13: 15}), "65")
@@ -146,6 +151,7 @@ def test_e19_a_lone_checker_that_cannot_bear_off_must_move_inside():
 
 # ------------------------------------------------------------------ E20: oin and mars
 
+
 def test_e20_mars_when_the_loser_has_none_off_else_oin():
     assert game_outcome(board({}, {13: 15})) == Outcome.GAMMON  # mars: 2 points
     assert game_outcome(board({}, {13: 14})) == Outcome.SINGLE  # oin: 1 point
@@ -155,6 +161,7 @@ def test_e20_mars_when_the_loser_has_none_off_else_oin():
 
 
 # ------------------------------------------------------------------ the flags and other rules
+
 
 def test_head_doubles_flag_without_3_3_lets_one_checker_leave():
     assert plays(START, "33", Rules(head_doubles="46")) == ["24/15"]
@@ -190,13 +197,20 @@ def test_no_legal_play_returns_the_board_itself():
 
 
 def test_rules_refuse_unknown_flags():
-    for bad in ({"opening": "modern"}, {"block_check": "never"}, {"cube": "triple"}, {"head_doubles": "37"},
-                {"head_doubles": [True]}, {"last_roll_draw": "yes"}):
+    for bad in (
+        {"opening": "modern"},
+        {"block_check": "never"},
+        {"cube": "triple"},
+        {"head_doubles": "37"},
+        {"head_doubles": [True]},
+        {"last_roll_draw": "yes"},
+    ):
         with pytest.raises(InvalidOptionError, match="long nardy rules"):
             Rules(**bad)  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------------ boards, IDs and notation
+
 
 def test_start_position_id_and_bad_ids():
     assert encode_long_position_id(START) == "AAAB//wAAAP/+"

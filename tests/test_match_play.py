@@ -202,8 +202,20 @@ def tiny_checkpoint(tmp_path):
 
 def test_match_command_writes_an_importable_match(tmp_path, tiny_checkpoint):
     mat = tmp_path / "m.mat"
-    code, out = _run(["--length", "3", "--opponent", "pubeval", "--seed", "4", "--mat", str(mat),
-                      "--checkpoint", str(tiny_checkpoint)])
+    code, out = _run(
+        [
+            "--length",
+            "3",
+            "--opponent",
+            "pubeval",
+            "--seed",
+            "4",
+            "--mat",
+            str(mat),
+            "--checkpoint",
+            str(tiny_checkpoint),
+        ]
+    )
     assert code == 0
     record = read_mat(mat)
     (a, b), (x, y) = record.players, record.final_score
@@ -213,20 +225,39 @@ def test_match_command_writes_an_importable_match(tmp_path, tiny_checkpoint):
     for label in ("Doubles", "Takes", "Drops", "Gammons won"):
         assert label in out
     # The same seed plays the same match.
-    assert _run(["--length", "3", "--opponent", "pubeval", "--seed", "4", "--checkpoint", str(tiny_checkpoint)])[1] \
-        .splitlines()[1] == out.splitlines()[1].split(" (written")[0]
+    assert (
+        _run(["--length", "3", "--opponent", "pubeval", "--seed", "4", "--checkpoint", str(tiny_checkpoint)])[
+            1
+        ].splitlines()[1]
+        == out.splitlines()[1].split(" (written")[0]
+    )
 
 
 def test_money_session_and_several_matches(tmp_path, tiny_checkpoint):
     mat = tmp_path / "s.mat"
-    code, out = _run(["--length", "0", "--games", "2", "--seed", "1", "--mat", str(mat),
-                      "--checkpoint", str(tiny_checkpoint)])  # --opponent self
+    code, out = _run(
+        ["--length", "0", "--games", "2", "--seed", "1", "--mat", str(mat), "--checkpoint", str(tiny_checkpoint)]
+    )  # --opponent self
     record = read_mat(mat)
     assert code == 0 and record.length == 0 and len(record.games) == 2
     assert record.players == ("tiny", "tiny-2")
     assert "Money session, 2 games" in out
-    code, out = _run(["--length", "1", "--games", "2", "--opponent", str(tiny_checkpoint), "--seed", "1",
-                      "--mat", str(tmp_path / "m.mat"), "--checkpoint", str(tiny_checkpoint)])
+    code, out = _run(
+        [
+            "--length",
+            "1",
+            "--games",
+            "2",
+            "--opponent",
+            str(tiny_checkpoint),
+            "--seed",
+            "1",
+            "--mat",
+            str(tmp_path / "m.mat"),
+            "--checkpoint",
+            str(tiny_checkpoint),
+        ]
+    )
     records = [read_mat(tmp_path / f"m-{k}.mat") for k in (1, 2)]
     assert [(r.length, r.players) for r in records] == [(1, ("tiny", "tiny-2"))] * 2
     assert "2 matches" in out and re.search(r"Matches won\s+(\d+)\s+(\d+)", out)
@@ -264,6 +295,7 @@ def test_gnubg_imports_every_game(tmp_path, length, games):
     assert f"after {len(record.games)} game" in result.stdout and f"left {x}, right {y}" in result.stdout
     exported = read_mat(theirs)
     assert (exported.length, exported.players) == (record.length, record.players)
-    assert [(g.score, g.winner, g.points) for g in exported.games] == \
-        [(g.score, g.winner, g.points) for g in record.games]
+    assert [(g.score, g.winner, g.points) for g in exported.games] == [
+        (g.score, g.winner, g.points) for g in record.games
+    ]
     assert [_steps(g) for g in exported.games] == [_steps(g) for g in record.games]

@@ -87,7 +87,10 @@ def test_reads_a_gnubg_export():
     assert first.actions[21] == MatAction.of_move(0, (6, 6), "")  # dancing on the bar
     assert [a.kind for a in first.actions[-2:]] == [ActionKind.DOUBLE, ActionKind.DROP]
     assert second.actions[4:7] == (
-        MatAction.of_double(1, 2), MatAction.of_take(0), MatAction.of_move(1, (3, 1), "16/13 6/5"))
+        MatAction.of_double(1, 2),
+        MatAction.of_take(0),
+        MatAction.of_move(1, (3, 1), "16/13 6/5"),
+    )
     assert sum(a.kind is ActionKind.MOVE for a in second.actions) == 41
 
 
@@ -213,8 +216,10 @@ def _gnubg_game_text(game_lines: str, header: str = " 5 point match") -> str:
         ("hello\n", "line 1: expected 'N point match'"),
         (" 5 point match\n", "no games"),
         (_gnubg_game_text("  1) 31: 8/5 6/5                 Redoubles"), "line 5: cannot read 'Redoubles'"),
-        (_gnubg_game_text("  1) 31: 8/5 6/5\n      Wins 1 point\n\n Game 2\n a : 0   b : 0"),
-         "line 9: score (0, 0) before game 2, expected (1, 0)"),
+        (
+            _gnubg_game_text("  1) 31: 8/5 6/5\n      Wins 1 point\n\n Game 2\n a : 0   b : 0"),
+            "line 9: score (0, 0) before game 2, expected (1, 0)",
+        ),
         (_gnubg_game_text("") + " Game 3\n a : 0   b : 0\n", "'Game 3' is out of order"),
         (_gnubg_game_text("      Wins 1 point\n  2) 31: 8/5 6/5"), "after the game was won"),
     ],
@@ -230,11 +235,26 @@ def test_bad_text_names_the_line(text, message):
         ([MatAction.of_move(0, (3, 1), "24/18")], "action 1 .move by player 0.: move '24/18'"),
         ([MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_move(0, (3, 1), "8/5 6/5")], "not this player's turn"),
         ([MatAction.of_double(0, 2), MatAction.of_move(0, (3, 1), "8/5 6/5")], "action 2 .move"),
-        ([MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_double(1, 2), MatAction.of_take(0),
-          MatAction.of_move(1, (3, 1), "8/5 6/5"), MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_double(1, 4)],
-         "cannot double to 4 with cube 2 owned by 0"),
-        ([MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_double(1, 2), MatAction.of_drop(0),
-          MatAction.of_move(1, (3, 1), "8/5 6/5")], "already over"),
+        (
+            [
+                MatAction.of_move(0, (3, 1), "8/5 6/5"),
+                MatAction.of_double(1, 2),
+                MatAction.of_take(0),
+                MatAction.of_move(1, (3, 1), "8/5 6/5"),
+                MatAction.of_move(0, (3, 1), "8/5 6/5"),
+                MatAction.of_double(1, 4),
+            ],
+            "cannot double to 4 with cube 2 owned by 0",
+        ),
+        (
+            [
+                MatAction.of_move(0, (3, 1), "8/5 6/5"),
+                MatAction.of_double(1, 2),
+                MatAction.of_drop(0),
+                MatAction.of_move(1, (3, 1), "8/5 6/5"),
+            ],
+            "already over",
+        ),
     ],
 )
 def test_replay_refuses_broken_rules(actions, message):

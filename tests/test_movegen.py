@@ -143,7 +143,8 @@ def test_compiled_generator_equals_the_numpy_reference_row_for_row():
     np.testing.assert_array_equal(parent, expected_parent)
     mismatch = np.flatnonzero(np.any(children != expected_children, axis=1))
     assert len(mismatch) == 0, (
-        f"Position ID {encode_position_id(boards[parent[mismatch[0]]])} dice {dice[parent[mismatch[0]]]}")
+        f"Position ID {encode_position_id(boards[parent[mismatch[0]]])} dice {dice[parent[mismatch[0]]]}"
+    )
     # The batch holds the cases where the rules branch: bar entry, bear-off, a blocked roll, one die only.
     mover_pips = (np.maximum(boards, 0) * np.arange(26)).sum(axis=1)
     moved = mover_pips[parent] - (np.maximum(children, 0) * np.arange(26)).sum(axis=1)

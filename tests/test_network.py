@@ -10,7 +10,14 @@ import pytest
 import torch
 
 from conftest import board, sure_gammon_network
-from bot.checkpoint import CheckpointError, load_checkpoint, load_class_payload, load_evaluator, load_network, save_checkpoint
+from bot.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    load_class_payload,
+    load_evaluator,
+    load_network,
+    save_checkpoint,
+)
 from bot.encoding import ENCODINGS, get_encoding, is_race, rearmost
 from bot.evaluator import (
     NetworkEvaluator,
@@ -156,9 +163,11 @@ def classed_positions(count: int = 1500) -> dict[str, np.ndarray]:
     contact = contact[~is_race(contact)][:count]
     split = rng.integers(7, 19, size=count)  # race: the mover below the split point, the opponent above it
     race = scattered(rng, rng.integers(1, 16, count), np.ones(count, int), split - 1) - scattered(
-        rng, rng.integers(1, 16, count), split + 1, np.full(count, 24))
+        rng, rng.integers(1, 16, count), split + 1, np.full(count, 24)
+    )
     home = scattered(rng, rng.integers(1, 16, count), np.ones(count, int), np.full(count, 6)) - scattered(
-        rng, rng.integers(1, 16, count), np.full(count, 19), np.full(count, 24))
+        rng, rng.integers(1, 16, count), np.full(count, 19), np.full(count, 24)
+    )
     bar = contact.copy()
     for row in bar:  # up to 3 of each side's checkers to its bar
         for side, bar_slot in ((1, 25), (-1, 0)):
@@ -187,7 +196,9 @@ def assert_same_probabilities(numpy_network, torch_network, boards: np.ndarray) 
     """Within 1e-5 of torch on ``boards`` as they are, and on their afterstates as search batches them."""
     children, _ = afterstates(boards, np.random.default_rng(0).integers(1, 7, size=(len(boards), 2)))
     for batch in (boards, flip(children)):
-        np.testing.assert_allclose(numpy_network.probabilities(batch), torch_network.probabilities(batch), rtol=0, atol=1e-5)
+        np.testing.assert_allclose(
+            numpy_network.probabilities(batch), torch_network.probabilities(batch), rtol=0, atol=1e-5
+        )
 
 
 @pytest.fixture(params=["numpy", "compiled"])
@@ -228,8 +239,10 @@ def test_without_numba_every_batch_is_served_in_numpy(monkeypatch, failure):
     if failure == "no numba":
         monkeypatch.setitem(sys.modules, "bot.kernels", None)  # its import fails, as without numba
     else:  # numba's own error where neither the install nor the cache directory is writable
+
         def no_locator(name):
             raise RuntimeError("cannot cache function 'embedding_bag': no locator available")
+
         monkeypatch.setattr(importlib, "import_module", no_locator)
     compiled._load.cache_clear()
     try:

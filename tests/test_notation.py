@@ -150,4 +150,6 @@ def test_round_trip_on_fixtures():
             steps = " ".join(f"{s.src}/{s.dst}{'*' if s.hit else ''}" for s in play.steps)
             for text in (format_play(play), steps):
                 back = parse_move(text, b, record["dice"])
-                assert np.array_equal(back.afterstate, play.afterstate), f"{record['position_id']} {record['dice']} {text!r}"
+                assert np.array_equal(back.afterstate, play.afterstate), (
+                    f"{record['position_id']} {record['dice']} {text!r}"
+                )

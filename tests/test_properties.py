@@ -23,8 +23,11 @@ from engine.xgid import Xgid, format_xgid, parse_xgid
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
-NUMBERS = st.one_of(st.integers(-20, 40).map(str), st.integers(2**62, 2**70).map(str), st.sampled_from(
-    ["", "-", "\u00b2", "\u0663", "9" * 5000, "1e3", " 1", "-0"]))
+NUMBERS = st.one_of(
+    st.integers(-20, 40).map(str),
+    st.integers(2**62, 2**70).map(str),
+    st.sampled_from(["", "-", "\u00b2", "\u0663", "9" * 5000, "1e3", " 1", "-0"]),
+)
 
 
 @st.composite
@@ -97,8 +100,10 @@ def test_match_id_round_trip(m):
 
 
 @FAST
-@given(st.text(BASE64, min_size=8, max_size=14) | st.binary(min_size=9, max_size=9).map(
-    lambda b: __import__("base64").b64encode(b).decode()))
+@given(
+    st.text(BASE64, min_size=8, max_size=14)
+    | st.binary(min_size=9, max_size=9).map(lambda b: __import__("base64").b64encode(b).decode())
+)
 def test_match_id_any_text(text):
     try:
         m = decode_match_id(text)
@@ -202,10 +207,29 @@ def test_move_any_text(board, text):
 
 
 @FAST
-@given(st.lists(st.sampled_from([
-    " 3 point match", " 7 point match", " Game 1", " Game 2", " a : 0   b : 0", " a : 1   b : 0",
-    "  1) 31: 8/5 6/5                 42: 8/4 6/4", "  2)  Doubles => 2", "  3)  Takes", " Wins 1 point",
-    "  1) 65: 24/13", " Game " + "9" * 5000, " a : \u00b2   b : 0", "", "  2)  Drops",
-]), max_size=12))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                " 3 point match",
+                " 7 point match",
+                " Game 1",
+                " Game 2",
+                " a : 0   b : 0",
+                " a : 1   b : 0",
+                "  1) 31: 8/5 6/5                 42: 8/4 6/4",
+                "  2)  Doubles => 2",
+                "  3)  Takes",
+                " Wins 1 point",
+                "  1) 65: 24/13",
+                " Game " + "9" * 5000,
+                " a : \u00b2   b : 0",
+                "",
+                "  2)  Drops",
+            ]
+        ),
+        max_size=12,
+    )
+)
 def test_mat_any_lines(lines):
     _reads_or_refuses(parse_mat, "\n".join(lines))

@@ -14,8 +14,10 @@ from bot.prune import Pruner, pruner_paths
 from bot.rollout import RolloutSettings, rollout_position
 from engine import decode_position_id
 
-shipped = pytest.mark.skipif(not REPO_CHECKPOINT.exists() or not pruner_paths(REPO_CHECKPOINT)[0].exists(),
-                             reason="no shipped network with a pruner")
+shipped = pytest.mark.skipif(
+    not REPO_CHECKPOINT.exists() or not pruner_paths(REPO_CHECKPOINT)[0].exists(),
+    reason="no shipped network with a pruner",
+)
 
 
 class _Equities:
@@ -67,13 +69,21 @@ def test_rollouts_with_the_pruner_agree_with_the_full_networks_within_their_stan
     whose rollout answer must stay within the noise of the full one's (same dice)."""
     evaluator = load_evaluator(REPO_CHECKPOINT)
     board = decode_position_id(position_id)
-    results = [rollout_position(evaluator, board, np.random.default_rng(5),
-                                RolloutSettings(trials=144, variance_reduction=True, prune=prune))
-               for prune in (True, False)]
+    results = [
+        rollout_position(
+            evaluator,
+            board,
+            np.random.default_rng(5),
+            RolloutSettings(trials=144, variance_reduction=True, prune=prune),
+        )
+        for prune in (True, False)
+    ]
     pruned, full = results
     spread = np.hypot(pruned.equity_std_error, full.equity_std_error)
     assert abs(pruned.equity - full.equity) < 3.0 * spread, (pruned.equity, full.equity, spread)
-    assert np.all(np.abs(pruned.probabilities - full.probabilities) < 3.0 * np.hypot(pruned.std_errors, full.std_errors) + 1e-9)
+    assert np.all(
+        np.abs(pruned.probabilities - full.probabilities) < 3.0 * np.hypot(pruned.std_errors, full.std_errors) + 1e-9
+    )
 
 
 @shipped

@@ -71,8 +71,9 @@ def test_learner_device_setting(tmp_path):
         with pytest.raises(ConfigError, match="'cuda' asked for, but torch sees no CUDA GPU"):
             train(cuda, tmp_path)
     # "auto" trains where torch finds a device; on a CPU machine exactly as "cpu" does.
-    auto = config.replace(games=100, eval_every=10**6, learning=LearningConfig(device="auto", batch_size=64,
-                                                                               samples_per_update=2048))
+    auto = config.replace(
+        games=100, eval_every=10**6, learning=LearningConfig(device="auto", batch_size=64, samples_per_update=2048)
+    )
     cpu = auto.replace(learning=LearningConfig(device="cpu", batch_size=64, samples_per_update=2048))
     first, second = train(auto, tmp_path / "auto"), train(cpu, tmp_path / "cpu")
     if not torch.cuda.is_available():
@@ -84,7 +85,8 @@ def test_learner_device_setting(tmp_path):
 
 
 class _KillingActors:
-    """The run's RayActors; after its 1st batch one actor's process is SIGKILLed, after its 3rd the other is ray.kill-ed."""
+    """The run's RayActors; after its 1st batch one actor's process is SIGKILLed, after its 3rd the other is
+    ray.kill-ed."""
 
     def __init__(self, actors) -> None:
         self.actors = actors

@@ -46,8 +46,12 @@ def test_same_seed_same_result_and_json_shape():
 def test_standard_errors_shrink_with_more_trials():
     settings = RolloutSettings(trials=36, truncate=4, variance_reduction=False)
     few = rollout_position(PipEvaluator(), START, np.random.default_rng(1), settings)
-    many = rollout_position(PipEvaluator(), START, np.random.default_rng(1),
-                            RolloutSettings(trials=576, truncate=4, variance_reduction=False))
+    many = rollout_position(
+        PipEvaluator(),
+        START,
+        np.random.default_rng(1),
+        RolloutSettings(trials=576, truncate=4, variance_reduction=False),
+    )
     assert many.equity_std_error < few.equity_std_error
     assert many.std_errors[0] < few.std_errors[0]
 
@@ -69,8 +73,12 @@ def test_a_bear_off_race_matches_the_exact_chances(variance_reduction):
 def test_variance_reduction_agrees_and_narrows():
     settings = RolloutSettings(trials=144, truncate=8, variance_reduction=False)
     plain = rollout_position(PipEvaluator(), START, np.random.default_rng(3), settings)
-    reduced = rollout_position(PipEvaluator(), START, np.random.default_rng(3),
-                               RolloutSettings(trials=144, truncate=8, variance_reduction=True))
+    reduced = rollout_position(
+        PipEvaluator(),
+        START,
+        np.random.default_rng(3),
+        RolloutSettings(trials=144, truncate=8, variance_reduction=True),
+    )
     both = np.hypot(plain.equity_std_error, reduced.equity_std_error)
     assert abs(plain.equity - reduced.equity) <= 3 * both
     assert reduced.equity_std_error < plain.equity_std_error
@@ -98,8 +106,9 @@ def test_afterstates_are_rolled_out_for_the_mover_with_common_dice():
     np.testing.assert_array_equal(results[1].probabilities, [1, 1, 0, 0, 0])
     assert results[1].equity_std_error == 0.0
     alone = rollout_position(evaluator, START, np.random.default_rng(7), SHORT)
-    np.testing.assert_allclose(results[0].probabilities, [1 - alone.probabilities[0], *alone.probabilities[[3, 4, 1, 2]]],
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        results[0].probabilities, [1 - alone.probabilities[0], *alone.probabilities[[3, 4, 1, 2]]], atol=1e-9
+    )
 
 
 def test_progress_reaches_all_trials():
@@ -115,8 +124,10 @@ def test_settings_are_checked():
 
 def small_bearoff_evaluator() -> ClassEvaluator:
     """Exact bear-offs of up to 4 checkers a side (two-sided), built in memory; a pip formula elsewhere."""
-    return ClassEvaluator({"contact": PipEvaluator()},
-                          BearoffDatabases(bo.build_one_sided(6, progress=False), bo.build_two_sided(4, progress=False)))
+    return ClassEvaluator(
+        {"contact": PipEvaluator()},
+        BearoffDatabases(bo.build_one_sided(6, progress=False), bo.build_two_sided(4, progress=False)),
+    )
 
 
 BEAROFF_CUBES = [
@@ -147,8 +158,16 @@ def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, thei
 def test_variance_reduction_narrows_the_cubeful_trials():
     evaluator = small_bearoff_evaluator()
     mine, theirs, _ = BEAROFF_CUBES[0]
-    errors = [rollout_cube(evaluator, board(mine, theirs), CubeState(), np.random.default_rng(3),
-                           RolloutSettings(trials=648, variance_reduction=vr)).std_errors for vr in (False, True)]
+    errors = [
+        rollout_cube(
+            evaluator,
+            board(mine, theirs),
+            CubeState(),
+            np.random.default_rng(3),
+            RolloutSettings(trials=648, variance_reduction=vr),
+        ).std_errors
+        for vr in (False, True)
+    ]
     assert errors[1][0] < 0.7 * errors[0][0] and errors[1][1] < 0.7 * errors[0][1]
 
 

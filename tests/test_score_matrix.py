@@ -42,8 +42,9 @@ def test_every_cell_is_the_facades_decision_at_its_score(bot, matrix):
                 continue
             expected = bot.cube_decision(board, CubeState(match_length=5, score=(5 - a, 5 - b)))
             assert cell.decision == expected and cell.label == LABELS[expected.verdict]
-            assert cell.double_margin == pytest.approx(min(expected.double_take, expected.double_pass)
-                                                       - expected.no_double)
+            assert cell.double_margin == pytest.approx(
+                min(expected.double_take, expected.double_pass) - expected.no_double
+            )
 
 
 def test_crawford_cells_have_no_cube_and_the_leader_none_post_crawford(matrix):
@@ -97,6 +98,7 @@ def test_nardy_cube_prints_the_matrix_and_json():
 
 def test_the_http_endpoint(bot):
     from bot.doors.http_app import create_app
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*httpx2")
         from fastapi.testclient import TestClient

@@ -7,7 +7,14 @@ import pytest
 
 from bot.evaluator import best_children, choose_afterstates
 from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from bot.search import InvalidSearchError, MoveFilter, SearchEvaluator, candidates_filter, probabilities_at, rank_afterstates
+from bot.search import (
+    InvalidSearchError,
+    MoveFilter,
+    SearchEvaluator,
+    candidates_filter,
+    probabilities_at,
+    rank_afterstates,
+)
 from conftest import load_fixture
 from engine import ROLL_WEIGHTS, ROLLS, START, afterstates, decode_position_id, encode_position_id, flip
 from fakes import PipEvaluator
@@ -53,7 +60,9 @@ def test_one_ply_from_search_equals_the_former_one_ply():
 def test_zero_ply_is_the_evaluator_and_finished_afterstates_are_exact():
     evaluator = PipEvaluator()
     positions = fixture_afterstates(10)
-    np.testing.assert_array_equal(probabilities_at(evaluator, positions, 0), evaluator.afterstate_probabilities(positions))
+    np.testing.assert_array_equal(
+        probabilities_at(evaluator, positions, 0), evaluator.afterstate_probabilities(positions)
+    )
     finished = sure_gammon()
     finished[1] = 0
     for plies in (0, 1, 2):

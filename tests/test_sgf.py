@@ -93,7 +93,11 @@ def test_a_set_up_position_and_its_cube_are_read():
     assert game.setup is not None
     # gnubg was given `set turn 1`, `set board 2OsBAAD0jwEAAA` (the side on roll's view), cube 2 owned by player 0.
     assert (game.setup.position.id, game.setup.turn, game.setup.cube, game.setup.cube_owner) == (
-        "2OsBAAD0jwEAAA", 1, 2, 0)
+        "2OsBAAD0jwEAAA",
+        1,
+        2,
+        0,
+    )
     assert [a.kind for a in game.actions] == [ActionKind.MOVE, ActionKind.DOUBLE, ActionKind.DROP]
     assert game.actions[1].cube == 4 and (game.winner, game.points) == (0, 2)
     assert replay_game(game).over
@@ -110,19 +114,31 @@ def test_the_format_comes_from_the_content():
         read_match("4HPwATDgc/ABMA\n")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("(;FF[4]GM[6]MI[length:3]RU[Crawford]\n;W[52mhmk]\n;B[31", "line 3: a property value"),
-    ("(;FF[4]GM[1]SZ[19];B[pd])", "line 1: GM.*not backgammon"),
-    ("(;FF[4]GM[6]MI[length:3]RU[Crawford]\n;W[52mh]\n;B[7xab])", "line 3: cannot read the move '7xab'"),
-    ("(;FF[4]GM[6]MI[length:3]RU[Crawford]\n;W[52mhzk])", "line 2: 'zk' in '52mhzk' is not a checker step"),
-    ("(;FF[4]GM[6]MI[length:5]\n;W[52mhmk])", "line 1: a match without the Crawford rule"),
-    ("(;FF[4]GM[6]MI[length:0]RU[Nackgammon])", "line 1: RU.Nackgammon.: only standard backgammon"),
-    ("(;FF[4]GM[6]MI[length:0]RE[X+1])", "line 1: RE.'X.1'.: expected"),
-    ("(;FF[4]GM[6]MI[length:0]\n;W[52mhmk]\n;AB[a])", "line 3: AB changes the position after the game's first action"),
-    ("(;FF[4]GM[6]MI[length:0]\n;PL[W]AE[a:y]AW[a][a]AB[a])", "line 2: the setup puts both players' checkers on one point"),
-    ("(;FF[4]GM[6]MI[length:3]RU[Crawford])\n(;FF[4]GM[6]MI[length:5]RU[Crawford])", "line 2: a 5-point game in a 3-point"),
-    ("(;FF[4]GM[6]) trailing", "expected '\\(' to start a game tree"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("(;FF[4]GM[6]MI[length:3]RU[Crawford]\n;W[52mhmk]\n;B[31", "line 3: a property value"),
+        ("(;FF[4]GM[1]SZ[19];B[pd])", "line 1: GM.*not backgammon"),
+        ("(;FF[4]GM[6]MI[length:3]RU[Crawford]\n;W[52mh]\n;B[7xab])", "line 3: cannot read the move '7xab'"),
+        ("(;FF[4]GM[6]MI[length:3]RU[Crawford]\n;W[52mhzk])", "line 2: 'zk' in '52mhzk' is not a checker step"),
+        ("(;FF[4]GM[6]MI[length:5]\n;W[52mhmk])", "line 1: a match without the Crawford rule"),
+        ("(;FF[4]GM[6]MI[length:0]RU[Nackgammon])", "line 1: RU.Nackgammon.: only standard backgammon"),
+        ("(;FF[4]GM[6]MI[length:0]RE[X+1])", "line 1: RE.'X.1'.: expected"),
+        (
+            "(;FF[4]GM[6]MI[length:0]\n;W[52mhmk]\n;AB[a])",
+            "line 3: AB changes the position after the game's first action",
+        ),
+        (
+            "(;FF[4]GM[6]MI[length:0]\n;PL[W]AE[a:y]AW[a][a]AB[a])",
+            "line 2: the setup puts both players' checkers on one point",
+        ),
+        (
+            "(;FF[4]GM[6]MI[length:3]RU[Crawford])\n(;FF[4]GM[6]MI[length:5]RU[Crawford])",
+            "line 2: a 5-point game in a 3-point",
+        ),
+        ("(;FF[4]GM[6]) trailing", "expected '\\(' to start a game tree"),
+    ],
+)
 def test_a_damaged_sgf_is_one_error_naming_the_line(text, message):
     with pytest.raises(InvalidSgfError, match=message) as caught:
         parse_sgf(text, "x.sgf")
@@ -141,17 +157,25 @@ def test_the_writer_round_trips_through_the_reader():
         again = parse_sgf(format_sgf(match))
         assert again.length == match.length and again.players == match.players and again.jacoby == match.jacoby
         assert [(g.score, g.winner, g.points, g.setup) for g in again.games] == [
-            (g.score, g.winner, g.points, g.setup) for g in match.games]
+            (g.score, g.winner, g.points, g.setup) for g in match.games
+        ]
         assert afterstates(again) == afterstates(match)
 
 
 def test_notes_are_written_as_gnubgs_properties():
     match = read_sgf(DATA / "gnubg_setup.sgf")
-    text = format_sgf(match, {(0, 0): SgfNote(skill="bad", luck=0.7, comment="x] y"),
-                              (0, 1): SgfNote(skill="doubtful"), (0, 2): SgfNote(skill="very bad")})
+    text = format_sgf(
+        match,
+        {
+            (0, 0): SgfNote(skill="bad", luck=0.7, comment="x] y"),
+            (0, 1): SgfNote(skill="doubtful"),
+            (0, 2): SgfNote(skill="very bad"),
+        },
+    )
     lines = text.splitlines()
-    assert lines[0].startswith("(;FF[4]GM[6]CA[UTF-8]AP[nardy]MI[length:0][game:0][ws:0][bs:0]PW[gnubg]PB[root]"
-                               "RU[Jacoby]RE[W+2]")
+    assert lines[0].startswith(
+        "(;FF[4]GM[6]CA[UTF-8]AP[nardy]MI[length:0][game:0][ws:0][bs:0]PW[gnubg]PB[root]RU[Jacoby]RE[W+2]"
+    )
     # the setup node exactly as gnubg wrote it
     assert lines[1] == ";PL[B]AE[a:y]AW[d][d][e][e][e][e][f][g][g][g][g]AB[r][q][q][q][q][q][q][q][q][n][n]"
     assert lines[1] in (DATA / "gnubg_setup.sgf").read_text().splitlines()
@@ -172,7 +196,8 @@ def test_an_sgf_and_its_mat_analyse_alike(bot):
     ours, theirs = from_sgf.decisions(), from_mat.decisions()
     # The same decisions, errors equal to batch-order rounding (the plays' text differs: gnubg's .mat marks hits).
     assert [(d.game, d.player, d.kind, d.position_id, d.match_id, d.mark) for d in ours] == [
-        (d.game, d.player, d.kind, d.position_id, d.match_id, d.mark) for d in theirs]
+        (d.game, d.player, d.kind, d.position_id, d.match_id, d.mark) for d in theirs
+    ]
     assert [d.error for d in ours] == pytest.approx([d.error for d in theirs], abs=1e-5)
     assert from_sgf.stats(0).pr == pytest.approx(from_mat.stats(0).pr, abs=1e-3)
 
@@ -182,7 +207,10 @@ def test_a_set_up_game_is_analysed_from_its_setup(bot):
     (game,) = analysis.games
     assert game.stopped is None
     assert [(d.player, d.kind, d.played) for d in game.decisions] == [
-        (1, "move", "8/6 8/5"), (0, "double", "double"), (1, "take", "pass")]
+        (1, "move", "8/6 8/5"),
+        (0, "double", "double"),
+        (1, "take", "pass"),
+    ]
     assert game.decisions[0].position_id == "2OsBAAD0jwEAAA" and game.decisions[0].luck is not None
 
 
@@ -203,8 +231,11 @@ def test_analysis_notes_follow_the_actions(bot):
 def test_nardy_analyze_reads_sgf_and_writes_sgf(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     target = tmp_path / "out.sgf"
-    status = run(["analyze", str(DATA / "gnubg_money.sgf"), "--plies", "0", "--json", "--sgf", str(target)],
-                 stdout=out, stderr=err)
+    status = run(
+        ["analyze", str(DATA / "gnubg_money.sgf"), "--plies", "0", "--json", "--sgf", str(target)],
+        stdout=out,
+        stderr=err,
+    )
     assert status == 0, err.getvalue()
     data = json.loads(out.getvalue())
     assert data["length"] == 0 and len(data["games"]) == 3 and [p["name"] for p in data["players"]] == ["gnubg", "root"]
@@ -223,6 +254,7 @@ def test_nardy_analyze_names_the_line_of_a_damaged_sgf(tmp_path):
 def test_post_analyze_takes_sgf(bot):
     from bot.doors.analysis_views import MAX_SGF_BYTES
     from bot.doors.http_app import create_app
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*httpx2")
         from fastapi.testclient import TestClient
@@ -266,8 +298,10 @@ def test_gnubg_loads_a_set_up_game_we_write(tmp_path):
 
 def test_positions_files_are_reported_one_by_one(tmp_path):
     path = tmp_path / "positions.txt"
-    path.write_text("# three positions\n4HPwATDgc/ABMA\nXGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10\n"
-                    "4HPwATDgc/ABMA:MBkAAAAAAAAE\n")
+    path.write_text(
+        "# three positions\n4HPwATDgc/ABMA\nXGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10\n"
+        "4HPwATDgc/ABMA:MBkAAAAAAAAE\n"
+    )
     out, err = io.StringIO(), io.StringIO()
     assert run(["analyze", str(path), "--plies", "0", "--json"], stdout=out, stderr=err) == 0, err.getvalue()
     data = json.loads(out.getvalue())

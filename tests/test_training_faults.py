@@ -33,14 +33,15 @@ def quick(**changes):
     return load_config(CONFIGS / "quick.toml").replace(**changes)
 
 
-def _write_config(path: Path, games: int, workers: int = 1, hidden: int = 32, checkpoint_every: int = 500,
-                  encoding: str = "extended") -> Path:
+def _write_config(
+    path: Path, games: int, workers: int = 1, hidden: int = 32, checkpoint_every: int = 500, encoding: str = "extended"
+) -> Path:
     text = (CONFIGS / "quick.toml").read_text()
     text = text.replace("games = 1500", f"games = {games}")
     text = text.replace("checkpoint_every = 500", f"checkpoint_every = {checkpoint_every}")
     text = text.replace("eval_every = 750", "eval_every = 1000000")
     text = text.replace("workers = 1", f"workers = {workers}")
-    text = text.replace("hidden = [32]", f"hidden = [{hidden}]\nencoding = \"{encoding}\"")
+    text = text.replace("hidden = [32]", f'hidden = [{hidden}]\nencoding = "{encoding}"')
     path.write_text(text)
     return path
 
@@ -74,8 +75,13 @@ def _wait_for(condition, timeout: float, interval: float = 0.1) -> bool:
 def _start(args: list[str], cwd: Path) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.Popen(
-        [sys.executable, "-m", "training", *args], cwd=cwd, env=env, start_new_session=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "training", *args],
+        cwd=cwd,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -124,8 +130,24 @@ def _distill_with_workers(tmp_path: Path) -> subprocess.Popen:
     shipped = ROOT / "checkpoints" / "default.pt"
     if not shipped.exists():
         pytest.skip("no shipped network")
-    run = _start(["distill", "--checkpoint", str(shipped), "--out", str(tmp_path / "run"), "--games", "400",
-                  "--chunk", "256", "--workers", "2", "--stage", "targets"], tmp_path)
+    run = _start(
+        [
+            "distill",
+            "--checkpoint",
+            str(shipped),
+            "--out",
+            str(tmp_path / "run"),
+            "--games",
+            "400",
+            "--chunk",
+            "256",
+            "--workers",
+            "2",
+            "--stage",
+            "targets",
+        ],
+        tmp_path,
+    )
     # The run, the resource tracker and two workers.
     assert _wait_for(lambda: len(_group(run.pid)) >= 4, timeout=120), _group(run.pid)
     assert run.poll() is None, run.communicate(timeout=10)
@@ -226,7 +248,9 @@ def test_latest_is_written_before_the_numbered_checkpoint(tmp_path, monkeypatch)
 
     written = []
     real = module.save_checkpoint
-    monkeypatch.setattr(module, "save_checkpoint", lambda path, *args: (written.append(Path(path).name), real(path, *args)))
+    monkeypatch.setattr(
+        module, "save_checkpoint", lambda path, *args: (written.append(Path(path).name), real(path, *args))
+    )
     train(quick(games=100, checkpoint_every=100, eval_every=10**6), tmp_path)
     assert written[:2] == [LATEST, checkpoint_name(load_checkpoint(tmp_path / LATEST)["training"]["games"])]
 
@@ -252,7 +276,9 @@ def _malformed(kind: str, path: Path, good: Path) -> None:
         elif kind == "flipped byte":  # inside the first layer's weights (the biggest record)
             with zipfile.ZipFile(good) as archive:
                 member = max(archive.infolist(), key=lambda m: m.file_size)
-            offset = member.header_offset + 30 + len(member.filename.encode()) + len(member.extra) + member.file_size // 2
+            offset = (
+                member.header_offset + 30 + len(member.filename.encode()) + len(member.extra) + member.file_size // 2
+            )
             data[offset] ^= 0x10
         else:
             data = bytearray(_junk_zip())
@@ -271,8 +297,15 @@ def _malformed(kind: str, path: Path, good: Path) -> None:
     torch.save(payload, path)
 
 
-KINDS = ["network_config types", "missing weights", "extra keys", "non-tensor weights", "flipped byte", "truncated",
-         "junk zip"]
+KINDS = [
+    "network_config types",
+    "missing weights",
+    "extra keys",
+    "non-tensor weights",
+    "flipped byte",
+    "truncated",
+    "junk zip",
+]
 
 
 @pytest.fixture(scope="module")
@@ -337,8 +370,12 @@ def test_a_subprocess_resume_of_a_damaged_checkpoint_prints_no_traceback(tmp_pat
     run.mkdir()
     _malformed("junk zip", run / LATEST, good_run / LATEST)
     result = subprocess.run(
-        [sys.executable, "-m", "training", "train", "--resume", "--out", str(run)], cwd=tmp_path,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "training", "train", "--resume", "--out", str(run)],
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 2 and result.stderr.strip().startswith("error: ") and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
@@ -364,7 +401,9 @@ def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     shipped = load_evaluator(SHIPPED).networks["contact"]  # the network a run starts from (``load_class_payload``)
     described = load_config(CONFIGS / "shipped.toml").network
     assert shipped.config == described, "configs/shipped.toml describes the shipped network"
-    config = _write_config(tmp_path / "shipped.toml", games=300, hidden=described.hidden[0], encoding=described.encoding)
+    config = _write_config(
+        tmp_path / "shipped.toml", games=300, hidden=described.hidden[0], encoding=described.encoding
+    )
     out = tmp_path / "run"
     assert main(["train", "--config", str(config), "--init-from", str(SHIPPED), "--out", str(out)]) == 0
     trained = load_checkpoint(out / LATEST)
@@ -375,10 +414,24 @@ def test_init_from_the_shipped_checkpoint(tmp_path, capsys):
     assert np.corrcoef(start, now)[0, 1] > 0.95, "training went on from the shipped weights"
     # A network of another shape is refused with the difference named; --resume and --init-from exclude each other.
     capsys.readouterr()
-    assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--init-from", str(SHIPPED),
-                 "--out", str(tmp_path / "other")]) == 2
-    assert ("network shape differs from the config (encoding: checkpoint has 'hits', config asks for 'extended', "
-            "hidden: checkpoint has (512,), config asks for (32,))") in capsys.readouterr().err
+    assert (
+        main(
+            [
+                "train",
+                "--config",
+                str(CONFIGS / "quick.toml"),
+                "--init-from",
+                str(SHIPPED),
+                "--out",
+                str(tmp_path / "other"),
+            ]
+        )
+        == 2
+    )
+    assert (
+        "network shape differs from the config (encoding: checkpoint has 'hits', config asks for 'extended', "
+        "hidden: checkpoint has (512,), config asks for (32,))"
+    ) in capsys.readouterr().err
     assert main(["train", "--config", str(config), "--init-from", str(SHIPPED), "--resume", "--out", str(out)]) == 2
     assert "give one of them" in capsys.readouterr().err
 

@@ -130,7 +130,7 @@ def test_entries_that_reach_no_legal_afterstate_are_refused_with_a_message(case,
     afterstates = {p.afterstate.tobytes() for p in plays}
     rng = _rng(case)
     tried = 0
-    for play in plays[:MAX_PLAYS // 4]:
+    for play in plays[: MAX_PLAYS // 4]:
         if not play.steps:
             continue
         steps = list(play.steps)

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -80,27 +79,47 @@ def test_key_lines_follow_the_spec_grammar_and_their_defaults_fit_their_types():
 
 
 def test_get_and_set_typed_keys(bot):
-    out = talk(bot, "get engine.ply", "set engine.ply 3", "get engine.ply", "setoption name engine.ply value 2",
-               "get engine.ply", "set engine.level world-class", "get engine.level", "set engine.info false",
-               "get engine.info", "get game.variant", "keys")
-    assert out[:6] == ["value engine.ply 1", "value engine.ply 3", "value engine.ply 2", "value engine.level world-class",
-                       "value engine.info false", "value game.variant backgammon"]
+    out = talk(
+        bot,
+        "get engine.ply",
+        "set engine.ply 3",
+        "get engine.ply",
+        "setoption name engine.ply value 2",
+        "get engine.ply",
+        "set engine.level world-class",
+        "get engine.level",
+        "set engine.info false",
+        "get engine.info",
+        "get game.variant",
+        "keys",
+    )
+    assert out[:6] == [
+        "value engine.ply 1",
+        "value engine.ply 3",
+        "value engine.ply 2",
+        "value engine.level world-class",
+        "value engine.info false",
+        "value game.variant backgammon",
+    ]
     assert out[6:] == [key.line for key in KEYS.values()]
 
 
-@pytest.mark.parametrize("line, code, detail", [
-    ("set engine.ply 4", "bad_value", "engine.ply must_be 1..3"),
-    ("set engine.ply 0", "bad_value", "engine.ply must_be 1..3"),
-    ("set engine.ply two", "bad_value", "engine.ply must_be 1..3"),
-    ("set engine.level godlike", "bad_value", "engine.level must_be none|"),
-    ("set engine.info yes", "bad_value", "engine.info must_be true|false"),
-    ("set game.variant nackgammon", "bad_value", "game.variant must_be backgammon"),
-    ("set engine.threads 4", "unsupported", "key 'engine.threads'"),
-    ("get engine.threads", "unsupported", "key 'engine.threads'"),
-    ("set engine.ply", "bad_command", "expected: set <key> <value>"),
-    ("get", "bad_command", "expected: get <key>"),
-    ("setoption engine.ply 2", "bad_command", "expected: setoption name"),
-])
+@pytest.mark.parametrize(
+    "line, code, detail",
+    [
+        ("set engine.ply 4", "bad_value", "engine.ply must_be 1..3"),
+        ("set engine.ply 0", "bad_value", "engine.ply must_be 1..3"),
+        ("set engine.ply two", "bad_value", "engine.ply must_be 1..3"),
+        ("set engine.level godlike", "bad_value", "engine.level must_be none|"),
+        ("set engine.info yes", "bad_value", "engine.info must_be true|false"),
+        ("set game.variant nackgammon", "bad_value", "game.variant must_be backgammon"),
+        ("set engine.threads 4", "unsupported", "key 'engine.threads'"),
+        ("get engine.threads", "unsupported", "key 'engine.threads'"),
+        ("set engine.ply", "bad_command", "expected: set <key> <value>"),
+        ("get", "bad_command", "expected: get <key>"),
+        ("setoption engine.ply 2", "bad_command", "expected: setoption name"),
+    ],
+)
 def test_bad_options_get_the_spec_error_codes(bot, line, code, detail):
     out = talk(bot, line, "get engine.ply")
     assert out[0].startswith(f"error {code} {detail}"), out
@@ -117,12 +136,24 @@ def test_the_checkpoint_key_loads_a_bot_and_a_bad_file_is_refused(bot):
             raise CheckpointError("missing.npz: no such file")
         return other
 
-    out = talk(bot, "set engine.checkpoint /tmp/a file.npz", "get engine.checkpoint", "set engine.checkpoint missing.npz",
-               "get engine.checkpoint", "set engine.checkpoint default", "position gnubgid " + START_ID, "dice 3 1",
-               "go", load=load)
+    out = talk(
+        bot,
+        "set engine.checkpoint /tmp/a file.npz",
+        "get engine.checkpoint",
+        "set engine.checkpoint missing.npz",
+        "get engine.checkpoint",
+        "set engine.checkpoint default",
+        "position gnubgid " + START_ID,
+        "dice 3 1",
+        "go",
+        load=load,
+    )
     assert loaded == ["/tmp/a file.npz", "missing.npz", None]
-    assert out[:3] == ["value engine.checkpoint /tmp/a file.npz", "error bad_value engine.checkpoint missing.npz: no such file",
-                       "value engine.checkpoint /tmp/a file.npz"]
+    assert out[:3] == [
+        "value engine.checkpoint /tmp/a file.npz",
+        "error bad_value engine.checkpoint missing.npz: no such file",
+        "value engine.checkpoint /tmp/a file.npz",
+    ]
     assert answers(out)[-1] == f"bestmove {best(other, START, (3, 1))}"
 
 
@@ -139,8 +170,18 @@ def test_go_plays_the_bots_best_move_from_a_position_id_as_plain_steps(bot):
 
 
 def test_roles_chequer_cube_and_turn_answer_as_the_facade_decides(bot):
-    out = answers(talk(bot, "position gnubgid " + START_ID, "dice 4 2", "go chequer", "go role chequer", "go cube",
-                       "go role cube", "go turn"))
+    out = answers(
+        talk(
+            bot,
+            "position gnubgid " + START_ID,
+            "dice 4 2",
+            "go chequer",
+            "go role chequer",
+            "go cube",
+            "go role cube",
+            "go turn",
+        )
+    )
     move = best(bot, START, (4, 2))
     cube = "double" if bot.should_double(START) else "nodouble"
     assert out == [f"bestmove {move}"] * 2 + [f"bestcube {cube}"] * 2 + [f"bestturn cube={cube} move={move}"]
@@ -164,8 +205,18 @@ def test_a_position_and_match_id_set_score_cube_turn_and_dice(bot):
 def test_session_commands_give_the_side_on_roll_its_score_and_cube(bot):
     state = CubeState(cube=2, owner=Owner.OPP, match_length=7, score=(1, 3))
     expected = best(bot, START, (5, 3), state)
-    out = answers(talk(bot, "newsession type match length 7", "setscore 3 1", "setcube value 2 owner p0", "setturn p1",
-                       "position gnubgid " + START_ID, "dice 5 3", "go"))
+    out = answers(
+        talk(
+            bot,
+            "newsession type match length 7",
+            "setscore 3 1",
+            "setcube value 2 owner p0",
+            "setturn p1",
+            "position gnubgid " + START_ID,
+            "dice 5 3",
+            "go",
+        )
+    )
     assert out == [f"bestmove {expected}"]
 
 
@@ -197,8 +248,11 @@ def test_info_lines_count_depths_from_one_and_eval_gives_the_numbers(bot):
     assert len(evals) == 2 and re.fullmatch(r"eval eq -?[\d.]+ pwin [\d.]+ pgammon [\d.]+ pbg [\d.]+", evals[0])
     # Depth 3 (the bot's 2-ply) decides what 2-ply decides.
     assert answers(out)[0] == f"bestmove {best(bot, START, (3, 1), plies=2)}"
-    assert not [line for line in talk(bot, "set engine.info false", "position gnubgid " + START_ID, "dice 3 1", "go")
-                if line.startswith(("info", "eval"))]
+    assert not [
+        line
+        for line in talk(bot, "set engine.info false", "position gnubgid " + START_ID, "dice 3 1", "go")
+        if line.startswith(("info", "eval"))
+    ]
 
 
 def test_a_noisy_level_still_plays_a_legal_move_and_is_the_same_each_time(bot):
@@ -213,45 +267,54 @@ def test_a_noisy_level_still_plays_a_legal_move_and_is_the_same_each_time(bot):
 # ---------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize("lines, expected", [
-    (["frobnicate"], "error bad_command unknown command 'frobnicate'"),
-    (["dice 7 1"], "error bad_value die must_be 1..6"),
-    (["dice 3"], "error bad_command expected: dice <d1> <d2>"),
-    (["dice three one"], "error bad_command expected: dice <d1> <d2>"),
-    (["go"], "error bad_state missing position"),
-    (["position gnubgid " + START_ID, "go"], "error bad_state missing dice"),
-    (["position gnubgid " + START_ID, "go turn"], "error bad_state missing dice"),
-    (["position fibs board:a:b"], "error unsupported position format 'fibs'"),
-    (["position gnubgid"], "error bad_command expected: position gnubgid"),
-    (["position gnubgid ABCDEFGHIJKLMN"], "error bad_value "),
-    (["position gnubgid 4HPwATDgc"], "error bad_value Position ID"),
-    (["position gnubgid " + START_XGID], "error bad_value an XGID goes in position xgid"),
-    (["position xgid XGID=nonsense"], "error bad_value "),
-    (["position gnubgid " + START_ID, "dice 3 1", "go nodes 1000"], "error unsupported go nodes"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go trials 36"], "error unsupported go trials"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go banana"], "error bad_command go 'banana'"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go role"], "error bad_command expected: go role"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go depth"], "error bad_command expected: go"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go depth 9"], "error bad_value depth must_be 1..3"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go movetime soon"], "error bad_value movetime must_be"),
-    (["position gnubgid " + START_ID, "dice 3 1", "go depth 1 depth 2"], "error bad_command depth given twice"),
-    (["position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10", "go cube"], "error unsupported answering a double"),
-    (["newsession"], "error bad_command expected: newsession type"),
-    (["newsession type chouette"], "error bad_value type must_be money|match"),
-    (["newsession type match"], "error bad_value length"),
-    (["newsession type money length 5"], "error bad_value length"),
-    (["newsession type match length 0"], "error bad_value length must_be 1.."),
-    (["newsession type money jacoby maybe"], "error bad_value jacoby must_be on|off"),
-    (["newsession type money colour red"], "error bad_command expected: newsession"),
-    (["setscore 1"], "error bad_command expected: setscore"),
-    (["setscore -1 0"], "error bad_value p0 score must_be 0.."),
-    (["setcube value 3 owner p0"], "error bad_value cube value 3 must_be a power of two"),
-    (["setcube value 2 owner center"], "error bad_value cube value 2: a centred cube is on 1"),
-    (["setcube value 2 owner p2"], "error bad_value owner must_be p0|p1"),
-    (["setcube value 2"], "error bad_command expected: setcube"),
-    (["setturn p3"], "error bad_value turn must_be p0|p1"),
-    (["newsession type match length 5", "setscore 7 0", "position gnubgid " + START_ID, "go cube"], "error bad_state score and cube"),
-])
+@pytest.mark.parametrize(
+    "lines, expected",
+    [
+        (["frobnicate"], "error bad_command unknown command 'frobnicate'"),
+        (["dice 7 1"], "error bad_value die must_be 1..6"),
+        (["dice 3"], "error bad_command expected: dice <d1> <d2>"),
+        (["dice three one"], "error bad_command expected: dice <d1> <d2>"),
+        (["go"], "error bad_state missing position"),
+        (["position gnubgid " + START_ID, "go"], "error bad_state missing dice"),
+        (["position gnubgid " + START_ID, "go turn"], "error bad_state missing dice"),
+        (["position fibs board:a:b"], "error unsupported position format 'fibs'"),
+        (["position gnubgid"], "error bad_command expected: position gnubgid"),
+        (["position gnubgid ABCDEFGHIJKLMN"], "error bad_value "),
+        (["position gnubgid 4HPwATDgc"], "error bad_value Position ID"),
+        (["position gnubgid " + START_XGID], "error bad_value an XGID goes in position xgid"),
+        (["position xgid XGID=nonsense"], "error bad_value "),
+        (["position gnubgid " + START_ID, "dice 3 1", "go nodes 1000"], "error unsupported go nodes"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go trials 36"], "error unsupported go trials"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go banana"], "error bad_command go 'banana'"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go role"], "error bad_command expected: go role"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go depth"], "error bad_command expected: go"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go depth 9"], "error bad_value depth must_be 1..3"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go movetime soon"], "error bad_value movetime must_be"),
+        (["position gnubgid " + START_ID, "dice 3 1", "go depth 1 depth 2"], "error bad_command depth given twice"),
+        (
+            ["position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:D:0:0:0:0:10", "go cube"],
+            "error unsupported answering a double",
+        ),
+        (["newsession"], "error bad_command expected: newsession type"),
+        (["newsession type chouette"], "error bad_value type must_be money|match"),
+        (["newsession type match"], "error bad_value length"),
+        (["newsession type money length 5"], "error bad_value length"),
+        (["newsession type match length 0"], "error bad_value length must_be 1.."),
+        (["newsession type money jacoby maybe"], "error bad_value jacoby must_be on|off"),
+        (["newsession type money colour red"], "error bad_command expected: newsession"),
+        (["setscore 1"], "error bad_command expected: setscore"),
+        (["setscore -1 0"], "error bad_value p0 score must_be 0.."),
+        (["setcube value 3 owner p0"], "error bad_value cube value 3 must_be a power of two"),
+        (["setcube value 2 owner center"], "error bad_value cube value 2: a centred cube is on 1"),
+        (["setcube value 2 owner p2"], "error bad_value owner must_be p0|p1"),
+        (["setcube value 2"], "error bad_command expected: setcube"),
+        (["setturn p3"], "error bad_value turn must_be p0|p1"),
+        (
+            ["newsession type match length 5", "setscore 7 0", "position gnubgid " + START_ID, "go cube"],
+            "error bad_state score and cube",
+        ),
+    ],
+)
 def test_bad_input_gets_the_spec_error_code_and_the_engine_reads_on(bot, lines, expected):
     out = talk(bot, *lines, "isready")
     errors = [line for line in out if line.startswith("error ")]
@@ -269,9 +332,41 @@ def test_a_finished_game_is_not_a_position_to_decide(bot):
 
 def test_garbage_never_crashes_the_engine(bot):
     rng = np.random.default_rng(3)
-    words = ["go", "set", "get", "position", "gnubgid", "xgid", "dice", "newsession", "setcube", "value", "owner",
-             "setscore", "setturn", "type", "match", "length", "-1", "0", "7", "99999999999999999999", "p0", "p1",
-             "cube", "turn", "role", "depth", "movetime", "engine.ply", "\x00", "\u0663", "XGID=", START_ID, "é"]
+    words = [
+        "go",
+        "set",
+        "get",
+        "position",
+        "gnubgid",
+        "xgid",
+        "dice",
+        "newsession",
+        "setcube",
+        "value",
+        "owner",
+        "setscore",
+        "setturn",
+        "type",
+        "match",
+        "length",
+        "-1",
+        "0",
+        "7",
+        "99999999999999999999",
+        "p0",
+        "p1",
+        "cube",
+        "turn",
+        "role",
+        "depth",
+        "movetime",
+        "engine.ply",
+        "\x00",
+        "\u0663",
+        "XGID=",
+        START_ID,
+        "é",
+    ]
     lines = [" ".join(rng.choice(words, size=rng.integers(1, 6))) for _ in range(300)]
     too_long = [b"x" * (MAX_LINE * 3), "é".encode() * (MAX_LINE // 2 + 1)]  # bytes count, not characters
     raw = b"".join(line.encode() + b"\n" for line in lines) + b"\xff\xfe garbage \x80\n"
@@ -280,7 +375,20 @@ def test_garbage_never_crashes_the_engine(bot):
     serve(UbgiEngine(bot, out.append, lambda path: bot), io.BytesIO(raw), background=False)
     assert out[-1] == "readyok"
     assert out.count(f"error bad_command line longer than {MAX_LINE} bytes") == 2
-    prefixes = ("error ", "value ", "key ", "info ", "eval ", "bestmove ", "bestcube ", "bestturn ", "readyok", "id ", "proto ", "ubgiok")
+    prefixes = (
+        "error ",
+        "value ",
+        "key ",
+        "info ",
+        "eval ",
+        "bestmove ",
+        "bestcube ",
+        "bestturn ",
+        "readyok",
+        "id ",
+        "proto ",
+        "ubgiok",
+    )
     for line in out:
         assert line.startswith(prefixes) and "\n" not in line, line
         if line.startswith("error "):
@@ -344,8 +452,16 @@ def test_stop_and_isready_are_answered_while_a_search_runs(bot, monkeypatch):
 
 def test_nardy_ubgi_talks_over_pipes():
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-m", "bot", "ubgi"], cwd=REPO, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", "ubgi"],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        bufsize=1,
+    )
     assert proc.stdin is not None and proc.stdout is not None
 
     def until(last: str) -> list[str]:

@@ -181,8 +181,13 @@ def test_a_gammon_at_the_end_scores_two_cubes(client):
     match = MatchState(cube_value=2, cube_owner=BOT)
     view = act(client, "play", game=token(board=board, match=match, dice=(6, 5)), move="1/off")
     assert view["phase"] == "over" and view["result"] == {
-        "winner": "human", "points": 4, "how": "gammon", "score": {"human": 4, "bot": 0},
-        "match_over": False, "next_game": view["result"]["next_game"]}
+        "winner": "human",
+        "points": 4,
+        "how": "gammon",
+        "score": {"human": 4, "bot": 0},
+        "match_over": False,
+        "next_game": view["result"]["next_game"],
+    }
 
 
 def test_the_board_endpoint_draws_positions(client):
@@ -192,16 +197,19 @@ def test_the_board_endpoint_draws_positions(client):
     assert board["position_id"] == "4HPwATDgc/ABMA" and board["dice"] == [3, 1] and board["match_length"] == 5
 
 
-@pytest.mark.parametrize("path, body, words", [
-    ("roll", {"game": "nonsense"}, "PositionID:MatchID"),
-    ("roll", {"game": "4HPwATDgc/ABMA:zzzzzzzzzzzz"}, "Match ID"),
-    ("roll", {}, "game"),
-    ("new", {"length": -1}, "length"),
-    ("bot", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "plies": 3}, "plies"),
-    ("bot", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "playing_level": "grandmaster"}, "grandmaster"),
-    ("play", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "move": "8/5 6/5"}, "not possible now"),
-    ("take", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA"}, "not possible now"),
-])
+@pytest.mark.parametrize(
+    "path, body, words",
+    [
+        ("roll", {"game": "nonsense"}, "PositionID:MatchID"),
+        ("roll", {"game": "4HPwATDgc/ABMA:zzzzzzzzzzzz"}, "Match ID"),
+        ("roll", {}, "game"),
+        ("new", {"length": -1}, "length"),
+        ("bot", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "plies": 3}, "plies"),
+        ("bot", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "playing_level": "grandmaster"}, "grandmaster"),
+        ("play", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA", "move": "8/5 6/5"}, "not possible now"),
+        ("take", {"game": "4HPwATDgc/ABMA:cAkAAAAAAAAA"}, "not possible now"),
+    ],
+)
 def test_bad_requests_get_400_with_a_message(client, path, body, words):
     answer = client.post(f"/v1/game/{path}", json=body)
     assert answer.status_code == 400 and words in answer.json()["message"]
@@ -216,6 +224,7 @@ def test_an_illegal_move_is_refused(client):
 def test_no_token_the_page_can_send_makes_a_500(client):
     """Random Position IDs and Match IDs (of real bits) through every action: 200 or 400, never 500."""
     import base64
+
     rng = random.Random(5)
     paths = ["view", "roll", "play", "bot", "double", "take", "pass", "resign"]
     for _ in range(150):
@@ -245,8 +254,10 @@ def test_the_page_and_offline_docs_are_served(client):
 def test_the_bot_plays_at_a_named_level_the_same_play_each_time(client):
     """A playing level is GNU Backgammon's depth and noise, drawn from the position: repeatable."""
     game = token(on_roll=BOT, dice=(6, 2))
-    moves = {level: act(client, "bot", game=game, playing_level=level)["bot_move"]["move"]
-             for level in ("expert", "beginner", "world-class")}
+    moves = {
+        level: act(client, "bot", game=game, playing_level=level)["bot_move"]["move"]
+        for level in ("expert", "beginner", "world-class")
+    }
     assert act(client, "bot", game=game, playing_level="beginner")["bot_move"]["move"] == moves["beginner"]
     assert moves["expert"] == act(client, "bot", game=game, plies=0)["bot_move"]["move"]  # expert: 0-ply, no noise
     assert all(moves.values())

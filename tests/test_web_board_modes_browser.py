@@ -22,7 +22,16 @@ from bot.facade import REPO_CHECKPOINT
 from engine.match_id import decode_match_id
 from engine.position_id import encode_position_id
 from test_web_browser import (  # noqa: F401  (fixtures)
-    BAD_REQUEST_LOG, BLUNDER_MAT, CHROMIUM, _wait_for_human, browser, by, page, servers, sync_api)
+    BAD_REQUEST_LOG,
+    BLUNDER_MAT,
+    CHROMIUM,
+    _wait_for_human,
+    browser,
+    by,
+    page,
+    servers,
+    sync_api,
+)
 
 pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"),
@@ -129,12 +138,27 @@ def test_every_set_up_field_round_trips_through_the_ids(page, servers):
     checkers[1], checkers[6], checkers[25] = 5, 9, 1  # bottom: a real game, a checker on the bar
     fields = dict(on_roll="top", dice="52", cube=4, owner="bottom", length=7, score_bottom=2, score_top=5)
     set_up(page, checkers, **fields)
-    query = SetupQuery(checkers=encode_position_id(checkers), on_roll="top", dice="52", cube=4, cube_owner="bottom",
-                       length=7, score_bottom=2, score_top=5)
+    query = SetupQuery(
+        checkers=encode_position_id(checkers),
+        on_roll="top",
+        dice="52",
+        cube=4,
+        cube_owner="bottom",
+        length=7,
+        score_bottom=2,
+        score_top=5,
+    )
     _, match_id = expect_ids(page, query)
     m = decode_match_id(match_id)
     assert (m.player_on_roll, m.dice, m.cube_value, m.cube_owner, m.match_length, m.score, m.crawford) == (
-        1, (5, 2), 4, 0, 7, (2, 5), False)
+        1,
+        (5, 2),
+        4,
+        0,
+        7,
+        (2, 5),
+        False,
+    )
     expect(page.locator("#score")).to_have_text("Score 2-5 in a 7-point match")
     expect(page.locator("#cube-info")).to_have_text("Cube 4, bottom's")
     shoot(page, "setup-situation")
@@ -149,8 +173,14 @@ def test_every_set_up_field_round_trips_through_the_ids(page, servers):
     expect(by(page, "position-id")).to_have_text(position_id)
     expect(page.locator("#match-id")).to_have_text(match_id)
     by(page, "setup").click()
-    for name, value in (("on-roll", "bottom"), ("cube", "1"), ("owner", ""), ("length", "5"),
-                        ("score-bottom", "4"), ("score-top", "2")):
+    for name, value in (
+        ("on-roll", "bottom"),
+        ("cube", "1"),
+        ("owner", ""),
+        ("length", "5"),
+        ("score-bottom", "4"),
+        ("score-top", "2"),
+    ):
         expect(by(page, f"setup-{name}")).to_have_value(value)
     expect(by(page, "setup-crawford")).to_be_checked()
     expect_ids(page, crawford)
@@ -222,9 +252,12 @@ def _fits_a_phone(page, mode: str) -> None:
     assert width <= PHONE["width"], f"{mode}: the page is {width} px wide at a phone's {PHONE['width']}"
     board = by(page, "board").bounding_box()
     assert board and board["width"] >= 340, f"{mode}: the board is {board} on a phone"
-    small = page.evaluate("""(least) => [...document.querySelectorAll('button')]
+    small = page.evaluate(
+        """(least) => [...document.querySelectorAll('button')]
         .filter((b) => b.offsetParent !== null && b.getBoundingClientRect().height < least)
-        .map((b) => `${b.id || b.textContent}: ${b.getBoundingClientRect().height}`)""", TOUCH_TARGET - 8)
+        .map((b) => `${b.id || b.textContent}: ${b.getBoundingClientRect().height}`)""",
+        TOUCH_TARGET - 8,
+    )
     assert not small, f"{mode}: buttons too small for a finger: {small}"
     page.set_viewport_size(DESKTOP)
 

@@ -298,9 +298,11 @@ def test_docs_render_offline(page, servers):
 
 # A 1-point match, one unfinished game: nardy's opening 51 played 8/7 8/3 (a very bad play at 0-ply,
 # about 9% of its winning chances lost).
-BLUNDER_MAT = (" 1 point match\n\n Game 1\n nardy : 0                      nardy-2 : 0\n"
-               "  1) 51: 8/7 8/3                 22: 13/11 13/11 6/4 6/4\n"
-               "  2) 52: 13/8 24/22              64: 24/18 13/9\n")
+BLUNDER_MAT = (
+    " 1 point match\n\n Game 1\n nardy : 0                      nardy-2 : 0\n"
+    "  1) 51: 8/7 8/3                 22: 13/11 13/11 6/4 6/4\n"
+    "  2) 52: 13/8 24/22              64: 24/18 13/9\n"
+)
 
 
 @pytest.mark.slow

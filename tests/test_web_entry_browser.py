@@ -216,8 +216,10 @@ def shoot(page, board: Board, name: str, a: int, b: int) -> None:
     board.measure()
 
 
-HUMAN_TO_ACT = """() => {
-    const p = window.nardyPlay, v = p && p.view, shown = (id) => !document.querySelector(`[data-testid="${id}"]`).hidden;
+HUMAN_TO_ACT = (
+    """() => {
+    const p = window.nardyPlay, v = p && p.view, """
+    """shown = (id) => !document.querySelector(`[data-testid="${id}"]`).hidden;
     if (!v || p.busy) return false;
     if (shown('bot-resignation')) return 'offer';
     if (v.phase === 'over') return shown('next-game') ? 'next' : 'match-over';
@@ -226,6 +228,7 @@ HUMAN_TO_ACT = """() => {
     if (v.phase === 'roll' || v.phase === 'opening') return 'roll';
     return v.phase === 'move' && p.entry ? 'move' : false;
 }"""
+)
 
 
 @pytest.mark.slow

@@ -60,8 +60,14 @@ process.stdout.write(JSON.stringify(out));
 def _run(cases: list[dict]) -> list[dict]:
     assert NODE is not None
     script = SCRIPT.replace('"ENTRY"', json.dumps(ENTRY_JS.as_uri()))
-    done = subprocess.run([NODE, "--input-type=module", "-e", script], input=json.dumps(cases),
-                          capture_output=True, text=True, timeout=300, check=False)
+    done = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        input=json.dumps(cases),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -77,8 +83,14 @@ def test_every_legal_play_by_any_path_is_taken_and_other_moves_are_refused():
             for _ in range(2):
                 entries.append(combined(entry_order(s.board, play, rng), rng))
                 afterstates.append([int(x) for x in play.afterstate])
-        cases.append({"board": [int(x) for x in s.board], "dice": list(s.dice), "entries": entries,
-                      "plays": [[{"from": t.src, "to": t.dst, "hit": t.hit} for t in p.steps] for p in plays]})
+        cases.append(
+            {
+                "board": [int(x) for x in s.board],
+                "dice": list(s.dice),
+                "entries": entries,
+                "plays": [[{"from": t.src, "to": t.dst, "hit": t.hit} for t in p.steps] for p in plays],
+            }
+        )
         expected.append(afterstates)
     kinds = set()
     for case, want, got in zip(cases, expected, _run(cases)):
@@ -98,8 +110,12 @@ def test_the_reported_play_through_the_other_intermediate_point():
     b[[1, 19, 12, 17]] = [-2, -5, -5, -3]
     plays = legal_plays(b, "56")
     entries = [[(13, 8), (8, 2)], [(8, 2), (13, 8)], [(13, 7), (7, 2)], [(7, 2), (13, 7)], [(13, 2)]]
-    case = {"board": [int(x) for x in b], "dice": [5, 6], "entries": entries,
-            "plays": [[{"from": t.src, "to": t.dst, "hit": t.hit} for t in p.steps] for p in plays]}
+    case = {
+        "board": [int(x) for x in b],
+        "dice": [5, 6],
+        "entries": entries,
+        "plays": [[{"from": t.src, "to": t.dst, "hit": t.hit} for t in p.steps] for p in plays],
+    }
     got = _run([case])[0]
     assert all(e.get("complete") for e in got["entries"]), got["entries"]
     assert len({tuple(e["board"]) for e in got["entries"]}) == 1

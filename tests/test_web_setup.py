@@ -64,7 +64,11 @@ def test_every_field_round_trips_through_the_ids(fields, bottom_view):
     assert m.dice == (None if query.dice is None else (int(query.dice[0]), int(query.dice[1])))
     assert m.cube_value == query.cube
     assert m.cube_owner == {None: None, "bottom": 0, "top": 1}[query.cube_owner]
-    assert (m.match_length, m.score, m.crawford) == (query.length, (query.score_bottom, query.score_top), query.crawford)
+    assert (m.match_length, m.score, m.crawford) == (
+        query.length,
+        (query.score_bottom, query.score_top),
+        query.crawford,
+    )
     assert not m.double_offered and not m.resign_offered
     assert answer.game == f"{answer.position_id}:{answer.match_id}"
     # And as the analysis reads it: the side on roll's cube state.
@@ -72,17 +76,20 @@ def test_every_field_round_trips_through_the_ids(fields, bottom_view):
     assert (s.match_length, s.cube, s.crawford) == (query.length, query.cube, query.crawford)
 
 
-@pytest.mark.parametrize("fields, words", [
-    (dict(score_bottom=1), "a money game has no score"),
-    (dict(length=5, score_top=5), "would be over"),
-    (dict(length=5, crawford=True), "needs a side at 4"),
-    (dict(length=5, score_top=4, crawford=True, cube=2, cube_owner="top"), "not used in the Crawford game"),
-    (dict(cube=2), "a centred cube is on 1"),
-    (dict(cube=3, cube_owner="top"), "power of 2"),
-    (dict(dice="71"), "7"),
-    (dict(checkers="AAAAAAAAAAAAAA"), "borne off all 15"),
-    (dict(checkers="nonsense"), "nonsense"),
-])
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        (dict(score_bottom=1), "a money game has no score"),
+        (dict(length=5, score_top=5), "would be over"),
+        (dict(length=5, crawford=True), "needs a side at 4"),
+        (dict(length=5, score_top=4, crawford=True, cube=2, cube_owner="top"), "not used in the Crawford game"),
+        (dict(cube=2), "a centred cube is on 1"),
+        (dict(cube=3, cube_owner="top"), "power of 2"),
+        (dict(dice="71"), "7"),
+        (dict(checkers="AAAAAAAAAAAAAA"), "borne off all 15"),
+        (dict(checkers="nonsense"), "nonsense"),
+    ],
+)
 def test_an_impossible_set_up_is_refused_naming_why(fields, words):
     query = SetupQuery(**{"checkers": encode_position_id(START), **fields})
     with pytest.raises(BackgammonError, match=words):
@@ -91,8 +98,17 @@ def test_an_impossible_set_up_is_refused_naming_why(fields, words):
 
 def test_the_endpoint_answers_and_the_token_plays_on():
     client = TestClient(create_app(Bot(Even())))
-    answer = client.get("/v1/setup", params={"checkers": encode_position_id(race()), "on_roll": "top",
-                                             "length": 3, "score_bottom": 1, "cube": 2, "cube_owner": "bottom"})
+    answer = client.get(
+        "/v1/setup",
+        params={
+            "checkers": encode_position_id(race()),
+            "on_roll": "top",
+            "length": 3,
+            "score_bottom": 1,
+            "cube": 2,
+            "cube_owner": "bottom",
+        },
+    )
     assert answer.status_code == 200, answer.text
     game = answer.json()["game"]
     view = client.post("/v1/game/view", json={"game": game}).json()

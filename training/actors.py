@@ -48,7 +48,10 @@ class Actors(Protocol):
 
 def _self_play(config: Config, seed: np.random.SeedSequence) -> SelfPlay:
     return SelfPlay(
-        config.selfplay.parallel_games, config.learning.td_lambda, config.selfplay.epsilon, np.random.default_rng(seed),
+        config.selfplay.parallel_games,
+        config.learning.td_lambda,
+        config.selfplay.epsilon,
+        np.random.default_rng(seed),
         get_game(config.game),
     )
 
@@ -164,8 +167,9 @@ class WorkerPool:
         self.samples = context.Queue(maxsize=1)  # a deeper queue trains on staler games
         self.stop = context.Event()
         self.processes = [
-            context.Process(target=_worker, args=(config, child, self.weights, self.samples, self.stop, os.getpid()),
-                            daemon=True)
+            context.Process(
+                target=_worker, args=(config, child, self.weights, self.samples, self.stop, os.getpid()), daemon=True
+            )
             for child in seed.spawn(workers)
         ]
         for process in self.processes:
@@ -203,8 +207,10 @@ def check_backend(config: Config) -> None:
 
         import_ray()
     elif config.workers > WORKERS_PER_CORE * (os.cpu_count() or 1):
-        raise ConfigError(f"config key 'selfplay.workers': {config.workers} processes is more than "
-                          f"{WORKERS_PER_CORE} per CPU core of this machine ({os.cpu_count() or 1} cores)")
+        raise ConfigError(
+            f"config key 'selfplay.workers': {config.workers} processes is more than "
+            f"{WORKERS_PER_CORE} per CPU core of this machine ({os.cpu_count() or 1} cores)"
+        )
 
 
 def start_actors(config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> Actors:

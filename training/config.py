@@ -126,16 +126,22 @@ class Config:
                 raise ConfigError(f"config key {key!r}: must be {low}..{high}, got {value}")
         hidden = list(self.network.hidden)
         if not HIDDEN_LAYERS[0] <= len(hidden) <= HIDDEN_LAYERS[1]:
-            raise ConfigError(f"config key 'network.hidden': must be {HIDDEN_LAYERS[0]}..{HIDDEN_LAYERS[1]} layers, "
-                              f"got {hidden}")
+            raise ConfigError(
+                f"config key 'network.hidden': must be {HIDDEN_LAYERS[0]}..{HIDDEN_LAYERS[1]} layers, got {hidden}"
+            )
         if not all(HIDDEN_UNITS[0] <= units <= HIDDEN_UNITS[1] for units in hidden):
-            raise ConfigError(f"config key 'network.hidden': must be {HIDDEN_UNITS[0]}..{HIDDEN_UNITS[1]} units in "
-                              f"each layer, got {hidden}")
+            raise ConfigError(
+                f"config key 'network.hidden': must be {HIDDEN_UNITS[0]}..{HIDDEN_UNITS[1]} units in "
+                f"each layer, got {hidden}"
+            )
         if not math.isfinite(self.learning.learning_rate) or self.learning.learning_rate <= 0:
-            raise ConfigError(f"config key 'learning.learning_rate': must be a positive number, "
-                              f"got {self.learning.learning_rate}")
+            raise ConfigError(
+                f"config key 'learning.learning_rate': must be a positive number, got {self.learning.learning_rate}"
+            )
         if self.eval_games % 2:
-            raise ConfigError(f"config key 'eval_games': must be even (games are played in pairs), got {self.eval_games}")
+            raise ConfigError(
+                f"config key 'eval_games': must be even (games are played in pairs), got {self.eval_games}"
+            )
         if not 0.0 <= self.selfplay.epsilon <= 1.0:
             raise ConfigError(f"config key 'selfplay.epsilon': must be in [0, 1], got {self.selfplay.epsilon}")
         if not 0.0 <= self.learning.td_lambda <= 1.0:
@@ -146,9 +152,13 @@ class Config:
                 f"got {self.learning.final_learning_rate_fraction}"
             )
         if self.learning.optimizer not in ("adam", "sgd"):
-            raise ConfigError(f"config key 'learning.optimizer': expected 'adam' or 'sgd', got {self.learning.optimizer!r}")
+            raise ConfigError(
+                f"config key 'learning.optimizer': expected 'adam' or 'sgd', got {self.learning.optimizer!r}"
+            )
         if self.learning.loss not in ("cross_entropy", "mse"):
-            raise ConfigError(f"config key 'learning.loss': expected 'cross_entropy' or 'mse', got {self.learning.loss!r}")
+            raise ConfigError(
+                f"config key 'learning.loss': expected 'cross_entropy' or 'mse', got {self.learning.loss!r}"
+            )
         if self.selfplay.backend not in ("processes", "ray"):
             raise ConfigError(
                 f"config key 'selfplay.backend': expected 'processes' or 'ray', got {self.selfplay.backend!r}"
@@ -161,8 +171,10 @@ class Config:
             raise ConfigError(f"config key 'game': expected one of {sorted(GAMES)}, got {self.game!r}")
         encoding = get_encoding(self.network.encoding)
         if encoding.game != self.game:
-            raise ConfigError(f"config key 'network.encoding': {encoding.name!r} reads {encoding.game} boards, "
-                              f"but the game is {self.game} (game = {self.game!r})")
+            raise ConfigError(
+                f"config key 'network.encoding': {encoding.name!r} reads {encoding.game} boards, "
+                f"but the game is {self.game} (game = {self.game!r})"
+            )
 
     @property
     def workers(self) -> int:

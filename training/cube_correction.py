@@ -69,7 +69,8 @@ def _init(checkpoint: str) -> None:
 
 
 def _samples(task: tuple[np.ndarray, int]) -> dict[str, np.ndarray]:
-    """One worker's samples from its positions: those in the correction's domain, with the model's and the 2-ply values."""
+    """One worker's samples from its positions: those in the correction's domain, with the model's and the 2-ply
+    values."""
     boards, seed = task
     assert _evaluator is not None
     rng = np.random.default_rng(seed)
@@ -84,11 +85,18 @@ def _samples(task: tuple[np.ndarray, int]) -> dict[str, np.ndarray]:
             if not rows.size:
                 continue
             searched = lookahead_cube_decision(_evaluator, board, state, 2, five=five)
-            for key, value in (("boards", board), ("states", state_row(state)), ("probs", five), ("model", values[0]),
-                               ("lookahead", [searched.no_double, searched.double_take])):
+            for key, value in (
+                ("boards", board),
+                ("states", state_row(state)),
+                ("probs", five),
+                ("model", values[0]),
+                ("lookahead", [searched.no_double, searched.double_take]),
+            ):
                 kept[key].append(value)
-    return {key: np.array(value, dtype=np.int8 if key == "boards" else np.float64).reshape(len(value), WIDTHS[key])
-            for key, value in kept.items()}
+    return {
+        key: np.array(value, dtype=np.int8 if key == "boards" else np.float64).reshape(len(value), WIDTHS[key])
+        for key, value in kept.items()
+    }
 
 
 def read_samples(path: Path) -> dict[str, np.ndarray]:
@@ -99,9 +107,12 @@ def read_samples(path: Path) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as stored:
             data = {name: stored[name] for name in stored.files}
     except Exception as error:  # zip and numpy errors of a damaged file
-        raise ValueError(f"samples {str(path)!r}: unreadable ({type(error).__name__}); delete it to start again") from None
-    if ({name: array.shape[1:] for name, array in data.items()} != {name: (width,) for name, width in WIDTHS.items()}
-            or len({len(array) for array in data.values()}) != 1):
+        raise ValueError(
+            f"samples {str(path)!r}: unreadable ({type(error).__name__}); delete it to start again"
+        ) from None
+    if {name: array.shape[1:] for name, array in data.items()} != {
+        name: (width,) for name, width in WIDTHS.items()
+    } or len({len(array) for array in data.values()}) != 1:
         raise ValueError(f"samples {str(path)!r}: not a cube-correction sample file; delete it to start again")
     return data
 
@@ -128,8 +139,10 @@ def gather(checkpoint: Path, path: Path, samples: int, workers: int, seed: int) 
             data = {key: np.concatenate([data[key], part[key]]) if key in data else part[key] for key in part}
             with atomic_write(path) as f:
                 np.savez(f, **data)
-            print(f"samples: {len(data['boards'])} ({k + 1}/{len(chunks)} chunks, {time.perf_counter() - start:.0f} s)",
-                  flush=True)
+            print(
+                f"samples: {len(data['boards'])} ({k + 1}/{len(chunks)} chunks, {time.perf_counter() - start:.0f} s)",
+                flush=True,
+            )
     return data
 
 
@@ -143,8 +156,9 @@ def double_margin(values: torch.Tensor) -> torch.Tensor:
     return values[:, 1].clamp(max=1.0) - values[:, 0]
 
 
-def correction_loss(shifts: torch.Tensor, targets: torch.Tensor, model: torch.Tensor,
-                    margin_weight: float = MARGIN_WEIGHT) -> torch.Tensor:
+def correction_loss(
+    shifts: torch.Tensor, targets: torch.Tensor, model: torch.Tensor, margin_weight: float = MARGIN_WEIGHT
+) -> torch.Tensor:
     """Huber loss of the (nd, dt) shifts, plus ``margin_weight`` times that of the double margin they give the model's
     (nd, dt) ``model``: the shifts' errors matter where they move a decision, and one that moves nd and dt alike
     leaves the double decision alone."""
@@ -154,8 +168,15 @@ def correction_loss(shifts: torch.Tensor, targets: torch.Tensor, model: torch.Te
     return huber(shifts, targets) + margin_weight * huber(double_margin(model + shifts), double_margin(model + targets))
 
 
-def fit(x: np.ndarray, y: np.ndarray, model: np.ndarray, hidden: int, seed: int,
-        epochs: int = 60, use: np.ndarray | None = None) -> tuple[CubeCorrection, np.ndarray]:
+def fit(
+    x: np.ndarray,
+    y: np.ndarray,
+    model: np.ndarray,
+    hidden: int,
+    seed: int,
+    epochs: int = 60,
+    use: np.ndarray | None = None,
+) -> tuple[CubeCorrection, np.ndarray]:
     """A correction fitted to shifts ``y`` (N, 2) of the model's (nd, dt) ``model`` (N, 2) from inputs ``x``
     (``correction_loss``), the epoch with the least held-out loss kept; and the held-out rows.
 
@@ -166,7 +187,7 @@ def fit(x: np.ndarray, y: np.ndarray, model: np.ndarray, hidden: int, seed: int,
 
     torch.manual_seed(seed)
     rows = np.random.default_rng(seed).permutation(len(x))
-    held, train = rows[: len(x) // 10], rows[len(x) // 10:]
+    held, train = rows[: len(x) // 10], rows[len(x) // 10 :]
     if use is not None:
         held, train = held[use[held]], train[use[train]]
     mean, spread = x[train].mean(axis=0), x[train].std(axis=0) + 1e-6
@@ -190,9 +211,16 @@ def fit(x: np.ndarray, y: np.ndarray, model: np.ndarray, hidden: int, seed: int,
         if held_loss < best:
             best, kept = held_loss, {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
     assert kept is not None  # the first epoch's loss is finite
-    correction = CubeCorrection.from_arrays({
-        "mean": mean, "spread": spread, "hidden_weight": kept["0.weight"], "hidden_bias": kept["0.bias"],
-        "out_weight": kept["2.weight"], "out_bias": kept["2.bias"]})
+    correction = CubeCorrection.from_arrays(
+        {
+            "mean": mean,
+            "spread": spread,
+            "hidden_weight": kept["0.weight"],
+            "hidden_bias": kept["0.bias"],
+            "out_weight": kept["2.weight"],
+            "out_bias": kept["2.bias"],
+        }
+    )
     return correction, held
 
 
@@ -205,15 +233,21 @@ def agreement(decisions: list[CubeDecision], reference: list[CubeDecision]) -> s
 
 def held_out_report(data: dict[str, np.ndarray], held: np.ndarray, shift: Callable[[np.ndarray], np.ndarray]) -> str:
     """How often the model and the corrected model make the bot's own 2-ply decision on the held-out samples."""
+
     def decide(nd: np.ndarray, dt: np.ndarray) -> list[CubeDecision]:
-        return [decision_from_equities(float(a), float(b), 1.0, state_of_row(s), bool(p[1] > 0.0), float(m[6]))
-                for a, b, s, p, m in zip(nd, dt, data["states"][held], data["probs"][held], data["model"][held])]
+        return [
+            decision_from_equities(float(a), float(b), 1.0, state_of_row(s), bool(p[1] > 0.0), float(m[6]))
+            for a, b, s, p, m in zip(nd, dt, data["states"][held], data["probs"][held], data["model"][held])
+        ]
 
     model = data["model"][held]
     moved = model[:, :2] + shift(sample_inputs({key: value[held] for key, value in data.items()}))
     own = decide(data["lookahead"][held, 0], data["lookahead"][held, 1])
-    return (f"on the {len(held)} held out, double / take agreement with the bot's own 2-ply: model "
-            f"{agreement(decide(model[:, 0], model[:, 1]), own)}, corrected {agreement(decide(moved[:, 0], moved[:, 1]), own)}")
+    return (
+        f"on the {len(held)} held out, double / take agreement with the bot's own 2-ply: model "
+        f"{agreement(decide(model[:, 0], model[:, 1]), own)}, "
+        f"corrected {agreement(decide(moved[:, 0], moved[:, 1]), own)}"
+    )
 
 
 def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, seed: int) -> CubeCorrection:
@@ -227,11 +261,15 @@ def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, se
     # Sample files gathered before the domain left races out hold races; the fit skips them.
     use = in_domain(data["boards"], data["probs"], model)
     if use.sum() < MIN_SAMPLES:
-        raise ValueError(f"cube-correction: only {int(use.sum())} samples near a cube decision in "
-                         f"{out / SAMPLES_FILE}; rerun with a larger --samples")
+        raise ValueError(
+            f"cube-correction: only {int(use.sum())} samples near a cube decision in "
+            f"{out / SAMPLES_FILE}; rerun with a larger --samples"
+        )
     correction, held = fit(sample_inputs(data), data["lookahead"] - model, model, hidden, seed, use=use)
-    print(f"{len(data['boards'])} samples, {int(use.sum())} in the correction's domain; "
-          f"{held_out_report(data, held, correction.shifts)}")
+    print(
+        f"{len(data['boards'])} samples, {int(use.sum())} in the correction's domain; "
+        f"{held_out_report(data, held, correction.shifts)}"
+    )
     arrays: dict[str, Any] = correction.arrays()
     with atomic_write(out / CORRECTION_FILE) as f:
         np.savez(f, **arrays)

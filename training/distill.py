@@ -43,7 +43,8 @@ evaluation enters the data (fixtures are for measurement only).
     python -m training distill --checkpoint runs/distill/a/distilled.pt --out runs/distill/b   # iterate
     python -m training distill --checkpoint bot.pt --teachers older.pt other.pt --workers 2 --out runs/distill/ensemble
     python -m training distill --checkpoint bot.pt --rollout-trials 36 --also runs/distill/b --out runs/distill/rollouts
-    python -m training distill --checkpoint bot.pt --plies 2 --position-class crashed --games 30000 --out runs/distill/crashed
+    python -m training distill --checkpoint bot.pt --plies 2 --position-class crashed --games 30000
+        --out runs/distill/crashed
 """
 
 from __future__ import annotations
@@ -156,12 +157,31 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
         stored = json.loads(path.read_text())
         asked = json.loads(json.dumps(asdict(config)))  # as JSON holds it: tuples read back as lists
         default = json.loads(json.dumps(asdict(DistillConfig(checkpoint=""))))  # for keys older runs lack
-        fixed = ("checkpoint", "games", "max_positions", "epsilon", "parallel_games", "plies", "chunk", "seed", "teachers",
-                 "rollout_trials", "rollout_truncate", "rollout_vr", "position_class", "win_range")
-        differ = [f"{k}: run has {stored.get(k, default[k])!r}, asked {asked[k]!r}"
-                  for k in fixed if stored.get(k, default[k]) != asked[k]]
+        fixed = (
+            "checkpoint",
+            "games",
+            "max_positions",
+            "epsilon",
+            "parallel_games",
+            "plies",
+            "chunk",
+            "seed",
+            "teachers",
+            "rollout_trials",
+            "rollout_truncate",
+            "rollout_vr",
+            "position_class",
+            "win_range",
+        )
+        differ = [
+            f"{k}: run has {stored.get(k, default[k])!r}, asked {asked[k]!r}"
+            for k in fixed
+            if stored.get(k, default[k]) != asked[k]
+        ]
         if differ:
-            raise ValueError(f"{path}: the run was started with other settings ({'; '.join(differ)}); use another --out")
+            raise ValueError(
+                f"{path}: the run was started with other settings ({'; '.join(differ)}); use another --out"
+            )
     with atomic_write(path, "w") as f:
         json.dump(asdict(config), f, indent=2)
     return config
@@ -213,16 +233,18 @@ def search_targets(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: i
     return invert(probabilities_at(evaluator, flip(np.asarray(boards, dtype=np.int8)), plies)).astype(np.float32)
 
 
-def rollout_targets(evaluator: ProbabilityEvaluator, boards: np.ndarray, config: DistillConfig,
-                    rng: np.random.Generator) -> np.ndarray:
+def rollout_targets(
+    evaluator: ProbabilityEvaluator, boards: np.ndarray, config: DistillConfig, rng: np.random.Generator
+) -> np.ndarray:
     """(B, 5) float32 mean results, for the side on roll of ``boards`` (B, 26), of ``config.rollout_trials``
     cubeless games each.
 
     The games are ``bot.rollout``'s (0-ply play, rotated first rolls, variance reduction
     if ``rollout_vr``), stopped after ``rollout_truncate`` plies for ``evaluator``'s value if > 0.
     """
-    settings = RolloutSettings(trials=config.rollout_trials, truncate=config.rollout_truncate or None,
-                               variance_reduction=config.rollout_vr)
+    settings = RolloutSettings(
+        trials=config.rollout_trials, truncate=config.rollout_truncate or None, variance_reduction=config.rollout_vr
+    )
     return rollout_boards(evaluator, boards, rng, settings).mean(axis=1).astype(np.float32)
 
 
@@ -270,8 +292,10 @@ def finished_targets(run_dir: Path, position_class: str = "") -> tuple[np.ndarra
     parts = read_chunks(run_dir, split_chunks(boards, int(json.loads((run_dir / SETTINGS).read_text())["chunk"])))
     for i, part in enumerate(parts):
         if part is None:
-            raise ValueError(f"{run_dir}: {chunk_path(run_dir, i).name} is missing or damaged; "
-                             "finish that run first (its command with --stage targets)")
+            raise ValueError(
+                f"{run_dir}: {chunk_path(run_dir, i).name} is missing or damaged; "
+                "finish that run first (its command with --stage targets)"
+            )
     five = np.concatenate([part for part in parts if part is not None])
     rows = class_rows(boards, position_class)
     return boards[rows], five[rows]
@@ -319,7 +343,9 @@ def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray,
     return np.mean([search_targets(e, boards, plies) for e in evaluators], axis=0).astype(np.float32)
 
 
-def chunk_targets(config: DistillConfig, evaluators: list[ProbabilityEvaluator], chunk: np.ndarray, index: int) -> np.ndarray:
+def chunk_targets(
+    config: DistillConfig, evaluators: list[ProbabilityEvaluator], chunk: np.ndarray, index: int
+) -> np.ndarray:
     """(B, 5) the targets of chunk ``index``: rollouts (their dice seeded by the chunk) or searched values."""
     if config.rollout_trials:
         rng = np.random.default_rng([config.seed, 3, index])
@@ -352,7 +378,9 @@ def _write_chunk(config: DistillConfig, run_dir: Path, index: int, chunk: np.nda
     return len(chunk)
 
 
-def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator, boards: np.ndarray) -> np.ndarray:
+def make_targets(
+    config: DistillConfig, run_dir: Path, evaluator: ProbabilityEvaluator, boards: np.ndarray
+) -> np.ndarray:
     """(P, 5) search targets of ``boards``, computed chunk by chunk; chunks already on disk are reused.
 
     ``evaluator`` is the checkpoint's; with teachers each target is the mean of every
@@ -373,20 +401,27 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
 
     def progress(done: int) -> None:
         rate = computed / (time.perf_counter() - start)
-        _log(f"targets: chunk {done}/{len(missing)} to do, {rate:.0f} positions/s, "
-             f"about {(to_do - computed) / rate / 60:.1f} min left")
+        _log(
+            f"targets: chunk {done}/{len(missing)} to do, {rate:.0f} positions/s, "
+            f"about {(to_do - computed) / rate / 60:.1f} min left"
+        )
 
     if config.workers > 1 and len(missing) > 1:
-        with ProcessPoolExecutor(min(config.workers, len(missing)), mp_context=get_context("spawn"),
-                                 initializer=_start_worker, initargs=(config, os.getpid())) as pool:
+        with ProcessPoolExecutor(
+            min(config.workers, len(missing)),
+            mp_context=get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(config, os.getpid()),
+        ) as pool:
             futures = [pool.submit(_write_chunk, config, run_dir, i, chunks[i]) for i in missing]
             try:
                 for done, future in enumerate(as_completed(futures), 1):
                     computed += future.result()
                     progress(done)
             except BrokenProcessPool as error:
-                raise TargetError(f"{run_dir}: a target worker died ({error}); the same command continues "
-                                  "from the chunks written") from None
+                raise TargetError(
+                    f"{run_dir}: a target worker died ({error}); the same command continues from the chunks written"
+                ) from None
             except BaseException:
                 pool.shutdown(cancel_futures=True)
                 raise
@@ -405,7 +440,9 @@ def make_targets(config: DistillConfig, run_dir: Path, evaluator: ProbabilityEva
     return np.concatenate([p for p in parts if p is not None]) if parts else np.zeros((0, 5), dtype=np.float32)
 
 
-def held_out_split(boards: np.ndarray, own: int, share: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def held_out_split(
+    boards: np.ndarray, own: int, share: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """(held-out rows, training rows) of ``boards``: ``share`` of the first ``own`` rows (the run's own
     positions) held out, and every other copy of a held-out board left out of training.
 
@@ -420,7 +457,11 @@ def held_out_split(boards: np.ndarray, own: int, share: float, rng: np.random.Ge
 
 
 def fit(
-    payload: dict[str, Any], boards: np.ndarray, five: np.ndarray, config: DistillConfig, log: bool = True,
+    payload: dict[str, Any],
+    boards: np.ndarray,
+    five: np.ndarray,
+    config: DistillConfig,
+    log: bool = True,
     own: int | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Fit the checkpoint's torch network to ``five`` (targets of ``boards``); (best network, report).
@@ -460,7 +501,9 @@ def fit(
                 rows = valid[i : i + 8192]
                 index = torch.from_numpy(rows)
                 logits = network(input_rows[index], input_weights[index])
-                losses.append(target_loss(network, logits, torch.from_numpy(targets[rows]), "cross_entropy").item() * len(rows))
+                losses.append(
+                    target_loss(network, logits, torch.from_numpy(targets[rows]), "cross_entropy").item() * len(rows)
+                )
         return float(np.sum(losses) / held)
 
     optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate)
@@ -485,23 +528,35 @@ def fit(
         held_loss = held_out_loss()
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses)), "held_out_loss": held_loss})
         if log:
-            _log(f"fit: epoch {epoch}, train KL {np.mean(losses) - train_entropy:.5f}, held-out KL {held_loss - entropy:.5f}")
+            _log(
+                f"fit: epoch {epoch}, train KL {np.mean(losses) - train_entropy:.5f}, "
+                f"held-out KL {held_loss - entropy:.5f}"
+            )
         if not held or held_loss < best_loss:
             best_loss, best_epoch = held_loss, epoch
             best_state = {k: v.clone() for k, v in network.state_dict().items()}
     network.load_state_dict(best_state)
     network.eval()
-    report = {"train_positions": len(train), "held_out_positions": int(held),
-              "held_out_target_entropy": entropy, "history": history, "best_epoch": best_epoch}
+    report = {
+        "train_positions": len(train),
+        "held_out_positions": int(held),
+        "held_out_target_entropy": entropy,
+        "history": history,
+        "best_epoch": best_epoch,
+    }
     return network, report
 
 
-def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("positions", "targets", "fit")) -> dict[str, Any]:
+def distill(
+    config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("positions", "targets", "fit")
+) -> dict[str, Any]:
     """Run (or resume) the stages of one round in ``run_dir``; the fit report when it fits."""
     prepare(config, run_dir)
     payload = load_class_payload(config.checkpoint, config.position_class or "contact")
     evaluator = load_player(config.checkpoint)
-    others = [finished_targets(Path(other), config.position_class) for other in config.also] if "fit" in stages else []  # refused early
+    others = (
+        [finished_targets(Path(other), config.position_class) for other in config.also] if "fit" in stages else []
+    )  # refused early
     start = time.perf_counter()
     boards = make_positions(config, run_dir, evaluator)
     if "targets" not in stages and "fit" not in stages:
@@ -518,18 +573,35 @@ def distill(config: DistillConfig, run_dir: Path, stages: tuple[str, ...] = ("po
     fitted_targets = np.concatenate([five, *(t for _, t in others)])
     network, report = fit(payload, fitted_boards, fitted_targets, config, own=len(boards))
     training = dict(payload.get("training") or {})
-    state = {"games": training.get("games"), "wall_seconds": training.get("wall_seconds"),
-             "distill": {"from": config.checkpoint, "positions": len(boards), "plies": config.plies,
-                         "rollout_trials": config.rollout_trials, "also_positions": len(fitted_boards) - len(boards),
-                         "best_epoch": report["best_epoch"]}}
+    state = {
+        "games": training.get("games"),
+        "wall_seconds": training.get("wall_seconds"),
+        "distill": {
+            "from": config.checkpoint,
+            "positions": len(boards),
+            "plies": config.plies,
+            "rollout_trials": config.rollout_trials,
+            "also_positions": len(fitted_boards) - len(boards),
+            "best_epoch": report["best_epoch"],
+        },
+    }
     recorded = payload.get("config")
-    if (config.widen or config.encoding) and isinstance(recorded, dict):  # the run config describes the network that was fitted
+    if (config.widen or config.encoding) and isinstance(
+        recorded, dict
+    ):  # the run config describes the network that was fitted
         recorded = {**recorded, "network": network.config.to_dict()}
     save_checkpoint(run_dir / DISTILLED, network, training=state, config=recorded)
     export_numpy((run_dir / DISTILLED).with_suffix(".npz"), network.config, network.state_dict())
-    report.update(settings=asdict(config), positions=len(boards),
-                  fit_seconds=round(time.perf_counter() - start, 1), positions_and_targets_seconds_this_call=round(target_seconds, 1))
+    report.update(
+        settings=asdict(config),
+        positions=len(boards),
+        fit_seconds=round(time.perf_counter() - start, 1),
+        positions_and_targets_seconds_this_call=round(target_seconds, 1),
+    )
     with atomic_write(run_dir / "fit.json", "w") as f:
         json.dump(report, f, indent=2)
-    _log(f"fit: epoch {report['best_epoch']} kept; wrote {run_dir / DISTILLED} and {(run_dir / DISTILLED).with_suffix('.npz')}")
+    _log(
+        f"fit: epoch {report['best_epoch']} kept; wrote {run_dir / DISTILLED} "
+        f"and {(run_dir / DISTILLED).with_suffix('.npz')}"
+    )
     return report

@@ -51,10 +51,7 @@ class MatchResult:
         return float(1.96 * pairs.std(ddof=1) / np.sqrt(len(pairs)))
 
     def summary(self) -> str:
-        return (
-            f"games {self.games}  win rate {self.win_rate:.3f}  "
-            f"ppg {self.ppg:+.3f} +- {self.ppg_interval:.3f} (95%)"
-        )
+        return f"games {self.games}  win rate {self.win_rate:.3f}  ppg {self.ppg:+.3f} +- {self.ppg_interval:.3f} (95%)"
 
 
 class _Dice:
@@ -107,9 +104,7 @@ def play_pairs(first: Evaluator, second: Evaluator, pairs: int, rng: np.random.G
     return MatchResult(points)
 
 
-def evaluate(
-    first: Evaluator, second: Evaluator, games: int, seed: int, batch_pairs: int = 1024
-) -> MatchResult:
+def evaluate(first: Evaluator, second: Evaluator, games: int, seed: int, batch_pairs: int = 1024) -> MatchResult:
     """``games`` (even) cubeless money games of ``first`` against ``second``, A's view.
 
     Pairs are played ``batch_pairs`` at a time to bound memory; dice come from ``seed``.

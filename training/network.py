@@ -114,7 +114,9 @@ def widen(network: ValueNetwork, hidden: int, seed: int = 0) -> ValueNetwork:
     """
     old = network.config.hidden
     if len(old) != 1 or hidden < old[0]:
-        raise ValueError(f"widen to {hidden} hidden units: needs one hidden layer of at most that many (has {list(old)})")
+        raise ValueError(
+            f"widen to {hidden} hidden units: needs one hidden layer of at most that many (has {list(old)})"
+        )
     wide = ValueNetwork(NetworkConfig(network.config.encoding, (hidden,), network.config.activation))
     generator = torch.Generator().manual_seed(seed)
     first, output = network.hidden_layers[0], network.output_layer
@@ -161,5 +163,7 @@ def network_from_payload(
     """Rebuild the torch network of a checkpoint payload, checking its shape against ``expected``."""
     config, weights = checked_weights(payload, source, expected)
     network = ValueNetwork(config)
-    network.load_state_dict({name: torch.from_numpy(np.array(array, dtype=np.float32)) for name, array in weights.items()})
+    network.load_state_dict(
+        {name: torch.from_numpy(np.array(array, dtype=np.float32)) for name, array in weights.items()}
+    )
     return network

@@ -56,12 +56,24 @@ def ranking_report(pruner: Pruner, plays: np.ndarray, parent: np.ndarray, five: 
     best = np.maximum.reduceat(truth, group_starts(parent, count)[0])
     best_kept = np.full(count, -np.inf)
     np.maximum.at(best_kept, parent[kept], truth[kept])
-    return {"positions": count, "plays": len(plays), "kept_plays": int(kept.sum()),
-            "best_kept": float(np.mean(best_kept >= best)), "equity_lost": float(np.mean(best - best_kept))}
+    return {
+        "positions": count,
+        "plays": len(plays),
+        "kept_plays": int(kept.sum()),
+        "best_kept": float(np.mean(best_kept >= best)),
+        "equity_lost": float(np.mean(best - best_kept)),
+    }
 
 
-def fit_pruner(checkpoint: str, games: int = 2000, hidden: int = 48, epochs: int = 8, keep: int = 5,
-               seed: int = 1, encoding: str = "extended") -> dict[str, Any]:
+def fit_pruner(
+    checkpoint: str,
+    games: int = 2000,
+    hidden: int = 48,
+    epochs: int = 8,
+    keep: int = 5,
+    seed: int = 1,
+    encoding: str = "extended",
+) -> dict[str, Any]:
     """Fit a ``hidden``-unit pruner to the bot ``checkpoint``'s own evaluations and write it beside the bot
     (``bot.prune.pruner_paths``); its report, also written there."""
     import torch
@@ -74,10 +86,15 @@ def fit_pruner(checkpoint: str, games: int = 2000, hidden: int = 48, epochs: int
     held = parent >= int(count * 0.9)  # the last tenth of the positions, all their plays, held out
     config = NetworkConfig(encoding=encoding, hidden=(hidden,), activation="sigmoid")
     weights = ValueNetwork(config).state_dict()
-    payload = {"format": FORMAT, "network_config": config.to_dict(), "weights": weights,
-               "weights_sha256": weights_checksum(weights)}
-    settings = DistillConfig(checkpoint=checkpoint, epochs=epochs, learning_rate=3e-3, batch_size=1024,
-                             holdout=0.0, seed=seed)
+    payload = {
+        "format": FORMAT,
+        "network_config": config.to_dict(),
+        "weights": weights,
+        "weights_sha256": weights_checksum(weights),
+    }
+    settings = DistillConfig(
+        checkpoint=checkpoint, epochs=epochs, learning_rate=3e-3, batch_size=1024, holdout=0.0, seed=seed
+    )
     network, report = fit(payload, plays[~held], five[~held], settings, log=False)
     state = {name: value.numpy() for name, value in network.state_dict().items()}
     pruner = Pruner(Network(config, state), keep)
@@ -85,11 +102,17 @@ def fit_pruner(checkpoint: str, games: int = 2000, hidden: int = 48, epochs: int
     network_path, record_path = pruner_paths(Path(checkpoint))
     export_numpy(network_path, config, state)
     payloads, _, _ = load_class_payloads(checkpoint)
-    record = {"fitted_to": fingerprint({label: p["weights_sha256"] for label, p in payloads.items()}),
-              "keep": keep, "network": config.to_dict(), "games": games, "epochs": epochs, "seed": seed,
-              "command": f"python -m training pruner --checkpoint {checkpoint} --games {games} --hidden {hidden} "
-                         f"--epochs {epochs} --keep {keep} --seed {seed}",
-              "ranking": report["ranking"]}
+    record = {
+        "fitted_to": fingerprint({label: p["weights_sha256"] for label, p in payloads.items()}),
+        "keep": keep,
+        "network": config.to_dict(),
+        "games": games,
+        "epochs": epochs,
+        "seed": seed,
+        "command": f"python -m training pruner --checkpoint {checkpoint} --games {games} --hidden {hidden} "
+        f"--epochs {epochs} --keep {keep} --seed {seed}",
+        "ranking": report["ranking"],
+    }
     with atomic_write(record_path, "w") as f:
         json.dump(record, f, indent=2)
         f.write("\n")

@@ -49,7 +49,9 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise ConfigError(f"config key 'selfplay.backend': 'ray' needs Ray, which is not installed: {INSTALL}") from None
+        raise ConfigError(
+            f"config key 'selfplay.backend': 'ray' needs Ray, which is not installed: {INSTALL}"
+        ) from None
     return ray
 
 
@@ -148,7 +150,9 @@ class RayActors:
             self.version = 0
             self.weights = ray.put(_weights(network))
             worker = ray.remote(
-                num_cpus=1, max_restarts=self.max_restarts, max_task_retries=self.max_restarts,
+                num_cpus=1,
+                max_restarts=self.max_restarts,
+                max_task_retries=self.max_restarts,
                 concurrency_groups={"weights": 1},
             )(SelfPlayWorker)
             # No weights to the constructor: a restarted actor gets the newest with its next batch.
@@ -188,7 +192,8 @@ class RayActors:
                 print(
                     f"self-play actor {index} died and has used its {self.max_restarts} restarts: "
                     f"the run goes on without it ({error})",
-                    file=sys.stderr, flush=True,
+                    file=sys.stderr,
+                    flush=True,
                 )
                 continue
             self._submit(index)  # plays on while the learner trains on this batch

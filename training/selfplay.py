@@ -1,8 +1,9 @@
 """Batched self-play: many games advance together, and finished games become TD(lambda) samples.
 
 Per ply, every game rolls, one call of the game's afterstate generator (``bot.games``:
-backgammon or long nardy) lists every child, one evaluation scores them all, and each game takes its best (or, with probability
-epsilon, a random one). No Python loop runs over games.
+backgammon or long nardy) lists every child, one evaluation scores them all, and each
+game takes its best (or, with probability epsilon, a random one). No Python loop runs
+over games.
 
 TD targets. Let s_t be the position before the t-th move (side on roll's view),
 a_t the chosen afterstate and s_{t+1} = flip(a_t). The evaluation of a_t for the

@@ -77,9 +77,14 @@ def ship(source: Path, target: Path, wall_seconds: float | None = None) -> dict[
     return metadata
 
 
-def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | None = None,
-                 cube_correction: CubeCorrection | None = None) -> dict[str, Any]:
-    """Write one network per class (``{"contact": run_a.pt, "race": run_b.pt}``) to ``target`` (.pt), its .npz and .json.
+def ship_classes(
+    sources: dict[str, Path],
+    target: Path,
+    wall_seconds: float | None = None,
+    cube_correction: CubeCorrection | None = None,
+) -> dict[str, Any]:
+    """Write one network per class (``{"contact": run_a.pt, "race": run_b.pt}``) to ``target`` (.pt),
+    its .npz and .json.
 
     Each source is a training checkpoint, or a shipped bot whose network for that class is taken
     (to replace one network of it); the shipped file holds every network with its class, encoding
@@ -89,8 +94,10 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
     if "contact" not in sources:
         raise ValueError("ship: a multi-network bot needs a contact network (--contact)")
     payloads = {label: load_class_payload(path, label, fallback=False) for label, path in sources.items()}
-    networks = {label: network_from_payload(payload, source=f"checkpoint {str(sources[label])!r}")
-                for label, payload in payloads.items()}
+    networks = {
+        label: network_from_payload(payload, source=f"checkpoint {str(sources[label])!r}")
+        for label, payload in payloads.items()
+    }
     games = {label: (payload.get("training") or {}).get("games") for label, payload in payloads.items()}
     save_class_checkpoint(
         target,
@@ -99,9 +106,11 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
         config={label: payload.get("config") for label, payload in payloads.items()},
         cube_correction=cube_correction,
     )
-    export_class_numpy(target.with_suffix(".npz"),
-                       {label: (network.config, network.state_dict()) for label, network in networks.items()},
-                       cube_correction=cube_correction)
+    export_class_numpy(
+        target.with_suffix(".npz"),
+        {label: (network.config, network.state_dict()) for label, network in networks.items()},
+        cube_correction=cube_correction,
+    )
     walls = [(payload.get("training") or {}).get("wall_seconds") for payload in payloads.values()]
     known = [float(w) for w in walls if w is not None]
     metadata = {
@@ -109,10 +118,17 @@ def ship_classes(sources: dict[str, Path], target: Path, wall_seconds: float | N
         "numpy_export": target.with_suffix(".npz").name,
         "shipped_from": {label: str(path) for label, path in sources.items()},
         "shipped_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "classes": {"bearoff": "databases", **{label: label if label in networks else "contact network"
-                                                for label in NETWORK_CLASSES if label != "contact"}},
+        "classes": {
+            "bearoff": "databases",
+            **{
+                label: label if label in networks else "contact network"
+                for label in NETWORK_CLASSES
+                if label != "contact"
+            },
+        },
         "self_play_games": games,
-        "training_wall_seconds": wall_seconds if wall_seconds is not None
+        "training_wall_seconds": wall_seconds
+        if wall_seconds is not None
         else (sum(known) if len(known) == len(walls) else None),
         "machine": {"platform": platform.platform(), "processor": platform.machine(), "cpu_count": os.cpu_count()},
         "network": {label: payload["network_config"] for label, payload in payloads.items()},
@@ -149,8 +165,14 @@ def _carry_pruner(sources: Iterable[Path], staged: Path) -> bool:
     return False
 
 
-def ship_gated(write: Callable[[Path], dict[str, Any]], target: Path, sources: Iterable[Path],
-               accept_slower: bool = False, repeats: int = 3, log: Callable[[str], None] = print) -> dict[str, Any]:
+def ship_gated(
+    write: Callable[[Path], dict[str, Any]],
+    target: Path,
+    sources: Iterable[Path],
+    accept_slower: bool = False,
+    repeats: int = 3,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Ship the bot ``write(path)`` writes (``ship`` or ``ship_classes``) to ``target``, behind the speed gate.
 
     The candidate is written to a temporary folder beside ``target`` and timed against the bot at
@@ -166,8 +188,9 @@ def ship_gated(write: Callable[[Path], dict[str, Any]], target: Path, sources: I
         has_pruner = _carry_pruner(sources, staged)
         shipped = target.with_suffix(".npz")
         if shipped.is_file():
-            metadata["results"]["speed"] = _gate(load_evaluator(staged.with_suffix(".npz")), shipped, accept_slower,
-                                                 repeats, log, has_pruner)
+            metadata["results"]["speed"] = _gate(
+                load_evaluator(staged.with_suffix(".npz")), shipped, accept_slower, repeats, log, has_pruner
+            )
         else:
             log(f"no shipped bot at {shipped}: no speed to compare with")
         write_json_atomically(staged.with_suffix(".json"), metadata)
@@ -183,20 +206,34 @@ def ship_gated(write: Callable[[Path], dict[str, Any]], target: Path, sources: I
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _gate(candidate: ProbabilityEvaluator, shipped: Path, accept_slower: bool, repeats: int,
-          log: Callable[[str], None], has_pruner: bool) -> dict[str, Any]:
+def _gate(
+    candidate: ProbabilityEvaluator,
+    shipped: Path,
+    accept_slower: bool,
+    repeats: int,
+    log: Callable[[str], None],
+    has_pruner: bool,
+) -> dict[str, Any]:
     """The candidate's speed record beside the bot at ``shipped``; ``SlowerCandidate`` if it is too slow."""
     speeds = measure_speeds([candidate, load_evaluator(shipped)], repeats, progress=log)
     slowdowns = speeds[0].slowdowns(speeds[1])
-    log("candidate / shipped: " + ", ".join(f"{key} {value:.2f}x as slow" for key, value in slowdowns.items())
+    log(
+        "candidate / shipped: "
+        + ", ".join(f"{key} {value:.2f}x as slow" for key, value in slowdowns.items())
         + f" (0-ply {speeds[0].ply0_ms:.2f} / {speeds[1].ply0_ms:.2f} ms, 1-ply {speeds[0].ply1_ms:.2f} / "
         f"{speeds[1].ply1_ms:.2f} ms, rollouts {speeds[0].rollout_trials_per_s:.0f} / "
-        f"{speeds[1].rollout_trials_per_s:.0f} trials/s)")
+        f"{speeds[1].rollout_trials_per_s:.0f} trials/s)"
+    )
     slower = [key for key, value in slowdowns.items() if value > SLOWER_LIMIT]
     if slower and not accept_slower:
         raise SlowerCandidate(
             f"ship: the candidate is more than {SLOWER_LIMIT:.2f}x as slow as {shipped} at "
             f"{', '.join(f'{key} ({slowdowns[key]:.2f}x)' for key in slower)}; nothing shipped "
-            f"(--accept-slower ships it anyway{'' if has_pruner else '; it has no rollout pruner: python -m training pruner'})")
-    return {"command": "python -m training ship", **speeds[0].to_json(),
-            "times_as_slow_as_shipped": {key: round(value, 3) for key, value in slowdowns.items()}}
+            "(--accept-slower ships it anyway"
+            f"{'' if has_pruner else '; it has no rollout pruner: python -m training pruner'})"
+        )
+    return {
+        "command": "python -m training ship",
+        **speeds[0].to_json(),
+        "times_as_slow_as_shipped": {key: round(value, 3) for key, value in slowdowns.items()},
+    }

@@ -50,7 +50,11 @@ class Learner:
     """
 
     def __init__(
-        self, network: ValueNetwork, config: LearningConfig, rng: np.random.Generator, device: torch.device | None = None
+        self,
+        network: ValueNetwork,
+        config: LearningConfig,
+        rng: np.random.Generator,
+        device: torch.device | None = None,
     ) -> None:
         here = next(network.parameters()).device
         self.host = network

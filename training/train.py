@@ -211,7 +211,9 @@ def _restore(payload: dict, learner: Learner, source: str) -> None:
             for parameter in group["params"]:
                 for value in learner.optimizer.state.get(parameter, {}).values():
                     if isinstance(value, torch.Tensor) and value.dim() and value.shape != parameter.shape:
-                        raise ValueError(f"optimizer state of shape {list(value.shape)} for a weight of {list(parameter.shape)}")
+                        raise ValueError(
+                            f"optimizer state of shape {list(value.shape)} for a weight of {list(parameter.shape)}"
+                        )
         torch.set_rng_state(training["torch_rng"])
     except Exception as error:  # torch and numpy raise many kinds for a state of the wrong shape or type
         detail = f"{type(error).__name__} {error}" if isinstance(error, KeyError) else str(error)
@@ -219,7 +221,8 @@ def _restore(payload: dict, learner: Learner, source: str) -> None:
 
 
 def baseline(game: Game) -> tuple[str, Evaluator]:
-    """The fixed yardstick of a game's in-run evaluations: pubeval for backgammon, the heuristic player for long nardy."""
+    """The fixed yardstick of a game's in-run evaluations: pubeval for backgammon, the heuristic player for long
+    nardy."""
     if game.name == "long_nardy":
         return "heuristic", HeuristicPlayer(game)
     return "pubeval", Pubeval()

@@ -24,12 +24,26 @@ from bot.doors.http_limits import BUSY_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.facade import Bot
 
-_ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"}
+}
 _HEAVY_ERRORS = {**_ERRORS, **BUSY_RESPONSES}  # the routes whose work goes through the heavy queue
 _TAGS: list[str | Enum] = ["analysis"]
-_MAT_BODY = {"requestBody": {"required": True, "content": {"text/plain": {"schema": {
-    "type": "string", "description": f"a Jellyfish .mat (at most {MAX_MAT_BYTES} bytes) or GNU Backgammon .sgf (at most {MAX_SGF_BYTES} "
-    "bytes) match, money session or game, UTF-8; the format is read from the content"}}}}}
+_MAT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "text/plain": {
+                "schema": {
+                    "type": "string",
+                    "description": f"a Jellyfish .mat (at most {MAX_MAT_BYTES} bytes) or GNU Backgammon .sgf "
+                    f"(at most {MAX_SGF_BYTES} bytes) match, money session or game, UTF-8; the format is read "
+                    "from the content",
+                }
+            }
+        },
+    }
+}
 
 
 async def _bounded_body(request: Request) -> bytes:

@@ -58,11 +58,17 @@ class RolloutQuery(BaseModel):
     position: str = Field(description="Position ID, PositionID:MatchID or XGID")
     dice: Optional[str] = Field(None, description="a roll, e.g. 31: roll out its best plays instead")
     trials: int = Field(324, ge=2, le=MAX_TRIALS, description=f"games per position (2..{MAX_TRIALS})")
-    truncate: int = Field(DEFAULT_HTTP_TRUNCATE, ge=0, le=MAX_TRUNCATE,
-                          description=f"plies per trial before the network's estimate (0..{MAX_TRUNCATE})")
+    truncate: int = Field(
+        DEFAULT_HTTP_TRUNCATE,
+        ge=0,
+        le=MAX_TRUNCATE,
+        description=f"plies per trial before the network's estimate (0..{MAX_TRUNCATE})",
+    )
     vr: bool = Field(True, description="variance reduction")
     cubeful: bool = Field(False, description="also the cube decision, from cubeful trials (no double and double/take)")
-    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description=f"random seed, for repeatable answers (0..{MAX_SEED})")
+    seed: Optional[int] = Field(
+        None, ge=0, le=MAX_SEED, description=f"random seed, for repeatable answers (0..{MAX_SEED})"
+    )
     candidates: int = Field(3, ge=1, le=MAX_CANDIDATES, description="with dice: how many plays to roll out")
 
 
@@ -79,8 +85,9 @@ def _rollout_of(query: RolloutQuery) -> tuple[Situation, Optional[tuple[int, int
 def check_rollout(query: RolloutQuery, limits: Limits) -> None:
     """Refuse, before any work, a rollout query with a bad position or dice, or over ``limits.max_work``."""
     _, dice = _rollout_of(query)
-    work = rollout_work(query.trials, query.truncate, query.vr, query.cubeful,
-                        query.candidates if dice is not None else None)
+    work = rollout_work(
+        query.trials, query.truncate, query.vr, query.cubeful, query.candidates if dice is not None else None
+    )
     check_work("rollout", work, limits, "ask for fewer trials, a shorter truncation or fewer candidates")
 
 
@@ -104,15 +111,20 @@ def read_mat(body: bytes, plies: int, limits: Limits) -> MatMatch:
     sgf = kind_of(text) is FileKind.SGF
     limit = MAX_SGF_BYTES if sgf else MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
     if len(body) > limit:
-        raise AnalysisError(f"{'.sgf' if sgf else '.mat'} file of {len(body)} bytes: at {plies}-ply at most {limit} "
-                            "are analysed")
+        raise AnalysisError(
+            f"{'.sgf' if sgf else '.mat'} file of {len(body)} bytes: at {plies}-ply at most {limit} are analysed"
+        )
     match = read_match(text, source="uploaded .sgf" if sgf else "uploaded .mat")
     actions = sum(len(game.actions) for game in match.games)
     most = (MAX_ONE_PLY_BYTES if plies else MAX_MAT_BYTES) // MAT_BYTES_PER_ACTION
     if sgf and actions > most:
         raise AnalysisError(f".sgf file of {actions} actions: at {plies}-ply at most {most} are analysed")
-    check_work(f".mat file of {actions} actions at {plies}-ply", analysis_work(actions, plies), limits,
-               "analyse fewer games or at 0-ply")
+    check_work(
+        f".mat file of {actions} actions at {plies}-ply",
+        analysis_work(actions, plies),
+        limits,
+        "analyse fewer games or at 0-ply",
+    )
     return match
 
 
@@ -167,8 +179,10 @@ def setup(query: SetupQuery) -> SetupView:
     if query.cube & (query.cube - 1):
         raise InvalidMatchError(f"cube {query.cube}: a cube's value is a power of 2 (1, 2, 4, ...)")
     if (query.cube_owner is None) != (query.cube == 1):
-        raise InvalidMatchError(f"cube {query.cube} {'centred' if query.cube_owner is None else 'owned'}: "
-                                "a centred cube is on 1, an owned one on 2 or more")
+        raise InvalidMatchError(
+            f"cube {query.cube} {'centred' if query.cube_owner is None else 'owned'}: "
+            "a centred cube is on 1, an owned one on 2 or more"
+        )
     if query.crawford and query.cube != 1:
         raise InvalidMatchError(f"cube {query.cube}: the cube is not used in the Crawford game")
     if not query.length and score != (0, 0):
@@ -176,8 +190,10 @@ def setup(query: SetupQuery) -> SetupView:
     if query.length and max(score) >= query.length:
         raise InvalidMatchError(f"score {score[0]}-{score[1]}: a {query.length}-point match would be over")
     if query.crawford and max(score) != query.length - 1:
-        raise InvalidMatchError(f"Crawford: the Crawford game needs a side at {max(query.length - 1, 0)} points "
-                                f"(score {score[0]}-{score[1]})")
+        raise InvalidMatchError(
+            f"Crawford: the Crawford game needs a side at {max(query.length - 1, 0)} points "
+            f"(score {score[0]}-{score[1]})"
+        )
     post_crawford = query.length > 1 and not query.crawford and max(score) == query.length - 1
     owner = None if query.cube_owner is None else 0 if query.cube_owner == "bottom" else 1
     match = MatchState(query.length, score, query.cube, owner, query.crawford, post_crawford)

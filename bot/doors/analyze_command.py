@@ -37,8 +37,10 @@ def format_statistics(analysis: MatchAnalysis) -> list[str]:
     stats = [analysis.stats(0), analysis.stats(1)]
     w = max(14, *(len(s.name) for s in stats)) + 2
     kind = f"{analysis.length}-point match" if analysis.length else "money session"
-    lines = [f"Analysis of a {kind}, {len(analysis.games)} games, {analysis.plies}-ply",
-             f"{'':<36}" + "".join(f"{s.name:>{w}}" for s in stats)]
+    lines = [
+        f"Analysis of a {kind}, {len(analysis.games)} games, {analysis.plies}-ply",
+        f"{'':<36}" + "".join(f"{s.name:>{w}}" for s in stats),
+    ]
 
     def row(label: str, values) -> None:
         lines.append(f"{label:<36}" + "".join(f"{v:>{w}}" for v in values))
@@ -79,9 +81,11 @@ def format_marked(analysis: MatchAnalysis) -> list[str]:
         for d in game.decisions:
             if d.mark:
                 dice = f" {d.dice[0]}{d.dice[1]}" if d.dice else ""
-                lines.append(f"Game {d.game} {analysis.names[d.player]}{dice}: {d.played or '(no move)'} "
-                             f"[{d.mark}, -{d.error:.3f}], best {d.best or '(no move)'}  "
-                             f"{d.position_id}:{d.match_id}")
+                lines.append(
+                    f"Game {d.game} {analysis.names[d.player]}{dice}: {d.played or '(no move)'} "
+                    f"[{d.mark}, -{d.error:.3f}], best {d.best or '(no move)'}  "
+                    f"{d.position_id}:{d.match_id}"
+                )
         if game.stopped:
             lines.append(f"Game {game.number} stopped: {game.stopped}")
     return lines
@@ -94,9 +98,11 @@ def board_svg(position_id: str) -> str:
     """An SVG drawing of a position, the side on roll (white) at the bottom moving to its lower right."""
     board = decode_position_id(position_id)
     w, h, pw = 390, 240, 28
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">',
-             f'<rect width="{w}" height="{h}" fill="#2e6b3a"/>',
-             f'<rect x="{6 * pw + 15}" y="0" width="20" height="{h}" fill="#5a3d22"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">',
+        f'<rect width="{w}" height="{h}" fill="#2e6b3a"/>',
+        f'<rect x="{6 * pw + 15}" y="0" width="20" height="{h}" fill="#5a3d22"/>',
+    ]
 
     def x_of(point: int) -> float:  # points 1..24 of the side on roll; 1-12 bottom right to left
         col = 12 - point if point <= 12 else point - 13
@@ -115,13 +121,16 @@ def board_svg(position_id: str) -> str:
             parts.append(f'<circle cx="{x + pw / 2}" cy="{cy}" r="10.5" fill="{fill}" stroke="#888"/>')
         if abs(n) > 5:
             cy = h - 12 - 88 if bottom else 12 + 88
-            parts.append(f'<text x="{x + pw / 2}" y="{cy + 4}" font-size="11" text-anchor="middle" '
-                         f'fill="#d00">{abs(n)}</text>')
+            parts.append(
+                f'<text x="{x + pw / 2}" y="{cy + 4}" font-size="11" text-anchor="middle" fill="#d00">{abs(n)}</text>'
+            )
     bar_x = 6 * pw + 25
     for n, bar_y, fill in ((int(board[25]), h / 2 + 30, "#f4f4f4"), (-int(board[0]), h / 2 - 30, "#222")):
         if n:
-            parts.append(f'<circle cx="{bar_x}" cy="{bar_y}" r="9" fill="{fill}" stroke="#888"/>'
-                         f'<text x="{bar_x}" y="{bar_y + 4}" font-size="10" text-anchor="middle" fill="#d00">{n}</text>')
+            parts.append(
+                f'<circle cx="{bar_x}" cy="{bar_y}" r="9" fill="{fill}" stroke="#888"/>'
+                f'<text x="{bar_x}" y="{bar_y + 4}" font-size="10" text-anchor="middle" fill="#d00">{n}</text>'
+            )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -132,9 +141,12 @@ def format_html(analysis: MatchAnalysis) -> str:
     from bot.doors.match_chart import match_chart_svg
 
     esc = html.escape
-    body = [f"<h1>{esc(analysis.names[0])} vs {esc(analysis.names[1])}</h1>",
-            f'<div class="chart">{match_chart_svg(analysis)}</div>',
-            "<pre>" + esc("\n".join(format_statistics(analysis))) + "</pre>", "<h2>Marked decisions</h2>"]
+    body = [
+        f"<h1>{esc(analysis.names[0])} vs {esc(analysis.names[1])}</h1>",
+        f'<div class="chart">{match_chart_svg(analysis)}</div>',
+        "<pre>" + esc("\n".join(format_statistics(analysis))) + "</pre>",
+        "<h2>Marked decisions</h2>",
+    ]
     for game in analysis.games:
         for d in game.decisions:
             if not d.mark:
@@ -144,14 +156,19 @@ def format_html(analysis: MatchAnalysis) -> str:
                 f'<div class="d"><h3>Game {d.game}: {esc(analysis.names[d.player])}{dice} '
                 f'<span class="m">{esc(d.mark)}</span></h3>{board_svg(d.position_id)}'
                 f"<p>Played <b>{esc(d.played or '(no move)')}</b>, best <b>{esc(d.best or '(no move)')}</b>, "
-                f"error {d.error:.3f} EMG<br><code>{esc(d.position_id)}:{esc(d.match_id)}</code></p></div>")
+                f"error {d.error:.3f} EMG<br><code>{esc(d.position_id)}:{esc(d.match_id)}</code></p></div>"
+            )
         if game.stopped:
             body.append(f"<p class='s'>Game {game.number} stopped: {esc(game.stopped)}</p>")
-    style = ("body{font-family:sans-serif;max-width:900px;margin:auto}.d{border-top:1px solid #ccc;padding:8px}"
-             ".chart svg{max-width:640px;height:auto}"
-             ".m{color:#b00}.s{color:#b00}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>nardy analysis</title>"
-            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+    style = (
+        "body{font-family:sans-serif;max-width:900px;margin:auto}.d{border-top:1px solid #ccc;padding:8px}"
+        ".chart svg{max-width:640px;height:auto}"
+        ".m{color:#b00}.s{color:#b00}"
+    )
+    return (
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>nardy analysis</title>"
+        f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
+    )
 
 
 def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -191,15 +208,29 @@ def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
 
 def add_analyze(subparsers) -> None:
     """The ``analyze`` subcommand."""
-    p = subparsers.add_parser("analyze", help="analyse every decision of a .mat or .sgf match, GNU Backgammon-style, "
-                              "or each position of a list")
-    p.add_argument("file", metavar="FILE", help="a Jellyfish .mat or GNU Backgammon .sgf match, money session or "
-                   "game, or a list of positions (Position IDs or XGIDs, one a line); the format is read from the content")
-    p.add_argument("--plies", type=int, choices=(0, 1, 2), default=DEFAULT_PLIES,
-                   help=f"analysis depth (default {DEFAULT_PLIES})")
+    p = subparsers.add_parser(
+        "analyze",
+        help="analyse every decision of a .mat or .sgf match, GNU Backgammon-style, or each position of a list",
+    )
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="a Jellyfish .mat or GNU Backgammon .sgf match, money session or "
+        "game, or a list of positions (Position IDs or XGIDs, one a line); the format is read from the content",
+    )
+    p.add_argument(
+        "--plies", type=int, choices=(0, 1, 2), default=DEFAULT_PLIES, help=f"analysis depth (default {DEFAULT_PLIES})"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--html", metavar="OUT.html", help="also write an HTML page with the match's chart and a board of each marked decision")
-    p.add_argument("--sgf", metavar="OUT.sgf", help="also write the match as a GNU Backgammon .sgf with the "
-                   "analysis's marks, luck and comments")
+    p.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write an HTML page with the match's chart and a board of each marked decision",
+    )
+    p.add_argument(
+        "--sgf",
+        metavar="OUT.sgf",
+        help="also write the match as a GNU Backgammon .sgf with the analysis's marks, luck and comments",
+    )
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
     p.set_defaults(run=_run_analyze)

@@ -106,8 +106,9 @@ def parse_state(text: str) -> BeiState:
         values.append(value)
     s = values
     if s[VARIANT] != 0:
-        raise InvalidPositionError(f"state: variant {s[VARIANT]} ({VARIANTS.get(s[VARIANT], 'unknown')}): "
-                                   "only backgammon (0) is played")
+        raise InvalidPositionError(
+            f"state: variant {s[VARIANT]} ({VARIANTS.get(s[VARIANT], 'unknown')}): only backgammon (0) is played"
+        )
     for i in FLAGS:
         if s[i] not in (0, 1):
             raise InvalidPositionError(f"state field {i}: expected 0 or 1, got {s[i]}")
@@ -133,8 +134,9 @@ def _player1_board(s: list[int]) -> np.ndarray:
     ones = int(board[board > 0].sum()) + s[HOME1]
     twos = -int(board[board < 0].sum()) - s[HOME2]
     if (ones, twos) != (CHECKERS, CHECKERS):
-        raise InvalidPositionError(f"state: players have {ones} and {twos} checkers (homes included), "
-                                   f"expected {CHECKERS} each")
+        raise InvalidPositionError(
+            f"state: players have {ones} and {twos} checkers (homes included), expected {CHECKERS} each"
+        )
     return board.astype(np.int8)
 
 
@@ -168,8 +170,15 @@ def _cube_state(s: list[int], player: int) -> CubeState:
         jacoby=bool(s[JACOBY]) and not length,
     )
     state = cube_state_for(match, player - 1)
-    return CubeState(state.cube, state.owner, state.match_length, state.score, state.crawford, state.jacoby,
-                     beavers=bool(s[BEAVERS]) and not length)
+    return CubeState(
+        state.cube,
+        state.owner,
+        state.match_length,
+        state.score,
+        state.crawford,
+        state.jacoby,
+        beavers=bool(s[BEAVERS]) and not length,
+    )
 
 
 def event(kind: str, **fields: object) -> str:

@@ -46,7 +46,12 @@ class Bounded(argparse.Action):
         super().__init__(option_strings, dest, **kwargs)
         self.low, self.high = low, high
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
-                 option_string: Optional[str] = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: Optional[str] = None,
+    ) -> None:
         name = option_string or self.metavar or self.dest
         setattr(namespace, self.dest, check_range(str(name), values, self.low, self.high))

@@ -73,8 +73,12 @@ def _add_position(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_game(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=long_nardy_command.GAME_NAMES, default="backgammon",
-                        help="backgammon (default) or long-nardy (long nardy Position IDs, its own network)")
+    parser.add_argument(
+        "--game",
+        choices=long_nardy_command.GAME_NAMES,
+        default="backgammon",
+        help="backgammon (default) or long-nardy (long nardy Position IDs, its own network)",
+    )
 
 
 def _add_plies(parser: argparse.ArgumentParser) -> None:
@@ -83,8 +87,9 @@ def _add_plies(parser: argparse.ArgumentParser) -> None:
 
 def _add_address(parser: argparse.ArgumentParser, port: int) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", action=Bounded, low=0, high=MAX_PORT, default=port,
-                        help=f"port to listen on (default {port})")
+    parser.add_argument(
+        "--port", action=Bounded, low=0, high=MAX_PORT, default=port, help=f"port to listen on (default {port})"
+    )
 
 
 def _situation_header(situation: Situation) -> list[str]:
@@ -158,10 +163,20 @@ def _run_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 def add_play(subparsers) -> None:
     p = subparsers.add_parser("play", help="play a game or match against the bot in the terminal")
-    p.add_argument("--length", action=Bounded, low=0, high=MAX_MATCH_LENGTH, default=0,
-                   help="match length in points (default 0: one money game)")
-    p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="seed of the dice (default: random)")
-    p.add_argument("--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES), help="the bot's playing level")
+    p.add_argument(
+        "--length",
+        action=Bounded,
+        low=0,
+        high=MAX_MATCH_LENGTH,
+        default=0,
+        help="match length in points (default 0: one money game)",
+    )
+    p.add_argument(
+        "--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="seed of the dice (default: random)"
+    )
+    p.add_argument(
+        "--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES), help="the bot's playing level"
+    )
     _add_game(p)
     _add_plies(p)
     _add_common(p)
@@ -172,8 +187,14 @@ def add_hint(subparsers) -> None:
     p = subparsers.add_parser("hint", help="ranked plays for a roll, or the cube decision without dice")
     _add_position(p)
     p.add_argument("dice", metavar="DICE", nargs="?", help="the roll, e.g. 31 (default: from the Match ID/XGID)")
-    p.add_argument("--top", action=Bounded, low=1, high=MAX_TOP, default=DEFAULT_TOP,
-                   help=f"show the best N plays (default {DEFAULT_TOP})")
+    p.add_argument(
+        "--top",
+        action=Bounded,
+        low=1,
+        high=MAX_TOP,
+        default=DEFAULT_TOP,
+        help=f"show the best N plays (default {DEFAULT_TOP})",
+    )
     _add_game(p)
     _add_plies(p)
     _add_common(p)
@@ -193,8 +214,13 @@ def add_external(subparsers) -> None:
 
     p = subparsers.add_parser("external", help="serve GNU Backgammon's external-player protocol over TCP")
     _add_address(p, DEFAULT_PORT)
-    p.add_argument("--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES),
-                   help="the bot's playing level (its depth and noise; --plies is then ignored)")
+    p.add_argument(
+        "--level",
+        type=level_named,
+        default=None,
+        metavar="|".join(LEVEL_NAMES),
+        help="the bot's playing level (its depth and noise; --plies is then ignored)",
+    )
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_external)
@@ -208,8 +234,19 @@ def add_serve(subparsers) -> None:
 
 
 # Every subcommand, in the order `--help` lists them; a new one adds its `add(subparsers)` here.
-SUBCOMMANDS: list[Callable] = [add_play, add_match, add_hint, add_cube, add_eval, add_external, add_serve, add_rollout, add_analyze,
-                               add_ubgi, add_bei]
+SUBCOMMANDS: list[Callable] = [
+    add_play,
+    add_match,
+    add_hint,
+    add_cube,
+    add_eval,
+    add_external,
+    add_serve,
+    add_rollout,
+    add_analyze,
+    add_ubgi,
+    add_bei,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""The ``cube`` subcommand: a position's cube decision for money and, with ``--matrix N``, at every score of an N-point match.
+"""The ``cube`` subcommand: a position's cube decision for money and, with ``--matrix N``, at every score of an
+N-point match.
 
 ``nardy cube POSITION [--matrix N] [--plies P] [--json]``: the side on roll of POSITION (a
 Position ID, ``PositionID:MatchID`` or XGID; its own cube and score are set aside) with the cube
@@ -23,8 +24,11 @@ def cube_json(bot: Bot, position: str, length: Optional[int], plies: int) -> dic
     """The money decisions and, with ``length``, the score matrix of ``position``'s side on roll, as JSON data."""
     situation = parse_position(position)
     board = check_game_on(situation.board)
-    data: dict = {"position_id": situation.position_id, "plies": plies,
-                  "money": [c.to_json() for c in money_cube(bot, board, plies)]}
+    data: dict = {
+        "position_id": situation.position_id,
+        "plies": plies,
+        "money": [c.to_json() for c in money_cube(bot, board, plies)],
+    }
     if length is not None:
         data["matrix"] = score_matrix(bot, board, length, plies).to_json()
     return data
@@ -45,8 +49,11 @@ def _run_cube(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if matrix is not None:
         lines += format_matrix(matrix, money)
     else:
-        lines += ["Money:"] + [f"  {c.name:<18} {c.label:<6} double {c.double_margin:+.3f}, take {c.take_margin:+.3f}"
-                               for c in money if c.decision is not None]
+        lines += ["Money:"] + [
+            f"  {c.name:<18} {c.label:<6} double {c.double_margin:+.3f}, take {c.take_margin:+.3f}"
+            for c in money
+            if c.decision is not None
+        ]
     stdout.write("\n".join(lines) + "\n")
     return 0
 
@@ -54,10 +61,19 @@ def _run_cube(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def add_cube(subparsers) -> None:
     """The ``cube`` subcommand."""
     p = subparsers.add_parser("cube", help="a position's cube decision for money and at every score of a match")
-    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID (its cube and score "
-                   "are set aside)")
-    p.add_argument("--matrix", metavar="N", action=Bounded, low=1, high=MAX_MATCH_LENGTH,
-                   help="also the decision at every score of an N-point match")
+    p.add_argument(
+        "position",
+        metavar="POSITION",
+        help="Position ID, PositionID:MatchID or XGID (its cube and score are set aside)",
+    )
+    p.add_argument(
+        "--matrix",
+        metavar="N",
+        action=Bounded,
+        low=1,
+        high=MAX_MATCH_LENGTH,
+        help="also the decision at every score of an N-point match",
+    )
     p.add_argument("--plies", type=int, choices=PLIES, default=0, help="search depth (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")

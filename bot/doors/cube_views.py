@@ -27,16 +27,21 @@ MAX_ONE_PLY_LENGTH = 7
 
 class CubeMatrixQuery(BaseModel):
     position: str = Field(description="Position ID, PositionID:MatchID or XGID (its cube and score are set aside)")
-    length: int = Field(0, ge=0, le=MAX_MATCH_LENGTH,
-                        description=f"the match length of the matrix (1..{MAX_MATCH_LENGTH}); 0: money only")
+    length: int = Field(
+        0,
+        ge=0,
+        le=MAX_MATCH_LENGTH,
+        description=f"the match length of the matrix (1..{MAX_MATCH_LENGTH}); 0: money only",
+    )
     plies: int = Field(0, ge=0, le=1, description=f"search depth; at 1-ply the length is at most {MAX_ONE_PLY_LENGTH}")
 
 
 def check_matrix(query: CubeMatrixQuery) -> None:
     """Refuse, before any work, a bad position or a matrix too long for its depth."""
     if query.plies and query.length > MAX_ONE_PLY_LENGTH:
-        raise ScoreMatrixError(f"length {query.length}: at 1-ply the score matrix covers at most "
-                               f"{MAX_ONE_PLY_LENGTH} points")
+        raise ScoreMatrixError(
+            f"length {query.length}: at 1-ply the score matrix covers at most {MAX_ONE_PLY_LENGTH} points"
+        )
     check_game_on(parse_position(query.position.replace(" ", "+")).board)
 
 
@@ -48,8 +53,10 @@ def cube_matrix(bot: Bot, query: CubeMatrixQuery) -> dict:
 
 def add_cube_matrix_route(app: FastAPI, bot: Bot) -> None:
     """Serve ``GET /v1/cube/matrix`` for ``bot``."""
-    errors: dict[int | str, dict[str, Any]] = {400: {"model": ErrorMessage, "description": "a bad position or bound"},
-                                               **BUSY_RESPONSES}
+    errors: dict[int | str, dict[str, Any]] = {
+        400: {"model": ErrorMessage, "description": "a bad position or bound"},
+        **BUSY_RESPONSES,
+    }
 
     @app.get("/v1/cube/matrix", responses=errors, tags=["positions"])
     async def matrix(request: Request, query: Annotated[CubeMatrixQuery, Query()]) -> dict:

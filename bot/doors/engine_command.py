@@ -53,9 +53,11 @@ def add_ubgi(subparsers) -> None:
     from bot.doors.cli import _add_common
 
     p = subparsers.add_parser(
-        "ubgi", help="be a UBGI engine on stdin/stdout (bgci's Universal Backgammon Interface, v0.2)",
+        "ubgi",
+        help="be a UBGI engine on stdin/stdout (bgci's Universal Backgammon Interface, v0.2)",
         description="Speak UBGI on stdin/stdout: send 'ubgi', then 'position gnubgid ID', 'dice 3 1', "
-                    "'go'. Depth, playing level and checkpoint are keys ('keys' lists them, 'set' changes them).")
+        "'go'. Depth, playing level and checkpoint are keys ('keys' lists them, 'set' changes them).",
+    )
     _add_common(p)
     p.set_defaults(run=_run_ubgi)
 
@@ -66,12 +68,19 @@ def add_bei(subparsers) -> None:
     from bot.doors.cli import _add_address, _add_common, _add_plies
 
     p = subparsers.add_parser(
-        "bei", help="serve BEI (bgammon.org's Backgammon Engine Interface) over TCP",
+        "bei",
+        help="serve BEI (bgammon.org's Backgammon Engine Interface) over TCP",
         description="A BEI engine server: clients send 'bei', then 'move STATE' or 'double STATE' "
-                    "(45 comma-separated integers) and get JSON events back.")
+        "(45 comma-separated integers) and get JSON events back.",
+    )
     _add_address(p, DEFAULT_PORT)
-    p.add_argument("--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES),
-                   help="the bot's playing level (its depth and noise; --plies is then ignored)")
+    p.add_argument(
+        "--level",
+        type=level_named,
+        default=None,
+        metavar="|".join(LEVEL_NAMES),
+        help="the bot's playing level (its depth and noise; --plies is then ignored)",
+    )
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_bei)

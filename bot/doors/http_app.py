@@ -30,8 +30,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.doors import http_views as views
 from bot.cancel import Cancelled
-from bot.doors.http_limits import (BUSY_RESPONSES, BodyDeadline, BusyError, HeavyQueue, Limits, compute,
-                                   header_timeout_protocol)
+from bot.doors.http_limits import (
+    BUSY_RESPONSES,
+    BodyDeadline,
+    BusyError,
+    HeavyQueue,
+    Limits,
+    compute,
+    header_timeout_protocol,
+)
 from bot.doors.http_views import (
     CubeResponse,
     ErrorMessage,
@@ -166,8 +173,11 @@ def _install_size_limit(app: FastAPI) -> None:
 # ---------------------------------------------------------------- the application
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorMessage, "description": "the request does not describe a legal position/dice, or asks for "
-                                                "more work than the server's limit"},
+    400: {
+        "model": ErrorMessage,
+        "description": "the request does not describe a legal position/dice, or asks for "
+        "more work than the server's limit",
+    },
     413: {"model": ErrorMessage, "description": f"a request body over {MAX_REQUEST_BYTES} bytes"},
     **BUSY_RESPONSES,
 }
@@ -179,10 +189,12 @@ def limits_description(limits: Limits) -> str:
         "**Limits.** 0-ply requests are answered at once. Everything deeper (`plies` 1 or 2, a playing level that "
         f"searches, `/v1/rollout`, `/v1/analyze`) waits for one of {limits.heavy_slots} search slot(s), at most "
         f"{limits.heavy_wait:g} s and behind at most {limits.heavy_queue} other requests, else 503 with Retry-After; "
-        f"it is cancelled when the client disconnects, after {limits.work_seconds:g} s (503), or when the server stops. "
+        f"it is cancelled when the client disconnects, after {limits.work_seconds:g} s (503), "
+        "or when the server stops. "
         f"A rollout or analysis whose estimated work is over {limits.max_work} trial-plies (trials x plies "
         "x positions rolled out; about 8 per .mat action at 0-ply, 16 at 1-ply) gets 400 naming the limit. "
-        f"Request headers must arrive within {limits.header_timeout:g} s and a body within {limits.body_timeout:g} s (408)."
+        f"Request headers must arrive within {limits.header_timeout:g} s "
+        f"and a body within {limits.body_timeout:g} s (408)."
     )
 
 
@@ -253,8 +265,9 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
     return app
 
 
-def make_server(bot: Bot, host: str, port: int, limits: Optional[Limits] = None,
-                log_level: str = "info") -> "uvicorn.Server":
+def make_server(
+    bot: Bot, host: str, port: int, limits: Optional[Limits] = None, log_level: str = "info"
+) -> "uvicorn.Server":
     """The uvicorn server of ``create_app(bot, limits)`` on ``host``:``port`` (0: a free port), not yet running.
 
     Slow clients are bounded (``Limits.header_timeout``, ``body_timeout``, ``keep_alive``); on SIGTERM
@@ -271,9 +284,15 @@ def make_server(bot: Bot, host: str, port: int, limits: Optional[Limits] = None,
             queue.stop()  # sets flags only: safe in a signal handler
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            http=header_timeout_protocol(limits.header_timeout), timeout_keep_alive=limits.keep_alive,
-                            timeout_graceful_shutdown=limits.shutdown_grace)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=header_timeout_protocol(limits.header_timeout),
+        timeout_keep_alive=limits.keep_alive,
+        timeout_graceful_shutdown=limits.shutdown_grace,
+    )
     return Server(config)
 
 

@@ -47,8 +47,11 @@ CANDIDATE_WEIGHT = 1.5
 NO_VR_WEIGHT = 0.1
 # The OpenAPI answers of a route whose work may go through the queue.
 BUSY_RESPONSES: dict[int | str, dict[str, Any]] = {
-    503: {"model": ErrorMessage, "description": "the queue for work above 0-ply is full, the work ran too long, "
-                                                "or the server is stopping; try again (Retry-After)"},
+    503: {
+        "model": ErrorMessage,
+        "description": "the queue for work above 0-ply is full, the work ran too long, "
+        "or the server is stopping; try again (Retry-After)",
+    },
 }
 
 
@@ -93,8 +96,7 @@ class TooSlowError(HTTPException):
         super().__init__(408, f"request body not received within {seconds:g} s", {"Connection": "close"})
 
 
-def rollout_work(trials: int, truncate: int, variance_reduction: bool, cubeful: bool,
-                 candidates: Optional[int]) -> int:
+def rollout_work(trials: int, truncate: int, variance_reduction: bool, cubeful: bool, candidates: Optional[int]) -> int:
     """Trial-plies of a rollout: trials x plies x positions (a cubeful rollout adds two, its no-double and
     double/take trials; ``candidates`` plays of a roll count ``CANDIDATE_WEIGHT`` each)."""
     positions = candidates * CANDIDATE_WEIGHT if candidates is not None else 1 + (2 if cubeful else 0)
@@ -110,8 +112,10 @@ def analysis_work(actions: int, plies: int) -> int:
 def check_work(what: str, work: int, limits: Limits, advice: str) -> None:
     """Raise ``WorkLimitError`` when ``work`` trial-plies are over ``limits.max_work``."""
     if work > limits.max_work:
-        raise WorkLimitError(f"{what}: about {work} trial-plies of work, over this server's limit of "
-                             f"{limits.max_work} per request; {advice}")
+        raise WorkLimitError(
+            f"{what}: about {work} trial-plies of work, over this server's limit of "
+            f"{limits.max_work} per request; {advice}"
+        )
 
 
 def _run_cancellable(event: threading.Event, work: Callable[[], T]) -> T:

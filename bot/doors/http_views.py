@@ -170,6 +170,7 @@ MAX_TOP_ONE_PLY = 16
 
 def _pip_fields() -> dict[str, Any]:
     """wildbg's board parameters p0..p25 (omitted = empty) and the optional away scores."""
+
     def checkers(description: str):
         return (int, Field(0, ge=-15, le=15, description=description))
 
@@ -178,7 +179,10 @@ def _pip_fields() -> dict[str, Any]:
         fields[f"p{i}"] = checkers(f"point {i}: positive = side to move, negative = opponent")
     fields["p25"] = checkers("the side to move's checkers on the bar (zero or positive)")
     for name, who in (("x_away", "the side to move"), ("o_away", "the opponent")):
-        fields[name] = (Optional[int], Field(None, ge=1, le=MAX_AWAY, description=f"points {who} still needs (match play)"))
+        fields[name] = (
+            Optional[int],
+            Field(None, ge=1, le=MAX_AWAY, description=f"points {who} still needs (match play)"),
+        )
     return fields
 
 
@@ -217,7 +221,10 @@ class MovesQuery(PositionQuery):
         None, pattern="^[1-6]{2}$", description="the roll, e.g. 31; needed unless the Match ID or XGID has dice"
     )
     top: Optional[int] = Field(
-        None, ge=1, le=MAX_TOP, description=f"return only the best N plays (at most {MAX_TOP_ONE_PLY} with plies 1 or 2)"
+        None,
+        ge=1,
+        le=MAX_TOP,
+        description=f"return only the best N plays (at most {MAX_TOP_ONE_PLY} with plies 1 or 2)",
     )
 
 
@@ -296,7 +303,6 @@ def wildbg_move(bot: Bot, query: MoveQuery) -> MoveResponse:
     )
 
 
-
 def wildbg_eval(bot: Bot, query: EvalQuery) -> EvalResponse:
     """Probabilities and cube decision of the side to move, before it rolls."""
     result = bot.evaluate(_board_of(query), _state_of(query))
@@ -304,7 +310,6 @@ def wildbg_eval(bot: Bot, query: EvalQuery) -> EvalResponse:
         cube=CubeInfo(double=result.cube.should_double, accept=result.cube.should_take),
         probabilities=probabilities_view(result.probabilities),
     )
-
 
 
 def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
@@ -334,7 +339,6 @@ def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
     )
 
 
-
 def cube(bot: Bot, query: PositionQuery) -> CubeResponse:
     """Double / no double for the side on roll and take / pass for its opponent, with equities."""
     situation = _situation(query)
@@ -357,7 +361,6 @@ def cube(bot: Bot, query: PositionQuery) -> CubeResponse:
     )
 
 
-
 def evaluate(bot: Bot, query: PositionQuery) -> EvaluateResponse:
     """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
     situation = _situation(query)
@@ -370,7 +373,6 @@ def evaluate(bot: Bot, query: PositionQuery) -> EvaluateResponse:
         mwc=result.mwc,
         plies=result.plies,
     )
-
 
 
 def resign(bot: Bot, query: ResignQuery) -> ResignResponse:

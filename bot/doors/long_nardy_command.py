@@ -19,7 +19,14 @@ from engine.board import validate_dice
 from engine.errors import BackgammonError
 from engine.game import Phase
 from engine.long_nardy import (
-    LongGame, LongGameResult, LongPosition, format_play, legal_plays, parse_long_move, pip_counts, render_long_board,
+    LongGame,
+    LongGameResult,
+    LongPosition,
+    format_play,
+    legal_plays,
+    parse_long_move,
+    pip_counts,
+    render_long_board,
     start_long_game,
 )
 from engine.match import roll_dice
@@ -35,8 +42,10 @@ def format_long_ranked_plays(ranked: list[RankedPlay], top: int) -> list[str]:
     for rank, play in enumerate(ranked[:top], start=1):
         win, win_mars, lose_mars = play.probabilities
         difference = "" if rank == 1 else f" ({play.equity - best:+.3f})"
-        lines.append(f"{rank:>3}. {play.move or '(no move)':<28} {play.equity:+.3f}{difference:<9} "
-                     f"{win:.3f}   {win_mars:.3f}      {lose_mars:.3f}")
+        lines.append(
+            f"{rank:>3}. {play.move or '(no move)':<28} {play.equity:+.3f}{difference:<9} "
+            f"{win:.3f}   {win_mars:.3f}      {lose_mars:.3f}"
+        )
     return lines
 
 
@@ -49,8 +58,11 @@ def run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     player = load_long_nardy_player(args.checkpoint)
     ranked = rank_plays(player, position.board, dice, args.plies)
     mover, opponent = pip_counts(position.board)
-    lines = [f"Long nardy Position ID: {position.id}", f"Pips: side on roll {mover}, opponent {opponent}",
-             f"Dice {dice[0]}{dice[1]}: best plays ({args.plies}-ply), values for the mover after the play"]
+    lines = [
+        f"Long nardy Position ID: {position.id}",
+        f"Pips: side on roll {mover}, opponent {opponent}",
+        f"Dice {dice[0]}{dice[1]}: best plays ({args.plies}-ply), values for the mover after the play",
+    ]
     stdout.write("\n".join(lines + format_long_ranked_plays(ranked, args.top)) + "\n")
     return 0
 
@@ -62,8 +74,9 @@ class LongNardySession:
     ``moves`` (every legal play) or ``quit``.
     """
 
-    def __init__(self, player: ProbabilityEvaluator, rng: np.random.Generator, stdin: TextIO, stdout: TextIO,
-                 plies: int = 0) -> None:
+    def __init__(
+        self, player: ProbabilityEvaluator, rng: np.random.Generator, stdin: TextIO, stdout: TextIO, plies: int = 0
+    ) -> None:
         self.player = player
         self.rng = rng
         self.stdin = stdin
@@ -133,6 +146,7 @@ def run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     """``nardy play --game long-nardy``: a money game against the long nardy bot."""
     if args.length or args.level is not None:
         raise BackgammonError("long nardy play: money games at a search depth only; leave out --length and --level")
-    session = LongNardySession(load_long_nardy_player(args.checkpoint), np.random.default_rng(args.seed), stdin, stdout,
-                               args.plies)
+    session = LongNardySession(
+        load_long_nardy_player(args.checkpoint), np.random.default_rng(args.seed), stdin, stdout, args.plies
+    )
     return session.run()

@@ -78,8 +78,9 @@ def _player0(decision: Decision, length: int) -> Optional[float]:
 def _game_points(game: GameAnalysis, length: int) -> list[_Point]:
     """Player 0's values through one game: its start, each decision, its result."""
     if length:
-        start = MatchScore.of(CubeState(match_length=length, score=game.score,
-                                        crawford=_crawford(game, length))).after(0)
+        start = MatchScore.of(CubeState(match_length=length, score=game.score, crawford=_crawford(game, length))).after(
+            0
+        )
     else:
         start = 0.0
     points = [_Point(start)]
@@ -91,8 +92,13 @@ def _game_points(game: GameAnalysis, length: int) -> list[_Point]:
         gained = game.points if game.winner == 0 else -game.points
         if length:
             score = (game.score[0] + max(gained, 0), game.score[1] + max(-gained, 0))
-            end = 1.0 if score[0] >= length else 0.0 if score[1] >= length else MatchScore.of(
-                CubeState(match_length=length, score=score, crawford=False)).after(0)
+            end = (
+                1.0
+                if score[0] >= length
+                else 0.0
+                if score[1] >= length
+                else MatchScore.of(CubeState(match_length=length, score=score, crawford=False)).after(0)
+            )
         else:
             end = float(gained)
         points.append(_Point(end))
@@ -129,34 +135,46 @@ def match_chart_svg(analysis: MatchAnalysis) -> str:
     span = max(count - 1, 1)
     top = 1.0 if length else _money_range(series)
     bottom = 0.0 if length else -top
-    x_of = lambda i: LEFT + (W - LEFT - RIGHT) * i / span
-    y_of = lambda v: PLOT_BOTTOM - (PLOT_BOTTOM - TOP) * (min(max(v, bottom), top) - bottom) / (top - bottom)
+
+    def x_of(i: float) -> float:
+        return LEFT + (W - LEFT - RIGHT) * i / span
+
+    def y_of(v: float) -> float:
+        return PLOT_BOTTOM - (PLOT_BOTTOM - TOP) * (min(max(v, bottom), top) - bottom) / (top - bottom)
+
     esc = html.escape
     what = f"{esc(names[0])}'s match-winning chance" if length else f"{esc(names[0])}'s equity (points)"
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="match-chart" data-testid="match-chart" '
-             f'viewBox="0 0 {W} {H}" width="100%" role="img" aria-label="{what} after each decision" '
-             f'font-family="sans-serif" font-size="12">',
-             f'<title>{what} after each decision; errors and luck marked</title>',
-             f'<rect width="{W}" height="{H}" fill="#fff"/>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="match-chart" data-testid="match-chart" '
+        f'viewBox="0 0 {W} {H}" width="100%" role="img" aria-label="{what} after each decision" '
+        f'font-family="sans-serif" font-size="12">',
+        f"<title>{what} after each decision; errors and luck marked</title>",
+        f'<rect width="{W}" height="{H}" fill="#fff"/>',
+    ]
     # Games: shaded bands, labelled.
     at = 0
     for k, (game, points) in enumerate(zip(analysis.games, series)):
         x0, x1 = x_of(at), x_of(at + len(points) - 1)
         fill = "#f3efe4" if k % 2 == 0 else "#fbf9f4"
-        parts.append(f'<rect x="{x0:.1f}" y="{TOP}" width="{max(x1 - x0, 1):.1f}" height="{PLOT_BOTTOM - TOP}" '
-                     f'fill="{fill}"><title>Game {game.number}</title></rect>')
+        parts.append(
+            f'<rect x="{x0:.1f}" y="{TOP}" width="{max(x1 - x0, 1):.1f}" height="{PLOT_BOTTOM - TOP}" '
+            f'fill="{fill}"><title>Game {game.number}</title></rect>'
+        )
         if x1 - x0 >= 14 or len(analysis.games) <= 12:
-            parts.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{TOP - 4}" text-anchor="middle" fill="#555">'
-                         f'G{game.number}</text>')
+            parts.append(
+                f'<text x="{(x0 + x1) / 2:.1f}" y="{TOP - 4}" text-anchor="middle" fill="#555">G{game.number}</text>'
+            )
         at += len(points)
     # Grid and axis labels.
     ticks = [0.0, 0.25, 0.5, 0.75, 1.0] if length else [bottom, bottom / 2, 0.0, top / 2, top]
     for t in ticks:
         y = y_of(t)
         label = f"{100 * t:.0f}%" if length else f"{t:+g}"
-        parts.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" stroke="#ccc" '
-                     f'stroke-dasharray="{"" if t == (0.5 if length else 0.0) else "3 3"}"/>'
-                     f'<text x="{LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" fill="#555">{label}</text>')
+        parts.append(
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" stroke="#ccc" '
+            f'stroke-dasharray="{"" if t == (0.5 if length else 0.0) else "3 3"}"/>'
+            f'<text x="{LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" fill="#555">{label}</text>'
+        )
     # The line, one per game, and the errors on it; a mark's data-decision is the decision's place in the
     # match's decisions, in order (the web board selects that decision when it is clicked).
     place = {id(d): k for k, d in enumerate(analysis.decisions())}
@@ -170,26 +188,32 @@ def match_chart_svg(analysis: MatchAnalysis) -> str:
                 continue
             x = x_of(at + i)
             if d.mark:
-                parts.append(f'<circle class="error" data-decision="{place[id(d)]}" cx="{x:.1f}" '
-                             f'cy="{y_of(p.value):.1f}" r="4.5" '
-                             f'fill="{MARK_COLOURS[d.mark]}" stroke="#fff"><title>{_tooltip(d, names)}</title></circle>')
+                parts.append(
+                    f'<circle class="error" data-decision="{place[id(d)]}" cx="{x:.1f}" '
+                    f'cy="{y_of(p.value):.1f}" r="4.5" '
+                    f'fill="{MARK_COLOURS[d.mark]}" stroke="#fff"><title>{_tooltip(d, names)}</title></circle>'
+                )
             if d.luck is not None and abs(d.luck) >= LUCKY:
                 helped = (d.luck > 0) == (d.player == 0)  # the left player
                 size = 6 if abs(d.luck) >= 2 * LUCKY else 4
                 tip = LUCK_Y - size if helped else LUCK_Y + size
                 base = LUCK_Y + size if helped else LUCK_Y - size
-                parts.append(f'<polygon class="luck" data-decision="{place[id(d)]}" '
-                             f'points="{x - size:.1f},{base} {x + size:.1f},{base} {x:.1f},{tip}" '
-                             f'fill="{PLAYER_COLOURS[0 if helped else 1]}"><title>{_tooltip(d, names)}</title></polygon>')
+                parts.append(
+                    f'<polygon class="luck" data-decision="{place[id(d)]}" '
+                    f'points="{x - size:.1f},{base} {x + size:.1f},{base} {x:.1f},{tip}" '
+                    f'fill="{PLAYER_COLOURS[0 if helped else 1]}"><title>{_tooltip(d, names)}</title></polygon>'
+                )
         at += len(points)
     # Legend.
     short = f"{esc(names[0])}'s chance to win the match" if length else f"{esc(names[0])}'s equity"
-    parts.append(f'<text x="{LEFT}" y="12" fill="{PLAYER_COLOURS[0]}">&#9472;&#9472; {short}</text>'
-                 f'<text x="{W - RIGHT}" y="{H - 8}" text-anchor="end" fill="#555">errors: '
-                 + " ".join(f'<tspan fill="{c}">&#9679;</tspan>{m}' for m, c in MARK_COLOURS.items())
-                 + '</text>'
-                 f'<text x="{LEFT}" y="{H - 8}" fill="#555">luck: '
-                 f'<tspan fill="{PLAYER_COLOURS[0]}">&#9650; {esc(names[0])}</tspan> '
-                 f'<tspan fill="{PLAYER_COLOURS[1]}">&#9660; {esc(names[1])}</tspan></text>')
+    parts.append(
+        f'<text x="{LEFT}" y="12" fill="{PLAYER_COLOURS[0]}">&#9472;&#9472; {short}</text>'
+        f'<text x="{W - RIGHT}" y="{H - 8}" text-anchor="end" fill="#555">errors: '
+        + " ".join(f'<tspan fill="{c}">&#9679;</tspan>{m}' for m, c in MARK_COLOURS.items())
+        + "</text>"
+        f'<text x="{LEFT}" y="{H - 8}" fill="#555">luck: '
+        f'<tspan fill="{PLAYER_COLOURS[0]}">&#9650; {esc(names[0])}</tspan> '
+        f'<tspan fill="{PLAYER_COLOURS[1]}">&#9660; {esc(names[1])}</tspan></text>'
+    )
     parts.append("</svg>")
     return "".join(parts)

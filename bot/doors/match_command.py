@@ -57,7 +57,6 @@ def result_line(match: PlayedMatch) -> str:
     return f"{match.length}-point match: {a} {x}, {b} {y}; {match.names[winner]} wins"
 
 
-
 def _mat_name(name: str) -> str:
     """A player name as a .mat file can hold it: no spaces or colons."""
     return "".join("_" if c.isspace() or c == ":" else c for c in name) or "player"
@@ -125,18 +124,39 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def add_match(subparsers) -> None:
     """The ``match`` subcommand: the bot plays matches or money sessions and writes .mat files."""
     p = subparsers.add_parser("match", help="bot against bot (or pubeval): matches or money sessions, .mat files")
-    p.add_argument("--length", action=Bounded, low=0, high=MAX_MATCH_LENGTH, default=7,
-                   help="match length; 0 = a money session (default 7)")
-    p.add_argument("--opponent", default="self", metavar="self|pubeval|CHECKPOINT",
-                   help="the other player: the same bot, pubeval, or another checkpoint (default self)")
-    p.add_argument("--games", action=Bounded, low=1, high=MAX_GAMES, default=1,
-                   help="number of matches, or of games in a money session (default 1)")
-    p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED,
-                   help="random seed of the dice (default: a fresh one, printed)")
+    p.add_argument(
+        "--length",
+        action=Bounded,
+        low=0,
+        high=MAX_MATCH_LENGTH,
+        default=7,
+        help="match length; 0 = a money session (default 7)",
+    )
+    p.add_argument(
+        "--opponent",
+        default="self",
+        metavar="self|pubeval|CHECKPOINT",
+        help="the other player: the same bot, pubeval, or another checkpoint (default self)",
+    )
+    p.add_argument(
+        "--games",
+        action=Bounded,
+        low=1,
+        high=MAX_GAMES,
+        default=1,
+        help="number of matches, or of games in a money session (default 1)",
+    )
+    p.add_argument(
+        "--seed", action=Bounded, low=0, high=MAX_SEED, help="random seed of the dice (default: a fresh one, printed)"
+    )
     p.add_argument("--mat", metavar="FILE", help="write each match as a .mat file (FILE-1.mat, ... for several)")
     p.add_argument("--jacoby", action="store_true", help="money sessions: the Jacoby rule")
     p.add_argument("--plies", type=int, choices=PLIES, default=0, help="the bot's search depth (default 0)")
-    p.add_argument("--level", choices=LEVEL_NAMES, default=None,
-                   help="the bot's playing level (depth plus noise, like gnubg's; overrides --plies)")
+    p.add_argument(
+        "--level",
+        choices=LEVEL_NAMES,
+        default=None,
+        help="the bot's playing level (depth plus noise, like gnubg's; overrides --plies)",
+    )
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
     p.set_defaults(run=_run_match)

@@ -20,7 +20,9 @@ from engine.matchfiles import PositionLine
 TOP_PLAYS = 5
 
 
-def _report(bot: Bot, item: PositionLine, plies: int) -> tuple[Situation, Optional[list[RankedPlay]], Optional[Evaluation]]:
+def _report(
+    bot: Bot, item: PositionLine, plies: int
+) -> tuple[Situation, Optional[list[RankedPlay]], Optional[Evaluation]]:
     situation = parse_position(item.text)
     if situation.dice is not None and not situation.double_offered:
         return situation, bot.rank_plays(situation.board, situation.dice, plies, TOP_PLAYS, situation.state), None
@@ -33,21 +35,36 @@ def positions_json(bot: Bot, items: list[PositionLine], plies: int) -> dict:
     out = []
     for item in items:
         situation, plays, evaluation = _report(bot, item, plies)
-        entry: dict = {"line": item.line, "position": item.text, "position_id": situation.position_id,
-                       "game": describe_state(situation.state),
-                       "dice": list(situation.dice) if situation.dice else None}
+        entry: dict = {
+            "line": item.line,
+            "position": item.text,
+            "position_id": situation.position_id,
+            "game": describe_state(situation.state),
+            "dice": list(situation.dice) if situation.dice else None,
+        }
         if plays is not None:
-            entry["plays"] = [{"move": r.notation, "equity": round(r.equity, 4),
-                               "mwc": None if r.mwc is None else round(r.mwc, 4),
-                               "probabilities": [round(float(x), 4) for x in r.probabilities], "plies": r.plies}
-                              for r in plays]
+            entry["plays"] = [
+                {
+                    "move": r.notation,
+                    "equity": round(r.equity, 4),
+                    "mwc": None if r.mwc is None else round(r.mwc, 4),
+                    "probabilities": [round(float(x), 4) for x in r.probabilities],
+                    "plies": r.plies,
+                }
+                for r in plays
+            ]
         else:
             assert evaluation is not None
             cube = evaluation.cube
             entry["double_offered"] = situation.double_offered
-            entry["cube"] = {"verdict": cube.verdict.value, "should_double": cube.should_double,
-                             "should_take": cube.should_take, "no_double": round(cube.no_double, 4),
-                             "double_take": round(cube.double_take, 4), "double_pass": round(cube.double_pass, 4)}
+            entry["cube"] = {
+                "verdict": cube.verdict.value,
+                "should_double": cube.should_double,
+                "should_take": cube.should_take,
+                "no_double": round(cube.no_double, 4),
+                "double_take": round(cube.double_take, 4),
+                "double_pass": round(cube.double_pass, 4),
+            }
             entry["probabilities"] = [round(float(x), 4) for x in evaluation.probabilities]
             entry["cubeful_equity"] = round(evaluation.cubeful_equity, 4)
         out.append(entry)

@@ -75,8 +75,13 @@ def rollout_json(
 def _settings(args: argparse.Namespace) -> RolloutSettings:
     from bot.rollout import RolloutSettings
 
-    return RolloutSettings(trials=args.trials, truncate=args.truncate, variance_reduction=not args.no_vr,
-                           plies=args.plies, prune=not args.no_prune)
+    return RolloutSettings(
+        trials=args.trials,
+        truncate=args.truncate,
+        variance_reduction=not args.no_vr,
+        plies=args.plies,
+        prune=not args.no_prune,
+    )
 
 
 def _figures(data: dict) -> str:
@@ -87,28 +92,39 @@ def _figures(data: dict) -> str:
 
 def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
     """The text report of ``rollout_json``'s answer."""
-    how = (f"{data['trials']} trials, {settings.plies}-ply checker play, "
-           f"{'truncated after ' + str(settings.truncate) + ' plies' if settings.truncate is not None else 'played to the end'}, "
-           f"variance reduction {'on' if settings.variance_reduction else 'off'}")
+    ending = (
+        "truncated after " + str(settings.truncate) + " plies" if settings.truncate is not None else "played to the end"
+    )
+    how = (
+        f"{data['trials']} trials, {settings.plies}-ply checker play, "
+        f"{ending}, "
+        f"variance reduction {'on' if settings.variance_reduction else 'off'}"
+    )
     lines = [f"Rollout of {data['position_id']}: {how}"]
     if "plays" not in data:
         lines.append("Side on roll, cubeless (win, win g, win bg, lose g, lose bg):")
         lines.append("  " + _figures(data))
         cube = data.get("cube")
         if cube:
-            lines.append(f"Cube decision ({cube['trials']} cubeful trials each for no double and double/take, "
-                         "0-ply cube actions inside them):")
+            lines.append(
+                f"Cube decision ({cube['trials']} cubeful trials each for no double and double/take, "
+                "0-ply cube actions inside them):"
+            )
             names = ("No double", "Double, take", "Double, pass")
             for name, key, se in zip(names, ("no_double", "double_take", "double_pass"), cube["std_errors"]):
                 lines.append(f"  {name:<13} {cube[key]:+.3f} +- {se:.3f}")
             lines.append(f"Proper cube action: {cube['verdict']}")
         return lines
     d1, d2 = data["dice"]
-    lines.append(f"Dice {d1}{d2}: the best {len(data['plays'])} plays by 0-ply, rolled out (mover's view after the play):")
+    lines.append(
+        f"Dice {d1}{d2}: the best {len(data['plays'])} plays by 0-ply, rolled out (mover's view after the play):"
+    )
     width = max(12, *(len(p["move"]) for p in data["plays"]))
     best = data["plays"][0]["equity"]
     for i, play in enumerate(data["plays"], 1):
-        lines.append(f"{i:>3}. {play['move'] or '(no move)':<{width}}  {_figures(play)}  diff {play['equity'] - best:+.3f}")
+        lines.append(
+            f"{i:>3}. {play['move'] or '(no move)':<{width}}  {_figures(play)}  diff {play['equity'] - best:+.3f}"
+        )
     return lines
 
 
@@ -155,19 +171,51 @@ def add_rollout(subparsers) -> None:
     p = subparsers.add_parser("rollout", help="Monte-Carlo rollout of a position, or of the plays of a roll")
     p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
     p.add_argument("dice", metavar="DICE", nargs="?", help="a roll (e.g. 31): roll out its best plays")
-    p.add_argument("--trials", action=Bounded, low=2, high=MAX_TRIALS, default=DEFAULT_TRIALS, help=f"games per position (default {DEFAULT_TRIALS})")
-    p.add_argument("--plies", action=Bounded, low=0, high=MAX_ROLLOUT_PLIES, default=0,
-                   help="checker play inside the trials (default 0)")
-    p.add_argument("--truncate", action=Bounded, low=0, high=MAX_TRUNCATE, default=None, metavar="T",
-                   help="stop each trial after T plies and evaluate (default: play to the end)")
-    p.add_argument("--cubeful", action="store_true",
-                   help="also the cube decision, from cubeful trials of no double and double/take")
+    p.add_argument(
+        "--trials",
+        action=Bounded,
+        low=2,
+        high=MAX_TRIALS,
+        default=DEFAULT_TRIALS,
+        help=f"games per position (default {DEFAULT_TRIALS})",
+    )
+    p.add_argument(
+        "--plies",
+        action=Bounded,
+        low=0,
+        high=MAX_ROLLOUT_PLIES,
+        default=0,
+        help="checker play inside the trials (default 0)",
+    )
+    p.add_argument(
+        "--truncate",
+        action=Bounded,
+        low=0,
+        high=MAX_TRUNCATE,
+        default=None,
+        metavar="T",
+        help="stop each trial after T plies and evaluate (default: play to the end)",
+    )
+    p.add_argument(
+        "--cubeful",
+        action="store_true",
+        help="also the cube decision, from cubeful trials of no double and double/take",
+    )
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
-    p.add_argument("--no-prune", action="store_true",
-                   help="score every play inside the trials with the full networks, not the pruner's best few (slower)")
+    p.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="score every play inside the trials with the full networks, not the pruner's best few (slower)",
+    )
     p.add_argument("--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="random seed (default: fresh)")
-    p.add_argument("--candidates", action=Bounded, low=1, high=MAX_CANDIDATES, default=DEFAULT_CANDIDATES,
-                   help=f"with DICE: how many plays (the best by 0-ply) to roll out (default {DEFAULT_CANDIDATES})")
+    p.add_argument(
+        "--candidates",
+        action=Bounded,
+        low=1,
+        high=MAX_CANDIDATES,
+        default=DEFAULT_CANDIDATES,
+        help=f"with DICE: how many plays (the best by 0-ply) to roll out (default {DEFAULT_CANDIDATES})",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--checkpoint", metavar="PATH", help="network checkpoint (default: the shipped bot)")
     p.set_defaults(run=_run_rollout)

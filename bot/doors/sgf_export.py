@@ -21,8 +21,9 @@ def _comment(decision: Decision, plies: int) -> str:
         return ""
     if decision.error <= EPSILON:
         return f"nardy {plies}-ply: {decision.played or '(no move)'} is best"
-    return (f"nardy {plies}-ply: error {decision.error:.3f} EMG, best {decision.best or '(no move)'}"
-            + (f" ({decision.mark})" if decision.mark else ""))
+    return f"nardy {plies}-ply: error {decision.error:.3f} EMG, best {decision.best or '(no move)'}" + (
+        f" ({decision.mark})" if decision.mark else ""
+    )
 
 
 def analysis_notes(match: MatMatch, analysis: MatchAnalysis) -> dict[tuple[int, int], SgfNote]:
@@ -46,8 +47,12 @@ def analysis_notes(match: MatMatch, analysis: MatchAnalysis) -> dict[tuple[int, 
             main, pending = pending, next(decisions, None)
             comments = [_comment(cube, analysis.plies)] if cube is not None and cube.error > EPSILON else []
             comments = [c for c in comments + [_comment(main, analysis.plies)] if c]
-            notes[(g, k)] = SgfNote(skill=main.mark, cube_skill=cube.mark if cube else None,
-                                    luck=main.luck if main.kind == "move" else None, comment="; ".join(comments))
+            notes[(g, k)] = SgfNote(
+                skill=main.mark,
+                cube_skill=cube.mark if cube else None,
+                luck=main.luck if main.kind == "move" else None,
+                comment="; ".join(comments),
+            )
     return notes
 
 

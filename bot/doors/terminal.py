@@ -10,7 +10,8 @@ bot's moves and cube actions are printed in the same notation; the board is show
 from the person's side (``X``, moving 24 -> 1) with pip counts, score and cube.
 
 The game's flow and rules (opening roll, cube, moves, resignations, points won)
-are ``engine.game``'s state machine, the match's (score, Crawford game) ``engine.match``'s; every decision of the bot from ``bot.facade.Bot``. The session
+are ``engine.game``'s state machine, the match's (score, Crawford game)
+``engine.match``'s; every decision of the bot from ``bot.facade.Bot``. The session
 reads lines from ``stdin`` and writes to ``stdout``, so a script can play it.
 """
 

@@ -60,9 +60,10 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
 def format_evaluation(result: Evaluation) -> list[str]:
     """Probabilities, cubeless and cubeful equity (or MWC) of the side on roll."""
     lines = [
-        "Probabilities (side on roll): " + ", ".join(
-            f"{name} {x:.3f}" for name, x in zip(("win", "win gammon", "win bg", "lose gammon", "lose bg"),
-                                                 result.probabilities)
+        "Probabilities (side on roll): "
+        + ", ".join(
+            f"{name} {x:.3f}"
+            for name, x in zip(("win", "win gammon", "win bg", "lose gammon", "lose bg"), result.probabilities)
         ),
         f"Cubeless equity: {result.cubeless_equity:+.3f}",
         f"Cubeful equity:  {result.cubeful_equity:+.3f}",
@@ -76,8 +77,11 @@ def format_cube(result: Evaluation) -> list[str]:
     """The three cubeful equities and the verdict."""
     cube = result.cube
     lines = ["Cubeful equities (a pass = +1):"]
-    rows = (("No double", cube.no_double, cube.mwc_no_double), ("Double, take", cube.double_take,
-            cube.mwc_double_take), ("Double, pass", cube.double_pass, cube.mwc_double_pass))
+    rows = (
+        ("No double", cube.no_double, cube.mwc_no_double),
+        ("Double, take", cube.double_take, cube.mwc_double_take),
+        ("Double, pass", cube.double_pass, cube.mwc_double_pass),
+    )
     for name, value, mwc in rows:
         line = f"  {name:<13} {value:+.3f}"
         if mwc is not None:

@@ -104,8 +104,12 @@ class Key:
 
     @property
     def line(self) -> str:
-        spec = {"int": f"int {self.low}..{self.high}", "bool": "bool", "string": "string *",
-                "enum": "enum " + "|".join(self.choices)}[self.kind]
+        spec = {
+            "int": f"int {self.low}..{self.high}",
+            "bool": "bool",
+            "string": "string *",
+            "enum": "enum " + "|".join(self.choices),
+        }[self.kind]
         return " ".join(["key", self.name, spec, self.default] + ["!"] * self.minor + [self.description])
 
     def parse(self, text: str) -> str:
@@ -121,17 +125,31 @@ class Key:
         return text
 
 
-KEYS: dict[str, Key] = {key.name: key for key in (
-    Key("engine.ply", "int", "1", "root-inclusive decision depth (1: every play evaluated, no lookahead)",
-        low=DEPTHS[0], high=DEPTHS[-1]),
-    Key("engine.level", "enum", NO_LEVEL, "playing level, GNU Backgammon's: its depth and noise replace engine.ply",
-        choices=(NO_LEVEL,) + LEVEL_NAMES),
-    Key("engine.deterministic", "bool", "true", "a level's noise drawn from the position, else from engine.seed"),
-    Key("engine.seed", "int", "0", "seed of a non-deterministic level's noise", low=0, high=MAX_SEED, minor=True),
-    Key("engine.checkpoint", "string", SHIPPED, "network checkpoint file (default: the shipped bot)"),
-    Key("engine.info", "bool", "true", "info and eval lines before each answer", minor=True),
-    Key("game.variant", "enum", "backgammon", "the game played", choices=("backgammon",)),
-)}
+KEYS: dict[str, Key] = {
+    key.name: key
+    for key in (
+        Key(
+            "engine.ply",
+            "int",
+            "1",
+            "root-inclusive decision depth (1: every play evaluated, no lookahead)",
+            low=DEPTHS[0],
+            high=DEPTHS[-1],
+        ),
+        Key(
+            "engine.level",
+            "enum",
+            NO_LEVEL,
+            "playing level, GNU Backgammon's: its depth and noise replace engine.ply",
+            choices=(NO_LEVEL,) + LEVEL_NAMES,
+        ),
+        Key("engine.deterministic", "bool", "true", "a level's noise drawn from the position, else from engine.seed"),
+        Key("engine.seed", "int", "0", "seed of a non-deterministic level's noise", low=0, high=MAX_SEED, minor=True),
+        Key("engine.checkpoint", "string", SHIPPED, "network checkpoint file (default: the shipped bot)"),
+        Key("engine.info", "bool", "true", "info and eval lines before each answer", minor=True),
+        Key("game.variant", "enum", "backgammon", "the game played", choices=("backgammon",)),
+    )
+}
 
 
 @dataclass
@@ -169,8 +187,9 @@ class Context:
     def of(cls, setup: PositionSetup) -> "Context":
         """The context a ``PositionID:MatchID`` or an XGID describes."""
         m = setup.match
-        return cls(m.match_length, m.score, m.cube_value, m.cube_owner, setup.player, m.crawford, m.jacoby,
-                   setup.beavers)
+        return cls(
+            m.match_length, m.score, m.cube_value, m.cube_owner, setup.player, m.crawford, m.jacoby, setup.beavers
+        )
 
 
 @dataclass
@@ -267,8 +286,7 @@ class UbgiEngine:
     ``load`` reads a checkpoint for ``engine.checkpoint`` (None: the shipped bot).
     """
 
-    def __init__(self, bot: Bot, emit: Callable[[str], None],
-                 load: Callable[[Optional[str]], Bot] = Bot.load) -> None:
+    def __init__(self, bot: Bot, emit: Callable[[str], None], load: Callable[[Optional[str]], Bot] = Bot.load) -> None:
         self.bot, self.emit, self.load = bot, emit, load
         self.values = {name: key.default for name, key in KEYS.items()}
         self.rng = np.random.default_rng(0)
@@ -513,22 +531,47 @@ class UbgiEngine:
         if level is not None and level.noise:
             decision = LevelPlayer(self.bot, level, self.rng).cube_decision(board, state)
         verdict = "double" if decision.should_double else "nodouble"
-        return Answer(f"bestcube {verdict}", evaluation.cubeful_equity, verdict, evaluation.probabilities,
-                      evaluation.cubeful_equity, evaluation.mwc)
+        return Answer(
+            f"bestcube {verdict}",
+            evaluation.cubeful_equity,
+            verdict,
+            evaluation.probabilities,
+            evaluation.cubeful_equity,
+            evaluation.mwc,
+        )
 
     def _turn(self, board: np.ndarray, dice, state: CubeState, depth: int) -> Answer:
         cube = self._cube(board, state, depth)
         if cube.pv == "double":  # the play is made with the cube taken: doubled, the opponent's
             state = replace(state, cube=state.cube * 2, owner=Owner.OPP)
         move = self._chequer(board, dice, state, depth)
-        return Answer(f"bestturn cube={cube.pv} move={move.pv}", move.score, f"{cube.pv} {move.pv}",
-                      move.probabilities, move.equity, move.mwc)
+        return Answer(
+            f"bestturn cube={cube.pv} move={move.pv}",
+            move.score,
+            f"{cube.pv} {move.pv}",
+            move.probabilities,
+            move.equity,
+            move.mwc,
+        )
 
     _COMMANDS: dict[str, Callable[["UbgiEngine", list[str], str], Optional[Search]]] = {
-        "ubgi": _ubgi, "isready": _isready, "proto": _proto, "quit": _quit, "stop": _stop,
-        "keys": _keys, "get": _get, "set": _set, "setoption": _setoption,
-        "newgame": _newgame, "newsession": _newsession, "setscore": _setscore, "setcube": _setcube,
-        "setturn": _setturn, "position": _position, "dice": _dice, "go": _go,
+        "ubgi": _ubgi,
+        "isready": _isready,
+        "proto": _proto,
+        "quit": _quit,
+        "stop": _stop,
+        "keys": _keys,
+        "get": _get,
+        "set": _set,
+        "setoption": _setoption,
+        "newgame": _newgame,
+        "newsession": _newsession,
+        "setscore": _setscore,
+        "setcube": _setcube,
+        "setturn": _setturn,
+        "position": _position,
+        "dice": _dice,
+        "go": _go,
     }
 
 
@@ -666,8 +709,9 @@ def _run_search(search: Search, engine: UbgiEngine, cancel: threading.Event) -> 
         engine.emit(UbgiError(BAD_STATE, f"internal error: {type(error).__name__}").line)
 
 
-def run_stdio(bot: Bot, stdin: Union[IO[bytes], IO[str]], stdout: IO[str],
-              load: Callable[[Optional[str]], Bot] = Bot.load) -> int:
+def run_stdio(
+    bot: Bot, stdin: Union[IO[bytes], IO[str]], stdout: IO[str], load: Callable[[Optional[str]], Bot] = Bot.load
+) -> int:
     """``nardy ubgi``: the engine on these streams until ``quit`` or end of input; exit status 0."""
     serve(UbgiEngine(bot, _Output(stdout), load), stdin)
     return 0

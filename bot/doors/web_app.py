@@ -35,7 +35,12 @@ from bot.facade import Bot
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 DOCS_ASSETS = "/docs-assets"
-_ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorMessage, "description": "an unreadable game token or position, or an action the game does not allow now"}}
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {
+        "model": ErrorMessage,
+        "description": "an unreadable game token or position, or an action the game does not allow now",
+    }
+}
 _HEAVY_ERRORS = {**_ERRORS, **BUSY_RESPONSES}  # the routes whose work may go through the heavy queue
 _TAGS: list[str | Enum] = ["game"]
 
@@ -79,12 +84,14 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
 
     @app.post("/v1/game/roll", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def roll(request: GameRequest) -> GameView:
-        """The human's roll, dice from the server (``seed`` makes them repeatable); the opening roll decides who starts."""
+        """The human's roll, dice from the server (``seed`` makes them repeatable); the opening roll decides who
+        starts."""
         return views.roll(request)
 
     @app.post("/v1/game/play", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def play(request: PlayRequest) -> GameView:
-        """The human's play of its dice, checked against the legal plays; the bot is on roll next, or the game is over."""
+        """The human's play of its dice, checked against the legal plays; the bot is on roll next, or the game is
+        over."""
         return views.play(request)
 
     @app.post("/v1/game/bot", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)

@@ -56,7 +56,11 @@ CubeOwner = Literal["on_roll", "opponent"]  # a Position's cube owner, seen by t
 # cube) still fits the Match ID's 15-bit score field.
 MAX_MONEY_SCORE = (1 << 15) - 1 - 3 * MAX_CUBE
 _SIDES: tuple[Side, Side] = ("human", "bot")
-_OUTCOME_NAMES: dict[Outcome, HowEnded] = {Outcome.SINGLE: "single", Outcome.GAMMON: "gammon", Outcome.BACKGAMMON: "backgammon"}
+_OUTCOME_NAMES: dict[Outcome, HowEnded] = {
+    Outcome.SINGLE: "single",
+    Outcome.GAMMON: "gammon",
+    Outcome.BACKGAMMON: "backgammon",
+}
 
 # ---------------------------------------------------------------- requests
 
@@ -65,9 +69,13 @@ class NewGameRequest(BaseModel):
     """A new match (or money session) against the bot."""
 
     model_config = ConfigDict(strict=True)  # JSON as the schema says: no true for 1, no "3" for 3
-    length: int = Field(0, ge=0, le=MAX_MATCH_LENGTH,
-                        description=f"match length in points, at most {MAX_MATCH_LENGTH} (the bot's match equity "
-                                    "table's reach); 0 = money game")
+    length: int = Field(
+        0,
+        ge=0,
+        le=MAX_MATCH_LENGTH,
+        description=f"match length in points, at most {MAX_MATCH_LENGTH} (the bot's match equity "
+        "table's reach); 0 = money game",
+    )
 
 
 class GameRequest(BaseModel):
@@ -75,12 +83,16 @@ class GameRequest(BaseModel):
 
     model_config = ConfigDict(strict=True)
     game: str = Field(description="the game token of the last answer: PositionID:MatchID")
-    seed: Optional[int] = Field(None, ge=0, le=MAX_SEED, description="seed of the dice rolled in this call (default: random)")
+    seed: Optional[int] = Field(
+        None, ge=0, le=MAX_SEED, description="seed of the dice rolled in this call (default: random)"
+    )
     plies: int = Field(0, ge=0, le=2, description="the bot's search depth, 0, 1 or 2")
     playing_level: Optional[str] = Field(
-        None, max_length=20,
+        None,
+        max_length=20,
         description="the bot's playing level instead of plies: beginner, casual, intermediate, advanced, expert "
-                    "or world-class (GNU Backgammon's depth and noise; the same position always gets the same play)")
+        "or world-class (GNU Backgammon's depth and noise; the same position always gets the same play)",
+    )
 
 
 class PlayRequest(GameRequest):
@@ -137,7 +149,9 @@ class GameResult(BaseModel):
     how: HowEnded
     score: PairView = Field(description="the score after this game")
     match_over: bool
-    next_game: Optional[str] = Field(description="the token of the next game (before its opening roll); null when the match is over")
+    next_game: Optional[str] = Field(
+        description="the token of the next game (before its opening roll); null when the match is over"
+    )
 
 
 class ResignationView(BaseModel):
@@ -154,14 +168,19 @@ class GameView(BaseModel):
     game: str = Field(description="the token to send with the next action")
     position_id: str = Field(description="the Position ID, in the view of the player on roll")
     match_id: str
-    phase: Phase = Field(description="opening: roll for who starts; roll: roll or double; move: play the dice; "
-                                     "doubled: take or pass; over: the game has ended")
+    phase: Phase = Field(
+        description="opening: roll for who starts; roll: roll or double; move: play the dice; "
+        "doubled: take or pass; over: the game has ended"
+    )
     turn: Side = Field(description="who must act now")
     on_roll: Side
-    board: list[int] = Field(description="26 numbers in the human's view: its checkers positive, its bar 25, "
-                                         "the bot's bar 0 (negative)")
+    board: list[int] = Field(
+        description="26 numbers in the human's view: its checkers positive, its bar 25, the bot's bar 0 (negative)"
+    )
     dice: Optional[tuple[int, int]]
-    may_double: bool = Field(description="whether the side to act may double now (the rules: cube access, not Crawford)")
+    may_double: bool = Field(
+        description="whether the side to act may double now (the rules: cube access, not Crawford)"
+    )
     cube: int
     cube_owner: Optional[Side]
     match_length: int = Field(description="0 = money game")
@@ -193,12 +212,18 @@ class BoardView(BaseModel):
 
 # ---------------------------------------------------------------- the game token
 
-_PHASES: dict[Stage, Phase] = {Stage.OPENING: "opening", Stage.BEFORE_ROLL: "roll", Stage.ROLLED: "move",
-                               Stage.DOUBLED: "doubled", Stage.RESIGNED: "resigned"}
+_PHASES: dict[Stage, Phase] = {
+    Stage.OPENING: "opening",
+    Stage.BEFORE_ROLL: "roll",
+    Stage.ROLLED: "move",
+    Stage.DOUBLED: "doubled",
+    Stage.RESIGNED: "resigned",
+}
 
 
 def _read(token: str) -> Game | Finished:
-    """The game (or finished game) a token describes; raise an engine error naming it when it is unreadable or impossible."""
+    """The game (or finished game) a token describes; raise an engine error naming it when it is unreadable or
+    impossible."""
     text = token.strip().replace(" ", "+")
     if text.upper().startswith("XGID=") or ":" not in text:
         raise InvalidMatchError(f"game {token!r}: expected PositionID:MatchID")
@@ -219,11 +244,15 @@ def _check_reachable(m: MatchState, what: str) -> None:
     token could not hold.
     """
     if m.match_length > MAX_MATCH_LENGTH:
-        raise InvalidMatchError(f"{what}: a {m.match_length}-point match; nardy plays matches of at most "
-                                f"{MAX_MATCH_LENGTH} points (its match equity table's reach)")
+        raise InvalidMatchError(
+            f"{what}: a {m.match_length}-point match; nardy plays matches of at most "
+            f"{MAX_MATCH_LENGTH} points (its match equity table's reach)"
+        )
     if not m.match_length and max(m.score) > MAX_MONEY_SCORE:
-        raise InvalidMatchError(f"{what}: money score {m.score[0]}-{m.score[1]}; at most {MAX_MONEY_SCORE} "
-                                "points each, so that the next win still fits the Match ID")
+        raise InvalidMatchError(
+            f"{what}: money score {m.score[0]}-{m.score[1]}; at most {MAX_MONEY_SCORE} "
+            "points each, so that the next win still fits the Match ID"
+        )
 
 
 def _token(step: Game | Finished) -> str:
@@ -261,8 +290,12 @@ def _steps(play: Play) -> list[StepView]:
 # ---------------------------------------------------------------- answering
 
 
-def _view(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveView] = None,
-          result: Optional[GameResult] = None) -> GameView:
+def _view(
+    step: Game | Finished,
+    events: list[str],
+    bot_move: Optional[BotMoveView] = None,
+    result: Optional[GameResult] = None,
+) -> GameView:
     """What the page draws of ``step``: a game, or a finished game (phase over)."""
     position_id, match_id = step.ids()
     on_roll = _on_roll(step)
@@ -276,9 +309,15 @@ def _view(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveVi
             plays = [LegalPlayView(move=format_play(p), steps=_steps(p)) for p in legal_plays(step.board, step.dice)]
     m = step.match
     offer = step.resignation if isinstance(step, Game) else None
-    resignation = None if offer is None else ResignationView(
-        level=offer.level, how=_OUTCOME_NAMES[Outcome(offer.level)],
-        points=game_result_points(offer.level, m.cube_value, m.jacoby))
+    resignation = (
+        None
+        if offer is None
+        else ResignationView(
+            level=offer.level,
+            how=_OUTCOME_NAMES[Outcome(offer.level)],
+            points=game_result_points(offer.level, m.cube_value, m.jacoby),
+        )
+    )
     return GameView(
         game=f"{position_id}:{match_id}",
         position_id=position_id,
@@ -312,11 +351,15 @@ def _answer(step: Game | Finished, events: list[str], bot_move: Optional[BotMove
     name = "You win" if step.winner == HUMAN else "nardy wins"
     plural = "s" if step.points != 1 else ""
     events.append(f"{name} {step.points} point{plural}" + (" and the match" if after.is_over else ""))
-    how: HowEnded = ("resign" if step.resigned else "pass" if step.outcome is None
-                     else _OUTCOME_NAMES[step.outcome])
-    result = GameResult(winner=_SIDES[step.winner], points=step.points, how=how,
-                        score=PairView(human=after.score[HUMAN], bot=after.score[BOT]), match_over=after.is_over,
-                        next_game=None if after.is_over else _token(opening(after)))
+    how: HowEnded = "resign" if step.resigned else "pass" if step.outcome is None else _OUTCOME_NAMES[step.outcome]
+    result = GameResult(
+        winner=_SIDES[step.winner],
+        points=step.points,
+        how=how,
+        score=PairView(human=after.score[HUMAN], bot=after.score[BOT]),
+        match_over=after.is_over,
+        next_game=None if after.is_over else _token(opening(after)),
+    )
     return _view(step, events, bot_move, result)
 
 
@@ -396,8 +439,11 @@ def _bot_plays(bot: Bot, request: GameRequest, game: Game, events: list[str]) ->
     assert dice is not None
     chosen = player.choose_play(game.board, dice, state)
     notation = format_play(chosen)
-    events.append(f"nardy rolls {dice[0]}{dice[1]} and plays {notation}" if notation
-                  else f"nardy rolls {dice[0]}{dice[1]} and cannot move")
+    events.append(
+        f"nardy rolls {dice[0]}{dice[1]} and plays {notation}"
+        if notation
+        else f"nardy rolls {dice[0]}{dice[1]} and cannot move"
+    )
     move = BotMoveView(dice=dice, move=notation, steps=_steps(chosen))
     return _answer(game.move(chosen), events, move)
 
@@ -407,9 +453,13 @@ def double(bot: Bot, request: GameRequest) -> GameView:
     player = _player(bot, request)
     game = _require(_read(request.game), HUMAN, "double", Stage.BEFORE_ROLL)
     if not game.may_double:
-        why = ("the Crawford game is played without the cube" if game.match.crawford
-               else f"the cube is on its largest value, {MAX_CUBE}" if game.match.cube_value >= MAX_CUBE
-               else "nardy owns the cube")
+        why = (
+            "the Crawford game is played without the cube"
+            if game.match.crawford
+            else f"the cube is on its largest value, {MAX_CUBE}"
+            if game.match.cube_value >= MAX_CUBE
+            else "nardy owns the cube"
+        )
         raise IllegalMoveError(f"double: not allowed now ({why})")
     offered = game.double()
     cube = game.match.cube_value

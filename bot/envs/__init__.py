@@ -26,10 +26,24 @@ ENV_ID = "nardy/Backgammon-v0"
 VECTOR_ENV_ID = "nardy/BackgammonVector-v0"
 
 if ENV_ID not in registry:
-    register(id=ENV_ID, entry_point="bot.envs.gym_env:BackgammonEnv",
-             vector_entry_point="bot.envs.vector:BackgammonVectorEnv")
+    register(
+        id=ENV_ID,
+        entry_point="bot.envs.gym_env:BackgammonEnv",
+        vector_entry_point="bot.envs.vector:BackgammonVectorEnv",
+    )
 if VECTOR_ENV_ID not in registry:
     register(id=VECTOR_ENV_ID, vector_entry_point="bot.envs.vector:BackgammonVectorEnv")
 
-__all__ = ["BackgammonEnv", "BackgammonVectorEnv", "ENV_ID", "Legal", "MAX_ACTIONS", "OBSERVATION_SIZE",
-           "VECTOR_ENV_ID", "env", "notation_of", "opponent", "raw_env"]
+__all__ = [
+    "BackgammonEnv",
+    "BackgammonVectorEnv",
+    "ENV_ID",
+    "Legal",
+    "MAX_ACTIONS",
+    "OBSERVATION_SIZE",
+    "VECTOR_ENV_ID",
+    "env",
+    "notation_of",
+    "opponent",
+    "raw_env",
+]

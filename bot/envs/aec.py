@@ -33,8 +33,12 @@ RENDER_MODES = ("ansi", "rgb_array")
 class raw_env(AECEnv):
     """Two agents, one game; boards shown to each agent in its own view (``bot.envs.games``)."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "nardy_backgammon_v0", "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {
+        "render_modes": list(RENDER_MODES),
+        "name": "nardy_backgammon_v0",
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
     def __init__(self, render_mode: str | None = None) -> None:
         super().__init__()
@@ -43,8 +47,9 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         mask = spaces.Box(low=0, high=1, shape=(MAX_ACTIONS,), dtype=np.int8)
-        self.observation_spaces = {a: spaces.Dict({"observation": observation_space(), "action_mask": mask})
-                                   for a in AGENTS}
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": observation_space(), "action_mask": mask}) for a in AGENTS
+        }
         self.action_spaces = {a: spaces.Discrete(MAX_ACTIONS) for a in AGENTS}
         self.games = Games(1)
         self.moves: Legal | None = None  # the legal plays of the agent on roll; None when the game is over
@@ -102,7 +107,8 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> Any:
-        """'ansi': the board as text; 'rgb_array': an image; both in the view of the agent on roll (``agent_selection``)."""
+        """'ansi': the board as text; 'rgb_array': an image; both in the view of the agent on roll
+        (``agent_selection``)."""
         seat = AGENTS.index(self.agent_selection)
         dice = (int(self.games.dice[0, 0]), int(self.games.dice[0, 1])) if self.moves is not None else None
         board = self._board(seat)

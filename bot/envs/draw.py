@@ -34,8 +34,11 @@ PIP = np.array([10, 10, 10], dtype=np.uint8)
 
 # Pip offsets of each die face, in thirds of the die's half-width.
 FACES = {
-    1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
-    4: [(-1, -1), (-1, 1), (1, -1), (1, 1)], 5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (-1, 1), (1, -1), (1, 1)],
+    5: [(-1, -1), (-1, 1), (0, 0), (1, -1), (1, 1)],
     6: [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
 }
 
@@ -95,7 +98,8 @@ def _die(image: np.ndarray, cx: int, cy: int, value: int) -> None:
 
 
 def draw_board(board: np.ndarray, dice: tuple[int, int] | None = None) -> np.ndarray:
-    """(HEIGHT, WIDTH, 3) = (300, 376, 3) uint8: ``board`` (26,) in the view of the side on roll, with its ``dice`` if it has rolled."""
+    """(HEIGHT, WIDTH, 3) = (300, 376, 3) uint8: ``board`` (26,) in the view of the side on roll, with its ``dice``
+    if it has rolled."""
     board = validate_board(board)
     image = np.empty((HEIGHT, WIDTH, 3), dtype=np.uint8)
     image[:] = FRAME

@@ -34,8 +34,9 @@ CUBE_VALUE, CUBE_OWNER = 28, 29  # where the cube sits in an observation
 # array of MAX_ACTIONS ones and MAX_ACTIONS zeros, so masks are a row gather, not a comparison
 # of every action with every size.
 _PATTERN = np.concatenate([np.ones(MAX_ACTIONS, dtype=np.int8), np.zeros(MAX_ACTIONS, dtype=np.int8)])
-_PREFIXES = np.lib.stride_tricks.as_strided(_PATTERN[MAX_ACTIONS:], shape=(MAX_ACTIONS + 1, MAX_ACTIONS),
-                                            strides=(-1, 1), writeable=False)
+_PREFIXES = np.lib.stride_tricks.as_strided(
+    _PATTERN[MAX_ACTIONS:], shape=(MAX_ACTIONS + 1, MAX_ACTIONS), strides=(-1, 1), writeable=False
+)
 
 
 class TooManyPlaysError(RuntimeError):
@@ -68,13 +69,16 @@ def legal(boards: np.ndarray, dice: np.ndarray) -> Legal:
     starts, sizes = group_starts(parent, len(boards))
     if len(sizes) and sizes.max() > MAX_ACTIONS:
         worst = int(np.argmax(sizes))
-        raise TooManyPlaysError(f"board {boards[worst].tolist()} with dice {dice[worst].tolist()}: "
-                                f"{int(sizes[worst])} plays, more than the {MAX_ACTIONS} actions")
+        raise TooManyPlaysError(
+            f"board {boards[worst].tolist()} with dice {dice[worst].tolist()}: "
+            f"{int(sizes[worst])} plays, more than the {MAX_ACTIONS} actions"
+        )
     return Legal(children, parent, starts, sizes)
 
 
 def check_actions(actions: np.ndarray, moves: Legal) -> np.ndarray:
-    """The actions (M,) as int64 if each is a legal index of its board's roll; raise ValueError naming the first that is not."""
+    """The actions (M,) as int64 if each is a legal index of its board's roll; raise ValueError naming the first
+    that is not."""
     array = np.asarray(actions)
     if array.shape != moves.sizes.shape or array.dtype.kind not in "iu":
         raise ValueError(f"actions {actions!r}: expected {len(moves.sizes)} integer action indices")
@@ -82,8 +86,10 @@ def check_actions(actions: np.ndarray, moves: Legal) -> np.ndarray:
     bad = np.flatnonzero((array < 0) | (array >= moves.sizes))
     if len(bad):
         i = int(bad[0])
-        raise ValueError(f"action {int(array[i])}: not legal here, the roll has {int(moves.sizes[i])} plays "
-                         f"(actions 0..{int(moves.sizes[i]) - 1}; see info['action_mask'])")
+        raise ValueError(
+            f"action {int(array[i])}: not legal here, the roll has {int(moves.sizes[i])} plays "
+            f"(actions 0..{int(moves.sizes[i]) - 1}; see info['action_mask'])"
+        )
     return array
 
 

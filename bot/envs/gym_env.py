@@ -35,7 +35,16 @@ import numpy as np
 from gymnasium import spaces
 
 from bot.envs.draw import draw_board
-from bot.envs.games import MAX_ACTIONS, OBSERVATION_SIZE, Games, Legal, check_actions, legal, observation_bounds, observe
+from bot.envs.games import (
+    MAX_ACTIONS,
+    OBSERVATION_SIZE,
+    Games,
+    Legal,
+    check_actions,
+    legal,
+    observation_bounds,
+    observe,
+)
 from bot.envs.opponents import OpponentSpec, action_of, opponent as make_opponent
 from bot.facade import check_game_on
 from engine import decode_position_id, flip
@@ -56,8 +65,9 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
-    def __init__(self, opponent: OpponentSpec = "pubeval", render_mode: str | None = None,
-                 illegal_action: str = "raise") -> None:
+    def __init__(
+        self, opponent: OpponentSpec = "pubeval", render_mode: str | None = None, illegal_action: str = "raise"
+    ) -> None:
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'lose'")
         self.illegal_action = illegal_action
@@ -97,7 +107,9 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------ Gymnasium's API
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """A new game; ``options={"position": ..., "dice": ...}`` starts it from a position instead, the agent on roll.
 
         ``position``: a GNU Backgammon Position ID or a board (26,) in the agent's view; ``dice``:
@@ -147,7 +159,8 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
         return int(points[0])
 
     def render(self) -> Any:
-        """'ansi': the board as text (``engine.render``); 'rgb_array': an image (``bot.envs.draw``). The agent's view."""
+        """'ansi': the board as text (``engine.render``); 'rgb_array': an image (``bot.envs.draw``). The agent's
+        view."""
         if self.render_mode == "ansi":
             return render_board(self.board, dice=self.dice, names=("agent", self.opponent.name))
         if self.render_mode == "rgb_array":
@@ -187,4 +200,6 @@ def notation_of(board: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray
 def _in_mask(action: Any, moves: Legal) -> bool:
     """Whether ``action`` is an integer index of one of the roll's plays."""
     value = np.asarray(action)
-    return value.shape in ((), (1,)) and value.dtype.kind in "iu" and 0 <= int(value.reshape(-1)[0]) < int(moves.sizes[0])
+    return (
+        value.shape in ((), (1,)) and value.dtype.kind in "iu" and 0 <= int(value.reshape(-1)[0]) < int(moves.sizes[0])
+    )

@@ -98,7 +98,8 @@ def turn_afterstates(state: pyspiel.State) -> dict[bytes, int]:
 
 
 def compare_rules(state: pyspiel.State) -> tuple[set[bytes], set[bytes]]:
-    """At the start of a turn: (afterstates OpenSpiel allows that the engine does not, the engine's that OpenSpiel lacks)."""
+    """At the start of a turn: (afterstates OpenSpiel allows that the engine does not, the engine's that OpenSpiel
+    lacks)."""
     player = state.current_player()
     board = engine_board(state, player)
     children, _ = afterstates(board[None], np.array([state_dice(state)]))
@@ -114,8 +115,13 @@ class NardyBot(pyspiel.Bot):
     rules differ, docs/envs.md): the bot then takes the best of OpenSpiel's by its 0-ply equity.
     """
 
-    def __init__(self, player_id: int, level: str = "expert", bot: Optional[Bot] = None,
-                 rng: Optional[np.random.Generator] = None) -> None:
+    def __init__(
+        self,
+        player_id: int,
+        level: str = "expert",
+        bot: Optional[Bot] = None,
+        rng: Optional[np.random.Generator] = None,
+    ) -> None:
         pyspiel.Bot.__init__(self)
         if player_id not in (0, 1):
             raise ValueError(f"player_id {player_id!r}: expected 0 or 1")

@@ -68,7 +68,8 @@ class EvaluatorOpponent:
 
 
 class PlayerOpponent:
-    """A player of ``bot.match_play`` (or a ``LevelPlayer``), asked board by board; its play's afterstate is looked up."""
+    """A player of ``bot.match_play`` (or a ``LevelPlayer``), asked board by board; its play's afterstate is looked
+    up."""
 
     def __init__(self, player: object, name: str) -> None:
         if not callable(getattr(player, "choose_play", None)):
@@ -96,8 +97,9 @@ class FunctionOpponent:
             options = moves.of(i)
             answer = self.function(board.copy(), (int(dice[i, 0]), int(dice[i, 1])), options.copy())
             if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or not 0 <= answer < len(options):
-                raise ValueError(f"opponent {self.name}: answered {answer!r}, expected an action index "
-                                 f"0..{len(options) - 1}")
+                raise ValueError(
+                    f"opponent {self.name}: answered {answer!r}, expected an action index 0..{len(options) - 1}"
+                )
             out[i] = int(answer)
         return out
 
@@ -130,8 +132,10 @@ def opponent(spec: OpponentSpec) -> Opponent:
         try:
             level = level_named(spec)
         except ValueError:
-            raise ValueError(f"opponent {spec!r}: expected 'random', 'pubeval', a level "
-                             f"({', '.join(LEVEL_NAMES)}), an evaluator, a player or a function") from None
+            raise ValueError(
+                f"opponent {spec!r}: expected 'random', 'pubeval', a level "
+                f"({', '.join(LEVEL_NAMES)}), an evaluator, a player or a function"
+            ) from None
         bot = shipped_bot()
         if level.plies == 0 and level.noise == 0.0:
             return EvaluatorOpponent(bot.evaluator, f"{bot.name}-{level.name}")
@@ -144,5 +148,7 @@ def opponent(spec: OpponentSpec) -> Opponent:
         return PlayerOpponent(spec, str(getattr(spec, "name", type(spec).__name__)))
     if callable(spec):
         return FunctionOpponent(spec, getattr(spec, "__name__", "function"))  # type: ignore[arg-type]
-    raise TypeError(f"opponent {spec!r}: expected 'random', 'pubeval', a level name, an evaluator, a player "
-                    f"or a function f(board, dice, afterstates) -> action")
+    raise TypeError(
+        f"opponent {spec!r}: expected 'random', 'pubeval', a level name, an evaluator, a player "
+        f"or a function f(board, dice, afterstates) -> action"
+    )

@@ -28,14 +28,16 @@ from engine import flip
 
 
 class BackgammonVectorEnv(VectorEnv):
-    """``num_envs`` money games, cube-less, of agents (seat 0) against ``opponent`` (``bot.envs.opponents.opponent``)."""
+    """``num_envs`` money games, cube-less, of agents (seat 0) against ``opponent``
+    (``bot.envs.opponents.opponent``)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 64, opponent: OpponentSpec = "pubeval", render_mode: str | None = None) -> None:
         if render_mode is not None:
-            raise ValueError(f"render_mode {render_mode!r}: the vector environment does not render "
-                             f"(nardy/Backgammon-v0 does)")
+            raise ValueError(
+                f"render_mode {render_mode!r}: the vector environment does not render (nardy/Backgammon-v0 does)"
+            )
         self.games = Games(num_envs)
         self.num_envs = self.games.count
         self.opponent = make_opponent(opponent)
@@ -69,7 +71,9 @@ class BackgammonVectorEnv(VectorEnv):
         self.moves = legal(self.games.boards, self.games.dice)
         return observe(self.games.boards, self.games.dice), {"action_mask": self.moves.masks()}
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         self._start(np.arange(self.num_envs))
         return self._observe()

@@ -33,10 +33,14 @@ SIDE_SLOT_COLUMNS = 24 * UNITS + 1 + QUARTERS  # one side's slot features
 PIP_SCALE = 200.0
 
 GLOBAL_NAMES = (
-    "mover.off", "opponent.off",
-    "mover.any_off", "opponent.any_off",
-    "mover.run", "opponent.run",
-    "mover.all_home", "opponent.all_home",
+    "mover.off",
+    "opponent.off",
+    "mover.any_off",
+    "opponent.any_off",
+    "mover.run",
+    "opponent.run",
+    "mover.all_home",
+    "opponent.all_home",
 )
 
 # The path a side's run blocks, in that side's own numbering: the other side moves through

@@ -54,8 +54,10 @@ def load_long_nardy_player(path: str | os.PathLike | None = None, rules: Rules =
     path = default_long_nardy_checkpoint() if path is None else Path(path)
     network = load_network(path)
     if network.encoding.game != "long_nardy":
-        raise CheckpointError(f"checkpoint {str(path)!r}: a {network.encoding.game} network "
-                              f"(encoding {network.encoding.name!r}), not a long nardy one")
+        raise CheckpointError(
+            f"checkpoint {str(path)!r}: a {network.encoding.game} network "
+            f"(encoding {network.encoding.name!r}), not a long nardy one"
+        )
     return NetworkEvaluator(network, LONG_NARDY if rules == DEFAULT_RULES else long_nardy_game(rules))
 
 
@@ -82,13 +84,15 @@ def rank_plays(evaluator: ProbabilityEvaluator, board: np.ndarray, dice: Dice, p
     ranked = []
     for i in ranking.order:
         win, win_mars, lose_mars = (float(p) for p in three_probabilities(ranking.probabilities[i]))
-        ranked.append(RankedPlay(
-            move=format_play(plays[i]),
-            position_id=encode_long_position_id(game.flip(children[i])),
-            probabilities=(win, win_mars, lose_mars),
-            equity=float(equity(ranking.probabilities[i])),
-            plies=int(ranking.depth[i]),
-        ))
+        ranked.append(
+            RankedPlay(
+                move=format_play(plays[i]),
+                position_id=encode_long_position_id(game.flip(children[i])),
+                probabilities=(win, win_mars, lose_mars),
+                equity=float(equity(ranking.probabilities[i])),
+                plies=int(ranking.depth[i]),
+            )
+        )
     return ranked
 
 
@@ -98,7 +102,9 @@ def best_play(evaluator: ProbabilityEvaluator, board: np.ndarray, dice: Dice, pl
     return plays[int(ranking.order[0])]
 
 
-def _ranking(evaluator: ProbabilityEvaluator, board: np.ndarray, dice: Dice, plies: int) -> tuple[list[Play], np.ndarray, Ranking]:
+def _ranking(
+    evaluator: ProbabilityEvaluator, board: np.ndarray, dice: Dice, plies: int
+) -> tuple[list[Play], np.ndarray, Ranking]:
     """The legal plays of the evaluator's long nardy rules, their afterstates and their search ranking."""
     rules = evaluator.game.rules
     if rules is None:

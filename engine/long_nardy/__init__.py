@@ -11,7 +11,16 @@ backgammon, with no bar (``engine.long_nardy.board``).
 [0, 1, 1]
 """
 
-from engine.long_nardy.board import HEAD, OPPONENT_HEAD, START, flip, illegal_block, other_point, pip_counts, validate_board
+from engine.long_nardy.board import (
+    HEAD,
+    OPPONENT_HEAD,
+    START,
+    flip,
+    illegal_block,
+    other_point,
+    pip_counts,
+    validate_board,
+)
 from engine.long_nardy.game import LongGame, LongGameResult, game_outcome, new_long_game, start_long_game
 from engine.long_nardy.movegen import afterstates, illegal_blocks
 from engine.long_nardy.notation import format_play, parse_long_move
@@ -21,8 +30,28 @@ from engine.long_nardy.render import render_long_board
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
 
 __all__ = [
-    "DEFAULT_RULES", "HEAD", "LongGame", "LongGameResult", "LongPosition", "OPPONENT_HEAD", "Rules", "START",
-    "afterstates", "decode_long_position_id", "encode_long_position_id", "flip", "format_play", "game_outcome",
-    "illegal_block", "illegal_blocks", "legal_plays", "new_long_game", "other_point", "parse_long_move",
-    "pip_counts", "render_long_board", "start_long_game", "validate_board",
+    "DEFAULT_RULES",
+    "HEAD",
+    "LongGame",
+    "LongGameResult",
+    "LongPosition",
+    "OPPONENT_HEAD",
+    "Rules",
+    "START",
+    "afterstates",
+    "decode_long_position_id",
+    "encode_long_position_id",
+    "flip",
+    "format_play",
+    "game_outcome",
+    "illegal_block",
+    "illegal_blocks",
+    "legal_plays",
+    "new_long_game",
+    "other_point",
+    "parse_long_move",
+    "pip_counts",
+    "render_long_board",
+    "start_long_game",
+    "validate_board",
 ]

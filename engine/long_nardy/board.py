@@ -24,8 +24,18 @@ from engine.board import CHECKERS, borne_off
 from engine.board import validate_board as validate_backgammon_board
 from engine.errors import InvalidPositionError
 
-__all__ = ["CHECKERS", "HEAD", "OPPONENT_HEAD", "START", "borne_off", "flip", "illegal_block", "other_point",
-           "pip_counts", "validate_board"]
+__all__ = [
+    "CHECKERS",
+    "HEAD",
+    "OPPONENT_HEAD",
+    "START",
+    "borne_off",
+    "flip",
+    "illegal_block",
+    "other_point",
+    "pip_counts",
+    "validate_board",
+]
 
 HEAD = 24  # the mover's head, where its fifteen checkers start
 OPPONENT_HEAD = 12  # the opponent's head, on the mover's numbering

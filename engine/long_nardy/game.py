@@ -62,8 +62,15 @@ from engine.match import MatchState, Outcome, after_game, opening_order, roll_di
 from engine.notation import format_play
 from engine.plays import Play
 
-__all__ = ["IllegalActionError", "LongGame", "LongGameResult", "Phase", "game_outcome", "new_long_game",
-           "start_long_game"]
+__all__ = [
+    "IllegalActionError",
+    "LongGame",
+    "LongGameResult",
+    "Phase",
+    "game_outcome",
+    "new_long_game",
+    "start_long_game",
+]
 
 _PHASES = (Phase.OPENING, Phase.BEFORE_ROLL, Phase.DOUBLED, Phase.ROLLED)
 
@@ -172,8 +179,13 @@ class LongGame:
 
         Never in the Crawford game of a match, nor in a last roll (the game is decided but for a draw).
         """
-        return (self.phase is Phase.BEFORE_ROLL and self.rules.cube != "none" and not self.last_roll
-                and not self.match.crawford and self.cube_owner in (None, self.turn))
+        return (
+            self.phase is Phase.BEFORE_ROLL
+            and self.rules.cube != "none"
+            and not self.last_roll
+            and not self.match.crawford
+            and self.cube_owner in (None, self.turn)
+        )
 
     @property
     def raised_cube(self) -> int:
@@ -231,15 +243,17 @@ class LongGame:
         return self._result(turn, self.cube, None, self.position)
 
     def move(self, play: Play) -> LongGame | LongGameResult:
-        """The side on roll plays ``play``: a legal play of the dice (the afterstate decides); IllegalMoveError otherwise."""
+        """The side on roll plays ``play``: a legal play of the dice (the afterstate decides); IllegalMoveError
+        otherwise."""
         turn = self._require("move", Phase.ROLLED)
         assert self.dice is not None
         plays = legal_plays(self.board, self.dice, self.rules)
         wanted = np.asarray(play.afterstate, dtype=np.int8).tobytes()
         chosen = next((p for p in plays if p.afterstate.tobytes() == wanted), None)
         if chosen is None:
-            raise IllegalMoveError(f"move {format_play(play)!r}: not a legal play of {self.dice[0]}{self.dice[1]} "
-                                   f"in {self.position!r}")
+            raise IllegalMoveError(
+                f"move {format_play(play)!r}: not a legal play of {self.dice[0]}{self.dice[1]} in {self.position!r}"
+            )
         after = LongPosition(chosen.afterstate)  # seen by the mover
         mover_off, other_off = borne_off(after.board)
         outside_home = np.any(after.board[1:13] < 0) or np.any(after.board[19:25] < 0)  # its home: the mover's 13..18
@@ -250,8 +264,9 @@ class LongGame:
             return self._result(1 - turn, self.cube, Outcome.SINGLE, after.flipped())
         if mover_off == CHECKERS:
             if self.rules.last_roll_draw and turn == self.first_mover and other_can_finish:
-                return replace(self, phase=Phase.BEFORE_ROLL, turn=1 - turn, position=after.flipped(), dice=None,
-                               last_roll=True)
+                return replace(
+                    self, phase=Phase.BEFORE_ROLL, turn=1 - turn, position=after.flipped(), dice=None, last_roll=True
+                )
             outcome = game_outcome(after.board)
             return self._result(turn, int(outcome) * self.cube, outcome, after)
         return replace(self, phase=Phase.BEFORE_ROLL, turn=1 - turn, position=after.flipped(), dice=None)
@@ -262,21 +277,27 @@ class LongGame:
         if player not in (0, 1):
             raise IllegalActionError(f"resign by player {player!r}: expected player 0 or 1")
         if self.last_roll:
-            raise IllegalActionError(f"resign by player {player}: not in the last roll (the game is decided but for a draw)")
+            raise IllegalActionError(
+                f"resign by player {player}: not in the last roll (the game is decided but for a draw)"
+            )
         position = self.position if player == self.turn else self.position.flipped()  # seen by the resigning side
         outcome = Outcome.SINGLE if borne_off(position.board)[0] else Outcome.GAMMON
         return self._result(1 - player, int(outcome) * self.cube, outcome, position.flipped(), resigned=True)
 
-    def _result(self, winner: int | None, points: int, outcome: Outcome | None, position: LongPosition,
-                resigned: bool = False) -> LongGameResult:
+    def _result(
+        self, winner: int | None, points: int, outcome: Outcome | None, position: LongPosition, resigned: bool = False
+    ) -> LongGameResult:
         return LongGameResult(winner, points, outcome, self.match, position, self.rules, self.cube, resigned)
 
 
 def new_long_game(match: MatchState | None = None, rules: Rules = DEFAULT_RULES) -> LongGame:
-    """A game before its opening throw, every checker on its head; ``match`` is the state between games (money by default)."""
+    """A game before its opening throw, every checker on its head; ``match`` is the state between games (money by
+    default)."""
     match = MatchState() if match is None else match
     if match.cube_value != 1 or match.cube_owner is not None:
-        raise InvalidMatchError(f"match state {match!r}: a long nardy game keeps its own cube; start from cube 1, centred")
+        raise InvalidMatchError(
+            f"match state {match!r}: a long nardy game keeps its own cube; start from cube 1, centred"
+        )
     return LongGame(rules, match, Phase.OPENING, None, START_POSITION)
 
 

@@ -182,7 +182,13 @@ def _step(level: _Level, turn: _Turn, die: np.ndarray, dedup: bool = True) -> tu
     if dedup:
         unique = _first_per_key(child_board, keys, len(turn.head_start))
         row, src, dst, child_own, child_board, keys = (
-            row[unique], src[unique], dst[unique], child_own[unique], child_board[unique], keys[unique])
+            row[unique],
+            src[unique],
+            dst[unique],
+            child_own[unique],
+            child_board[unique],
+            keys[unique],
+        )
     return _Level(_apply(level.rows, row, src, dst), child_board, child_own, keys), row
 
 
@@ -265,5 +271,8 @@ def _non_doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) 
     played = played_two.copy()
     played[one.board[keep_one]] = True
     none = np.flatnonzero(~played[start.board])
-    return [(rows_two, board_two), (_take_rows(one.rows, keep_one), one.board[keep_one]),
-            (_take_rows(start.rows, none), start.board[none])]
+    return [
+        (rows_two, board_two),
+        (_take_rows(one.rows, keep_one), one.board[keep_one]),
+        (_take_rows(start.rows, none), start.board[none]),
+    ]

@@ -53,8 +53,11 @@ class Rules:
 
     def __post_init__(self) -> None:
         what = "long nardy rules"
-        for name, value, allowed in (("opening", self.opening, OPENINGS), ("block_check", self.block_check, BLOCK_CHECKS),
-                                     ("cube", self.cube, CUBES)):
+        for name, value, allowed in (
+            ("opening", self.opening, OPENINGS),
+            ("block_check", self.block_check, BLOCK_CHECKS),
+            ("cube", self.cube, CUBES),
+        ):
             if value not in allowed:
                 raise InvalidOptionError(f"{what}: {name} {quote(value)} is not one of {', '.join(allowed)}")
         if not isinstance(self.last_roll_draw, bool):
@@ -66,7 +69,7 @@ def _head_doubles(value: HeadDoubles, what: str) -> frozenset[int]:
     """The head doubles as a frozenset of numbers 1..6, from a set of numbers or digit text like '346'."""
     numbers: set[int] = set()
     try:
-        for item in (list(value) if isinstance(value, str) else value):
+        for item in list(value) if isinstance(value, str) else value:
             if isinstance(item, (bool, np.bool_)):
                 raise TypeError("a die number is not a bool")
             if isinstance(item, str):
@@ -74,7 +77,9 @@ def _head_doubles(value: HeadDoubles, what: str) -> frozenset[int]:
             else:
                 numbers.add(operator.index(item))
     except (TypeError, ValueError):
-        raise InvalidOptionError(f"{what}: head_doubles {quote(value)} must be die numbers like {{3, 4, 6}} or '346'") from None
+        raise InvalidOptionError(
+            f"{what}: head_doubles {quote(value)} must be die numbers like {{3, 4, 6}} or '346'"
+        ) from None
     if not numbers <= set(range(1, 7)):
         raise InvalidOptionError(f"{what}: head_doubles {quote(value)}: each must be a die number 1..6")
     return frozenset(numbers)
