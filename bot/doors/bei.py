@@ -40,10 +40,9 @@ from typing import Optional
 import numpy as np
 
 from bot.cube import CubeState, cube_state_for
-from bot.doors.external import IDLE_TIMEOUT, LINE_TIMEOUT, MAX_CLIENTS, MAX_LINE, ExternalServer, _Connection
+from bot.doors.external import MAX_LINE, ExternalServer, _Connection
 from bot.doors.ubgi import nardy_version
-from bot.facade import Bot, check_game_on
-from bot.levels import Level
+from bot.facade import check_game_on
 from bot.match_play import BotPlayer
 from engine.board import CHECKERS, MOVER_BAR, flip, validate_dice
 from engine.errors import BackgammonError, InvalidPositionError, quote
@@ -270,16 +269,3 @@ class BeiServer(ExternalServer):
 
     connection = _BeiConnection
     busy_reply = event("failmove", Reason="server busy, too many connections")
-
-    def __init__(
-        self,
-        bot: Bot,
-        host: str = "127.0.0.1",
-        port: int = DEFAULT_PORT,
-        plies: int = 0,
-        max_clients: int = MAX_CLIENTS,
-        idle_timeout: float = IDLE_TIMEOUT,
-        level: Optional[Level] = None,
-        line_timeout: float = LINE_TIMEOUT,
-    ) -> None:
-        super().__init__(bot, host, port, plies, max_clients, idle_timeout, level, line_timeout)

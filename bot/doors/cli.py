@@ -85,6 +85,16 @@ def _add_plies(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plies", type=int, choices=PLIES, default=0, help="search depth (default 0)")
 
 
+def _add_level(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--level",
+        type=level_named,
+        default=None,
+        metavar="|".join(LEVEL_NAMES),
+        help="the bot's playing level (its depth and noise; --plies is then ignored)",
+    )
+
+
 def _add_address(parser: argparse.ArgumentParser, port: int) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument(
@@ -174,9 +184,7 @@ def add_play(subparsers) -> None:
     p.add_argument(
         "--seed", action=Bounded, low=0, high=MAX_SEED, default=None, help="seed of the dice (default: random)"
     )
-    p.add_argument(
-        "--level", type=level_named, default=None, metavar="|".join(LEVEL_NAMES), help="the bot's playing level"
-    )
+    _add_level(p)
     _add_game(p)
     _add_plies(p)
     _add_common(p)
@@ -214,13 +222,7 @@ def add_external(subparsers) -> None:
 
     p = subparsers.add_parser("external", help="serve GNU Backgammon's external-player protocol over TCP")
     _add_address(p, DEFAULT_PORT)
-    p.add_argument(
-        "--level",
-        type=level_named,
-        default=None,
-        metavar="|".join(LEVEL_NAMES),
-        help="the bot's playing level (its depth and noise; --plies is then ignored)",
-    )
+    _add_level(p)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_external)

@@ -14,7 +14,6 @@ import sys
 from typing import IO, TextIO, Union
 
 from bot.facade import Bot
-from bot.levels import LEVEL_NAMES, level_named
 
 
 def _run_ubgi(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -65,7 +64,7 @@ def add_ubgi(subparsers) -> None:
 def add_bei(subparsers) -> None:
     """The ``bei`` subcommand."""
     from bot.doors.bei import DEFAULT_PORT
-    from bot.doors.cli import _add_address, _add_common, _add_plies
+    from bot.doors.cli import _add_address, _add_common, _add_level, _add_plies
 
     p = subparsers.add_parser(
         "bei",
@@ -74,13 +73,7 @@ def add_bei(subparsers) -> None:
         "(45 comma-separated integers) and get JSON events back.",
     )
     _add_address(p, DEFAULT_PORT)
-    p.add_argument(
-        "--level",
-        type=level_named,
-        default=None,
-        metavar="|".join(LEVEL_NAMES),
-        help="the bot's playing level (its depth and noise; --plies is then ignored)",
-    )
+    _add_level(p)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_bei)
