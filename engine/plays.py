@@ -83,8 +83,8 @@ def _single_steps(board: list[int], die: int, highest_source: int = BAR) -> list
     return steps
 
 
-def _apply(board: list[int], step: Step) -> list[int]:
-    """The board after one step (a new list)."""
+def apply_step(board: list[int], step: Step) -> list[int]:
+    """The board (a list, mover's view) after one step, a hit sent to the bar (a new list)."""
     after = board.copy()
     after[step.src] -= 1
     if step.dst != OFF:
@@ -110,7 +110,7 @@ def _search(board: list[int], d1: int, d2: int) -> list[_Node]:
             if len(node.steps) == 4:
                 continue
             children = [
-                _Node(node.steps + (s,), node.dice + (d1,), _apply(node.board, s))
+                _Node(node.steps + (s,), node.dice + (d1,), apply_step(node.board, s))
                 for s in _single_steps(node.board, d1, highest)
             ]
             nodes.extend(children)
@@ -118,10 +118,10 @@ def _search(board: list[int], d1: int, d2: int) -> list[_Node]:
         return nodes
     for first, second in ((max(d1, d2), min(d1, d2)), (min(d1, d2), max(d1, d2))):
         for s1 in _single_steps(board, first):
-            one = _Node((s1,), (first,), _apply(board, s1))
+            one = _Node((s1,), (first,), apply_step(board, s1))
             nodes.append(one)
             for s2 in _single_steps(one.board, second):
-                nodes.append(_Node(one.steps + (s2,), one.dice + (second,), _apply(one.board, s2)))
+                nodes.append(_Node(one.steps + (s2,), one.dice + (second,), apply_step(one.board, s2)))
     return nodes
 
 

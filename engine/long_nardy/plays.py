@@ -25,7 +25,7 @@ import numpy as np
 from engine.board import Dice, validate_dice
 from engine.long_nardy.board import CHECKERS, HEAD, illegal_block, validate_board
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
-from engine.plays import OFF, Play, Step, _distinct, _Node
+from engine.plays import OFF, Play, Step, _distinct, _Node, apply_step
 
 __all__ = ["Play", "Step", "head_allowance", "legal_plays"]
 
@@ -56,15 +56,6 @@ def _single_steps(board: list[int], die: int, may_leave_head: bool) -> list[Step
     return steps
 
 
-def _apply(board: list[int], step: Step) -> list[int]:
-    """The board after one step (a new list)."""
-    after = board.copy()
-    after[step.src] -= 1
-    if step.dst != OFF:
-        after[step.dst] += 1
-    return after
-
-
 def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[_Node]:
     """Every node reachable by playing the dice one step at a time, in every order, the empty play first.
 
@@ -83,7 +74,7 @@ def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[_Node]:
             return
         may_leave_head = head_start - node.board[HEAD] < allowed
         for step in _single_steps(node.board, left[0], may_leave_head):
-            after = _apply(node.board, step)
+            after = apply_step(node.board, step)
             if rules.block_check == "step" and illegal_block(np.array(after)):
                 continue
             key = (tuple(after), left[1:])
