@@ -619,5 +619,11 @@ def _class_evaluator(
     networks = {
         label: Network(*checked_weights(payload, f"{source} ({label} network)")) for label, payload in payloads.items()
     }
+    for label, network in networks.items():
+        if network.encoding.game != "backgammon":
+            raise CheckpointError(
+                f"{source}: its {label} network plays {network.encoding.game.replace('_', ' ')}, not backgammon"
+                + (" (nardy hint --game long-nardy reads it)" if network.encoding.game == "long_nardy" else "")
+            )
     databases = (bearoff if bearoff is not None else BearoffDatabases()) if mode == "databases" else None
     return ClassEvaluator(networks, databases, correction)

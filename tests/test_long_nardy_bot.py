@@ -209,3 +209,18 @@ def test_the_shipped_long_nardy_network_plays_by_default():
     assert player.game is LONG_NARDY and isinstance(player.network, Network)
     assert player.network.encoding.name == "long_nardy"
     assert best_play(player, START, (6, 6)).afterstate[18] == 2  # E1: 24/18(2) is the only play
+
+
+def test_a_long_nardy_network_is_refused_as_a_backgammon_bot_and_ships_without_the_speed_gate(
+    trained, tmp_path, capsys
+):
+    from bot.checkpoint import load_evaluator
+
+    out = tmp_path / "ln.pt"
+    assert training_main(["ship", "--checkpoint", str(trained / LATEST), "--to", str(out)]) == 0
+    # Shipped again over itself: the backgammon speed gate does not time it.
+    assert training_main(["ship", "--checkpoint", str(trained / LATEST), "--to", str(out)]) == 0
+    assert "the speed gate times backgammon decisions and rollouts only" in capsys.readouterr().out
+    with pytest.raises(CheckpointError, match="plays long nardy, not backgammon"):
+        load_evaluator(out.with_suffix(".npz"))
+    assert run(["hint", "4HPwATDgc/ABMA", "31", "--checkpoint", str(out.with_suffix(".npz"))]) == 2

@@ -40,6 +40,7 @@ from bot.checkpoint import (
 )
 from bot.classes import NETWORK_CLASSES
 from bot.cube_correction import CubeCorrection
+from bot.encoding import get_encoding
 from bot.evaluator import ProbabilityEvaluator
 from bot.prune import fingerprint, pruner_paths
 from bot.speed import measure_speeds
@@ -187,7 +188,11 @@ def ship_gated(
         metadata = write(staged)
         has_pruner = _carry_pruner(sources, staged)
         shipped = target.with_suffix(".npz")
-        if shipped.is_file():
+        payloads, _, _ = load_class_payloads(staged.with_suffix(".npz"))
+        games = {get_encoding(p["network_config"]["encoding"]).game for p in payloads.values()}
+        if games != {"backgammon"}:
+            log(f"a {', '.join(sorted(games))} bot: the speed gate times backgammon decisions and rollouts only")
+        elif shipped.is_file():
             metadata["results"]["speed"] = _gate(
                 load_evaluator(staged.with_suffix(".npz")), shipped, accept_slower, repeats, log, has_pruner
             )
