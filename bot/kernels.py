@@ -20,7 +20,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from bot.storage import warn
-from engine.kernels import sealed_njit
+from engine.kernels import leading_zeros, sealed_njit
 
 _compiled = functools.partial(sealed_njit, warn)  # the engine's sealed cache, healing reported on stderr
 
@@ -158,23 +158,13 @@ def _ctpop(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
     return types.int64(types.int64), codegen
 
 
-def _ctlz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
-    """Leading zero bits of a 64-bit mask (64 for 0): LLVM's ctlz."""
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], context.get_constant(types.boolean, False))
-
-    return types.int64(types.int64), codegen
-
-
 _popcount: Any = intrinsic(_ctpop)
-_leading_zeros: Any = intrinsic(_ctlz)
 
 
 @_compiled(nogil=True)
 def _highest(points: int) -> int:  # pragma: no cover - compiled
     """The highest point of a mask over points, 0 for an empty mask."""
-    return 63 - _leading_zeros(points) if points else 0
+    return 63 - leading_zeros(points) if points else 0
 
 
 @_compiled(nogil=True)

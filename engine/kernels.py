@@ -168,7 +168,7 @@ def _ctlz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
 
 
 _lowest: Any = intrinsic(_cttz)
-_leading_zeros: Any = intrinsic(_ctlz)
+leading_zeros: Any = intrinsic(_ctlz)
 
 
 @_inlined
@@ -186,7 +186,7 @@ def _sources(own: int, blocked: int, die: int, cap: int) -> int:  # pragma: no c
     sources = own & ~(blocked << die) & ~((2 << die) - 1)
     if own & _ABOVE_HOME == 0 and own:
         sources |= own & (1 << die)
-        highest = 63 - _leading_zeros(own)
+        highest = 63 - leading_zeros(own)
         if highest < die:
             sources |= 1 << highest
     return sources & ((2 << cap) - 1)
