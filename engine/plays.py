@@ -158,7 +158,11 @@ def legal_plays(board: np.ndarray, dice) -> list[Play]:
     """
     d1, d2 = validate_dice(dice)
     b = validate_board(board)
-    nodes = _search([int(x) for x in b], d1, d2)
+    return lawful_plays(_search([int(x) for x in b], d1, d2), d1, d2)
+
+
+def lawful_plays(nodes: list[_Node], d1: int, d2: int) -> list[Play]:
+    """The distinct plays of ``nodes`` that play as many dice as possible, the larger die if only one of two can."""
     most = max(len(n.steps) for n in nodes)
     nodes = [n for n in nodes if len(n.steps) == most]
     if most == 1 and d1 != d2:

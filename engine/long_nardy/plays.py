@@ -25,7 +25,7 @@ import numpy as np
 from engine.board import Dice, validate_dice
 from engine.long_nardy.board import CHECKERS, HEAD, illegal_block, validate_board
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
-from engine.plays import OFF, Play, Step, _distinct, _Node, apply_step
+from engine.plays import OFF, Play, Step, _Node, apply_step, lawful_plays
 
 __all__ = ["Play", "Step", "head_allowance", "legal_plays"]
 
@@ -103,9 +103,4 @@ def legal_plays(board: np.ndarray, dice: Dice, rules: Rules = DEFAULT_RULES) -> 
     nodes = _search([int(x) for x in b], d1, d2, rules)
     if rules.block_check == "turn":
         nodes = [n for n in nodes if not n.steps or not illegal_block(np.array(n.board))]
-    most = max(len(n.steps) for n in nodes)
-    nodes = [n for n in nodes if len(n.steps) == most]
-    if most == 1 and d1 != d2:
-        larger = [n for n in nodes if n.dice[0] == max(d1, d2)]
-        nodes = larger or nodes
-    return _distinct(nodes)
+    return lawful_plays(nodes, d1, d2)
