@@ -3,7 +3,7 @@
 gnubg plays short matches against itself, each player with its own chequer-play noise
 (``set player N chequerplay evaluation noise X``, 0-ply), exports each (``export match
 mat``), analyses it (``analyse match`` at ``--gnubg-plies``, default 2) and prints ``show
-statistics match``. ``nardy analyze`` (``bot.analysis.analyze_match`` at ``--plies``, default
+statistics match``. ``nardy analyze`` (``bot.play.analysis.analyze_match`` at ``--plies``, default
 its own default depth, 1) reads the same .mat files. Per
 player and match: unforced moves and the chequer-play error rate (mEMG per unforced
 move), and the overall error rate; then the rank correlation (Spearman) and the mean
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.analysis import analyze_match
+from bot.play.analysis import analyze_match
 from bot.doors.analyze_command import DEFAULT_PLIES
 from bot.facade import Bot
 from engine.matfile import read_mat

@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_evaluator
-from bot.classes import PositionClass, classify
-from bot.outcomes import equity
-from bot.rollout import RolloutSettings, rollout_boards
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.classes import PositionClass, classify
+from bot.equity.outcomes import equity
+from bot.search.rollout import RolloutSettings, rollout_boards
 from engine import decode_position_id
 
 from cube import DEFAULT_CHECKPOINT, gnubg_probabilities, load_records, network_probabilities  # beside this script

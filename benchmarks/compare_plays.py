@@ -6,7 +6,7 @@ doors search (``bot.facade.search_filters``); where the plays differ, gnubg-nn's
 2-ply equity scores both (a measure only: nothing of it goes into training). The
 figure is the mean gain per move, equity x1000, with its 95% interval: more
 sensitive than a few hundred fixture positions or a 10,000-game match. With
-``--position-class`` (``crashed``, say) only positions of that class (``bot.classes``)
+``--position-class`` (``crashed``, say) only positions of that class (``bot.evaluation.classes``)
 are kept, from ``--games`` games: where a class's own network is what differs.
 
     python benchmarks/compare_plays.py BASELINE.npz CANDIDATE.npz [...] [--positions 15000] [--seed 99] [--plies 1]
@@ -21,10 +21,10 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_evaluator
-from bot.evaluator import choose_afterstates
-from bot.outcomes import equity
-from bot.classes import NETWORK_CLASSES
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.evaluator import choose_afterstates
+from bot.equity.outcomes import equity
+from bot.evaluation.classes import NETWORK_CLASSES
 from training.distill import class_rows, sample_positions
 from training.selfplay import roll_dice
 

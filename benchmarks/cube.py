@@ -2,8 +2,8 @@
 
 For each position of ``fixtures/cube.jsonl`` (money and match play, every cube
 position, Crawford and post-Crawford scores) the bot decides as it plays: at 0-ply
-``bot.cube.cube_decision`` on cubeless probabilities, at 1-ply and 2-ply the cubeful
-lookahead of ``bot.cubeful`` (``--no-lookahead``: the model on the searched cubeless
+``bot.equity.cube.cube_decision`` on cubeless probabilities, at 1-ply and 2-ply the cubeful
+lookahead of ``bot.search.cube_decision`` (``--no-lookahead``: the model on the searched cubeless
 probabilities instead). Printed:
 
 - agreement on ``should_double`` (an ``OPTIONAL_*`` verdict accepts either answer),
@@ -23,10 +23,10 @@ own, from GNU Backgammon's neural net through the PyPI package ``gnubg-nn``
 GNU Backgammon the decisions should mostly agree; or, to see what better probabilities would give, from the
 bot's own truncated variance-reduced rollouts (``--probabilities rollout``, about half a second a position).
 With the network, the figures come twice in one run: "before" plays bear-offs with the race network, "after"
-with the exact bear-off databases (``bot.classes``), as the bot does: exact probabilities, and within the
+with the exact bear-off databases (``bot.evaluation.classes``), as the bot does: exact probabilities, and within the
 two-sided database exact cube values (money equities, or match-winning chances solved for
 the score); and split by position class. A bot with a learned cube correction
-(``bot.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
+(``bot.evaluation.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
 
     python benchmarks/cube.py [--probabilities network|gnubg|rollout] [--rollout-trials 36] [--rollout-truncate 10]
         [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead] [--fixture PATH]
@@ -46,8 +46,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from bot.classes import PositionClass
-from bot.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
+from bot.evaluation.classes import PositionClass
+from bot.equity.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,8 +101,8 @@ def gnubg_probabilities(boards: np.ndarray, plies: int) -> np.ndarray:
 def network_evaluators(checkpoint: Path) -> dict:
     """The bot's evaluators of ``checkpoint``: {"before": bear-offs by the race network and no cube correction,
     "no correction": bear-offs exact (where the bot has a cube correction), "after": the bot as it plays}."""
-    from bot.checkpoint import load_evaluator
-    from bot.classes import ClassEvaluator
+    from bot.evaluation.checkpoint import load_evaluator
+    from bot.evaluation.classes import ClassEvaluator
 
     after = load_evaluator(checkpoint)
     if after.bearoff is None:
@@ -115,8 +115,8 @@ def network_evaluators(checkpoint: Path) -> dict:
 
 def network_probabilities(boards: np.ndarray, evaluator, plies: int) -> np.ndarray:
     """An evaluator's cubeless probabilities for the side on roll, ``plies`` deep (deeper than 0: over its 21 rolls)."""
-    from bot.search import probabilities_at
-    from bot.outcomes import invert
+    from bot.search.nply import probabilities_at
+    from bot.equity.outcomes import invert
     from engine import flip
 
     if plies == 0:
@@ -131,7 +131,7 @@ def rollout_probabilities(
     """(N, 5) means and standard errors of ``trials`` variance-reduced rollouts of each board (0-ply play), stopped
     after ``truncate`` plies (0: played out) for the evaluator's value; side on roll's view, clipped to be
     probabilities (variance reduction can leave a mean a hair below 0)."""
-    from bot.rollout import RolloutSettings, rollout_boards
+    from bot.search.rollout import RolloutSettings, rollout_boards
 
     settings = RolloutSettings(trials=trials, truncate=truncate or None)
     rng = np.random.default_rng(seed)
@@ -152,7 +152,7 @@ def model_decisions(
     probs: np.ndarray,
     exact: Sequence[Optional[MoneyCubeEquities | MatchCubeMWCs]],
 ) -> list[CubeDecision]:
-    """``bot.cube``'s decisions from ``probs`` (and exact cube values where given)."""
+    """``bot.equity.cube``'s decisions from ``probs`` (and exact cube values where given)."""
     return [
         cube_decision(board, p, state_of(record), exact=known)
         for record, board, p, known in zip(records, boards, probs, exact)
@@ -163,9 +163,9 @@ def network_decisions(
     records: list[dict], boards: np.ndarray, evaluator, plies: int, lookahead: bool
 ) -> list[CubeDecision]:
     """The bot's decisions: the model on its 0-ply probabilities, or deeper the cubeful lookahead
-    (``bot.cubeful``; without ``lookahead``, the model on the ``plies``-deep probabilities)."""
-    from bot.classes import exact_cube
-    from bot.cubeful import lookahead_cube_decision
+    (``bot.search.cube_decision``; without ``lookahead``, the model on the ``plies``-deep probabilities)."""
+    from bot.evaluation.classes import exact_cube
+    from bot.search.cube_decision import lookahead_cube_decision
 
     if plies and not lookahead:
         exact = [exact_cube(evaluator, board, state_of(record)) for board, record in zip(boards, records)]
@@ -287,7 +287,7 @@ def main() -> int:
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.classes import classify, exact_cube
+    from bot.evaluation.classes import classify, exact_cube
 
     if args.probabilities == "rollout":
         bot = evaluators["after"] if "after" in evaluators else evaluators["bot"]

@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.cube import CubeState, Owner
-from bot.storage import atomic_write
+from bot.equity.cube import CubeState, Owner
+from bot.evaluation.storage import atomic_write
 from engine import encode_position_id
 from training.cube_correction import random_state
 from training.distill import sample_positions

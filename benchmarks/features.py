@@ -1,4 +1,4 @@
-"""Positions per second of bot.features.contact_features beside the "extended" encoding's globals.
+"""Positions per second of bot.evaluation.features.contact_features beside the "extended" encoding's globals.
 
 Boards come from random self-play from the start (hits, bar checkers and bear-offs among
 them), one batch; the features are checked on the starting position before timing.
@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from bot.encoding import get_encoding
-from bot.features import CONTACT_FEATURES, contact_features
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.features import CONTACT_FEATURES, contact_features
 from engine import afterstates
 from engine.board import START, flip
 

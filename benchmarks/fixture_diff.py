@@ -23,9 +23,9 @@ from typing import Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import CheckpointError, load_evaluator
-from bot.classes import PositionClass
-from bot.cube import CubeDecision
+from bot.evaluation.checkpoint import CheckpointError, load_evaluator
+from bot.evaluation.classes import PositionClass
+from bot.equity.cube import CubeDecision
 from engine import decode_position_id
 
 from cube import OFFICIAL_FIXTURE, load_records, network_decisions, verdicts  # benchmarks/, beside this script

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.cube import CubeDecision, Owner, decision_from_equities
+from bot.equity.cube import CubeDecision, Owner, decision_from_equities
 from engine import decode_position_id
 from engine.match_id import MatchId, encode_match_id
 
@@ -150,7 +150,7 @@ def main() -> int:
     if not may_double:
         print("error: GNU Backgammon answered no hint; its output ends:\n" + output[-2000:], file=sys.stderr)
         return 1
-    from bot.checkpoint import load_evaluator
+    from bot.evaluation.checkpoint import load_evaluator
 
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     ours = network_decisions(records, boards, load_evaluator(args.checkpoint), 0, True)

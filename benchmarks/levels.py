@@ -1,8 +1,8 @@
-"""Each playing level (bot.levels) against pubeval: games won, and the level's PR from nardy analyze.
+"""Each playing level (bot.play.levels) against pubeval: games won, and the level's PR from nardy analyze.
 
 Money sessions with the same dice for every level (one seed); games won (whoever wins the
 game, whatever the cube) with a 95% normal interval; the level's PR (error per unforced
-move and close cube decision x 500) from ``bot.analysis`` at ``--analysis-plies`` on the
+move and close cube decision x 500) from ``bot.play.analysis`` at ``--analysis-plies`` on the
 first ``--analysed`` games, with a 95% interval over games.
 
     PYTHONPATH=. python benchmarks/levels.py --games 200 --analysed 40
@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from bot.analysis import analyze_match
+from bot.play.analysis import analyze_match
 from bot.facade import Bot
-from bot.levels import LEVELS
-from bot.match_play import BotPlayer, PubevalPlayer, play_match
+from bot.play.levels import LEVELS
+from bot.play.match_play import BotPlayer, PubevalPlayer, play_match
 from engine.matfile import MatMatch
 
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.evaluator import Evaluator, RandomEvaluator
-from bot.long_nardy.heuristic import HeuristicPlayer
-from bot.long_nardy.player import DEFAULT_CHECKPOINT, load_long_nardy_player
-from bot.search import SearchEvaluator, candidates_filter
+from bot.evaluation.evaluator import Evaluator, RandomEvaluator
+from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
+from bot.play.long_nardy import DEFAULT_CHECKPOINT, load_long_nardy_player
+from bot.search.nply import SearchEvaluator, candidates_filter
 from training.evaluate import evaluate
 from training.ship import write_json_atomically
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.evaluator import choose_afterstates
-from bot.pubeval import Pubeval
+from bot.evaluation.evaluator import choose_afterstates
+from bot.evaluation.pubeval import Pubeval
 from engine import START, afterstates, decode_position_id, encode_position_id, flip
 from engine.movegen import numpy_afterstates
 from engine.plays import legal_plays

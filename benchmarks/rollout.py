@@ -1,7 +1,7 @@
 """Rollout speed: trials per second of 0-ply cubeless rollouts, ours beside GNU Backgammon 1.07's, same run.
 
 Each position (before the roll, the side on roll's view) is rolled out by
-``bot.rollout.rollout_position`` with the shipped network, and by gnubg
+``bot.search.rollout.rollout_position`` with the shipped network, and by gnubg
 (``/usr/games/gnubg -t``, one thread, 0-ply chequer play, cubeless, quasi-random
 dice, no truncation, bear-off database truncation off so both play every game
 to the end), with and without lookahead variance reduction. gnubg prints its
@@ -10,7 +10,7 @@ results only to a terminal, so it runs under ``script``; its start-up time
 both equities (they should agree within a few standard errors; the networks differ).
 Each rollout runs ``--repeats`` times, ours and gnubg's in turn, and the fastest run of
 each counts: the machines are shared, and a burst of other work slows one run, not all.
-Ours plays as the bot rolls out: with its move pruner where it has one (``bot.prune``);
+Ours plays as the bot rolls out: with its move pruner where it has one (``bot.evaluation.prune``);
 ``--full`` times it without too, every play scored by the full networks.
 
     python benchmarks/rollout.py [--trials 1296] [--vr-trials 144] [--repeats 3] [--full]
@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_evaluator
+from bot.evaluation.checkpoint import load_evaluator
 from bot.facade import default_checkpoint
-from bot.rollout import RolloutSettings, rollout_position
+from bot.search.rollout import RolloutSettings, rollout_position
 from engine import decode_position_id
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument(
         "--full",
         action="store_true",
-        help="also time ours without the move pruner (bot.prune): every play scored by the full networks",
+        help="also time ours without the move pruner (bot.evaluation.prune): every play scored by the full networks",
     )
     args = parser.parse_args()
     threadpool_limits(limits=args.threads, user_api="blas")

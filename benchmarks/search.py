@@ -1,7 +1,7 @@
 """Cost and strength of search by depth: median ms per decision and move-choice error at 0, 1, 2 plies.
 
 1. Time per decision: for single positions of ``fixtures/move_choice.jsonl`` (one
-   roll each, ``engine.afterstates`` then ``bot.search.rank_afterstates`` with the
+   roll each, ``engine.afterstates`` then ``bot.search.nply.rank_afterstates`` with the
    filters the doors use, ``bot.facade.search_filters``: the best 8 plays to 1-ply,
    2 of those within 0.04 to 2-ply), the median wall time at each depth; 0-ply is
    the baseline. The bot is the one the doors serve (numpy network, position
@@ -20,10 +20,10 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_evaluator
-from bot.evaluator import ProbabilityEvaluator
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.facade import default_checkpoint, search_filters
-from bot.search import SearchEvaluator, rank_afterstates
+from bot.search.nply import SearchEvaluator, rank_afterstates
 from engine import START, afterstates
 from cube import load_records  # benchmarks/cube.py, beside this script
 from strength import MOVE_FIXTURE, decision_ms, error_rate  # benchmarks/strength.py, beside this script

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bot.evaluator import NetworkEvaluator
+from bot.evaluation.evaluator import NetworkEvaluator
 from training.network import ValueNetwork
 from engine import START, validate_board
 from training.actors import InProcessActor, WorkerPool
@@ -88,7 +88,7 @@ def time_split(seconds: float, actor: InProcessActor, learner: Learner) -> dict[
 
     split = {
         "move generation": cumulative("engine/movegen.py", "afterstates"),
-        "encoding + network": cumulative("bot/evaluator.py", "afterstate_probabilities"),
+        "encoding + network": cumulative("bot/evaluation/evaluator.py", "afterstate_probabilities"),
         "learning": cumulative("training/td.py", "train"),
     }
     split["other (choice, bookkeeping, TD returns)"] = total - sum(split.values())

@@ -167,8 +167,8 @@ def in_process(count: int) -> None:
     import torch
     from threadpoolctl import threadpool_limits
 
-    from bot.checkpoint import load_class_payloads
-    from bot.classes import ClassEvaluator
+    from bot.evaluation.checkpoint import load_class_payloads
+    from bot.evaluation.classes import ClassEvaluator
     from bot.facade import Bot, default_checkpoint
     from training.network import network_from_payload
 

@@ -10,7 +10,7 @@
    play outside gnubg's top 8 has no stored 2-ply equity: it is computed with
    the PyPI package ``gnubg-nn`` when installed, else its 0-ply equity stands in.
    Also by position class of the fixture position (contact, late contact, crashed, race, bear-off:
-   ``bot.classes.classify``), for the bot without and with its exact bear-off class
+   ``bot.evaluation.classes.classify``), for the bot without and with its exact bear-off class
    ("before" plays bear-offs with its race network), in the same run.
 3. Speed: the median wall time of one move choice for a single position (the plays
    generated, ranked 0-ply, or 1-ply over the best 8 as ``Bot.rank_plays`` does; the
@@ -45,13 +45,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.checkpoint import load_evaluator
-from bot.classes import ClassEvaluator, PositionClass, classify
-from bot.evaluator import Evaluator, ProbabilityEvaluator, choose_afterstates
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.classes import ClassEvaluator, PositionClass, classify
+from bot.evaluation.evaluator import Evaluator, ProbabilityEvaluator, choose_afterstates
 from bot.facade import search_filters
-from bot.outcomes import equity
-from bot.pubeval import Pubeval
-from bot.search import SearchEvaluator, rank_afterstates
+from bot.equity.outcomes import equity
+from bot.evaluation.pubeval import Pubeval
+from bot.search.nply import SearchEvaluator, rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 

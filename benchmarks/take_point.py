@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.checkpoint import load_evaluator
-from bot.classes import PositionClass, classify
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.classes import PositionClass, classify
 from cube import DEFAULT_CHECKPOINT, gnubg_probabilities, load_records, network_probabilities, rollout_probabilities
 from engine import decode_position_id
 

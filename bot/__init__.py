@@ -10,11 +10,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bot.cube import CubeDecision, CubeState
+    from bot.equity.cube import CubeDecision, CubeState
     from bot.facade import MONEY, Bot, BoardLike, Evaluation, RankedPlay, Resignations
 
 __all__ = ["Bot", "BoardLike", "CubeDecision", "CubeState", "Evaluation", "MONEY", "RankedPlay", "Resignations"]
-_HOMES = {"CubeDecision": "bot.cube", "CubeState": "bot.cube"}
+_HOMES = {"CubeDecision": "bot.equity.cube", "CubeState": "bot.equity.cube"}
 
 
 def __getattr__(name: str) -> Any:

@@ -2,8 +2,8 @@
 
 The command line, the GNU Backgammon external-player server and the HTTP API only
 parse their input, call a ``Bot`` method and format the answer; every decision is
-made here, on top of ``bot.evaluator`` (probabilities, 1-ply search), ``bot.cube``
-(cube decisions and cubeful equities) and ``bot.resign``.
+made here, on top of ``bot.evaluation.evaluator`` (probabilities, 1-ply search), ``bot.equity.cube``
+(cube decisions and cubeful equities) and ``bot.equity.resign``.
 
 Perspective: every board passed in is seen by the side on roll (docs/DESIGN.md), and
 every ``CubeState`` too (score = (side on roll, opponent)). Ranked plays carry the
@@ -32,13 +32,13 @@ from typing import Optional
 
 import numpy as np
 
-from bot.checkpoint import CheckpointError, load_evaluator
-from bot.cube import CubeDecision, CubeState, cube_efficiencies, model_decisions, swap_state
-from bot.cubeful import lookahead_cube_decision
-from bot.evaluator import ProbabilityEvaluator
-from bot.outcomes import equity, invert
-from bot.search import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
-from bot.resign import ResignationAnswer, ResignationOffer, accept_resignation, offer_resignation
+from bot.evaluation.checkpoint import CheckpointError, load_evaluator
+from bot.equity.cube import CubeDecision, CubeState, cube_efficiencies, model_decisions, swap_state
+from bot.search.cube_decision import lookahead_cube_decision
+from bot.evaluation.evaluator import ProbabilityEvaluator
+from bot.equity.outcomes import equity, invert
+from bot.search.nply import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
+from bot.equity.resign import ResignationAnswer, ResignationOffer, accept_resignation, offer_resignation
 from engine.board import CHECKERS, Dice, borne_off, flip, validate_board, validate_dice
 from engine.errors import InvalidPositionError
 from engine.notation import format_play
@@ -178,7 +178,7 @@ class Bot:
         """The bot of a checkpoint file (default: ``default_checkpoint()``); raise CheckpointError.
 
         A ``.npz`` export loads with numpy alone; a training checkpoint (``.pt``) is read with torch.
-        The file may hold a network per position class (``bot.checkpoint.load_evaluator``); an
+        The file may hold a network per position class (``bot.evaluation.checkpoint.load_evaluator``); an
         old single-network file plays contact and races with its network, bear-offs exactly.
         """
         path = Path(checkpoint) if checkpoint is not None else default_checkpoint()
@@ -265,8 +265,8 @@ class Bot:
         """Probabilities, equities and cube decision of the side on roll of ``board``.
 
         The probabilities are cubeless, ``plies`` deep; the cube decision is Janowski's model
-        on them at 0-ply (with the bot's learned correction, ``bot.cube_correction``, if it has
-        one), and deeper a cubeful lookahead (``bot.cubeful``).
+        on them at 0-ply (with the bot's learned correction, ``bot.evaluation.cube_correction``, if it has
+        one), and deeper a cubeful lookahead (``bot.search.cube_decision``).
         """
         board = check_game_on(board)
         five = self.probabilities(board, plies)

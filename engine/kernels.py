@@ -11,7 +11,7 @@ raised from inside every compiled call (``UnpicklingError``, ``EOFError``,
 machine code could load as wrong code. Here every file is written behind a SHA-256 of
 its content (``_SealedCacheFile``); a file that fails the check or fails to load
 (damaged, or written by something else) is deleted, reported, and the kernel is
-compiled afresh and cached again. ``bot.kernels`` caches its kernels the same way.
+compiled afresh and cached again. ``bot.evaluation.kernels`` caches its kernels the same way.
 """
 
 from __future__ import annotations

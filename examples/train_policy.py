@@ -5,7 +5,7 @@ The policy is TD-Gammon's in miniature: a small network scores each afterstate o
 plays the best-scored one (a random one now and then, to explore), and the network learns by
 TD(0): the value of an afterstate moves towards the value of the agent's next afterstate in
 the same game, or towards the points the game ended with (+1..+3, -1..-3). Inputs are the
-project's Tesauro encoding (``bot.encoding``). Against pubeval, three minutes on two CPU
+project's Tesauro encoding (``bot.evaluation.encoding``). Against pubeval, three minutes on two CPU
 cores took the policy from 1% of games won to 47% (docs/envs.md).
 Needs the ``envs`` and ``train`` extras (torch).
 
@@ -23,8 +23,8 @@ import torch
 from torch import nn
 
 from bot.envs import BackgammonVectorEnv  # importing bot.envs registers nardy/Backgammon-v0
-from bot.encoding import get_encoding
-from bot.evaluator import best_children
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.evaluator import best_children
 
 ENCODING = get_encoding("tesauro")
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from bot.evaluator import NetworkEvaluator
+from bot.evaluation.evaluator import NetworkEvaluator
 from bot.facade import Bot
-from bot.network import NetworkConfig
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.evaluator import ProbabilityEvaluator
+from bot.evaluation.evaluator import ProbabilityEvaluator
 
 
 class PipEvaluator(ProbabilityEvaluator):

@@ -1,4 +1,4 @@
-"""Match analysis (bot.analysis, nardy analyze): blunders marked, counts, damaged files, the JSON shape."""
+"""Match analysis (bot.play.analysis, nardy analyze): blunders marked, counts, damaged files, the JSON shape."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bot.analysis import BAD, DOUBTFUL, VERY_BAD, analyze_match, mark_of
+from bot.play.analysis import BAD, DOUBTFUL, VERY_BAD, analyze_match, mark_of
 from bot.doors.analyze_command import board_svg, format_html
 from bot.doors.cli import run
 from bot.facade import Bot

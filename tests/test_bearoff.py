@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from bot import bearoff as bo
+from bot.evaluation import bearoff as bo
 from engine import START
 
 

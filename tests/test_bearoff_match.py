@@ -1,4 +1,5 @@
-"""Exact match-play cube values of small bear-offs (bot.bearoff_match) against a plain recursion and GNU Backgammon."""
+"""Exact match-play cube values of small bear-offs (bot.evaluation.bearoff_match) against a plain recursion
+and GNU Backgammon."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import functools
 import numpy as np
 import pytest
 
-from bot import bearoff as bo
-from bot.bearoff_match import MAX_PAIRS, reachable, solve, solve_many
-from bot.cube import CubeState, MatchScore, Owner, Verdict, cube_decision
+from bot.evaluation import bearoff as bo
+from bot.evaluation.bearoff_match import MAX_PAIRS, reachable, solve, solve_many
+from bot.equity.cube import CubeState, MatchScore, Owner, Verdict, cube_decision
 from engine import ROLL_WEIGHTS, ROLLS, afterstates, decode_position_id
 from tests.conftest import load_fixture
 

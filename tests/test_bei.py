@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from conftest import tiny_bot
-from bot.cube import CubeState, Owner
+from bot.equity.cube import CubeState, Owner
 from bot.doors.bei import STATE_LENGTH, BeiServer, BeiSession, parse_state
 from bot.doors.external import MAX_LINE
 from bot.facade import Bot
-from bot.match_play import BotPlayer
+from bot.play.match_play import BotPlayer
 from engine.board import START, flip
 from engine.errors import BackgammonError
 from engine.plays import legal_plays

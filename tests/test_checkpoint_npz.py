@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.checkpoint import CheckpointError, load_evaluator, load_network
+from bot.evaluation.checkpoint import CheckpointError, load_evaluator, load_network
 
 SHIPPED = Path(__file__).resolve().parents[1] / "checkpoints" / "default.npz"
 

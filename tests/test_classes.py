@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from bot import bearoff as bo
-from bot.checkpoint import (
+from bot.evaluation import bearoff as bo
+from bot.evaluation.checkpoint import (
     CheckpointError,
     export_class_numpy,
     export_numpy,
@@ -22,7 +22,7 @@ from bot.checkpoint import (
     save_checkpoint,
     save_class_checkpoint,
 )
-from bot.classes import (
+from bot.evaluation.classes import (
     NETWORK_CLASSES,
     BearoffDatabases,
     ClassEvaluator,
@@ -33,10 +33,10 @@ from bot.classes import (
     over_probabilities,
     without_impossible_gammons,
 )
-from bot.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities, Owner, Verdict
+from bot.equity.cube import CubeState, MatchCubeMWCs, MoneyCubeEquities, Owner, Verdict
 from bot.facade import REPO_CHECKPOINT, Bot
-from bot.network import Network, NetworkConfig
-from bot.outcomes import invert
+from bot.evaluation.network import Network, NetworkConfig
+from bot.equity.outcomes import invert
 from engine import START, decode_position_id, flip
 from tests.conftest import load_fixture
 from training.network import ValueNetwork
@@ -165,8 +165,8 @@ def test_crashed_counts_checkers_beyond_stacked_low_points():
 
 
 def test_classify_agrees_with_the_definitions():
-    from bot.encoding import is_race
-    from bot.outcomes import is_finished
+    from bot.evaluation.encoding import is_race
+    from bot.equity.outcomes import is_finished
     from engine import afterstates
 
     positions = fixture_boards()
@@ -296,7 +296,7 @@ def test_bearoff_plays_get_the_database_probabilities(nets, small_databases):
             if plies == 0:
                 expected = invert(small_databases.probabilities(flip(after)[None]))[0]
             else:  # every reply of the opponent is a bear-off too: the 1-ply mean of exact values
-                from bot.search import probabilities_at
+                from bot.search.nply import probabilities_at
 
                 expected = probabilities_at(small_databases_evaluator(small_databases), after[None], 1)[0]
             np.testing.assert_allclose(ranked.probabilities, expected, atol=1e-6)
@@ -305,7 +305,7 @@ def test_bearoff_plays_get_the_database_probabilities(nets, small_databases):
 
 
 def small_databases_evaluator(databases: BearoffDatabases):
-    from bot.evaluator import ProbabilityEvaluator
+    from bot.evaluation.evaluator import ProbabilityEvaluator
 
     class Exact(ProbabilityEvaluator):
         def probabilities(self, boards):

@@ -14,11 +14,11 @@ from threadpoolctl import threadpool_info, threadpool_limits
 import bot.__main__
 import bot.doors.cli
 import bot.doors.match_command
-from bot.checkpoint import save_checkpoint
+from bot.evaluation.checkpoint import save_checkpoint
 from bot.doors.bounds import Bounded
 from bot.doors.cli import INFERENCE_THREADS, build_parser, run
 from bot.facade import Bot
-from bot.network import NetworkConfig
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
 from bot.doors.positions import parse_position
 from engine.board import START

@@ -12,7 +12,15 @@ from bot.facade import REPO_CHECKPOINT
 
 # Modules a 0-ply hint never uses: the compiler and progress bars of big batches and database builds,
 # the rollouts and match analysis of other subcommands, the long nardy encoding.
-NOT_LOADED = ("numba", "tqdm", "bot.kernels", "bot.rollout", "bot.analysis", "bot.long_nardy.encoding", "torch")
+NOT_LOADED = (
+    "numba",
+    "tqdm",
+    "bot.evaluation.kernels",
+    "bot.search.rollout",
+    "bot.play.analysis",
+    "bot.evaluation.long_nardy_encoding",
+    "torch",
+)
 
 
 @pytest.mark.skipif(not REPO_CHECKPOINT.exists(), reason="no shipped network")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.cube import (
+from bot.equity.cube import (
     CONTACT_EFFICIENCY,
     CubeState,
     InvalidEvaluationError,
@@ -19,7 +19,7 @@ from bot.cube import (
     cubeful_mwc,
     model_decisions,
 )
-from bot.met import mwc
+from bot.equity.met import mwc
 from engine import START, decode_position_id
 from engine.errors import InvalidMatchError
 

@@ -6,13 +6,19 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import CheckpointError, export_class_numpy, load_evaluator, save_checkpoint, save_class_checkpoint
-from bot.classes import ClassEvaluator
-from bot.cube import CubeState, MatchScore, Owner, cube_decision, cube_efficiencies, model_decisions
-from bot.cube_correction import CubeCorrection, edges, in_domain, input_size, inputs, state_of_row, state_row
-from bot.cubeful import lookahead_cube_decision
+from bot.evaluation.checkpoint import (
+    CheckpointError,
+    export_class_numpy,
+    load_evaluator,
+    save_checkpoint,
+    save_class_checkpoint,
+)
+from bot.evaluation.classes import ClassEvaluator
+from bot.equity.cube import CubeState, MatchScore, Owner, cube_decision, cube_efficiencies, model_decisions
+from bot.evaluation.cube_correction import CubeCorrection, edges, in_domain, input_size, inputs, state_of_row, state_row
+from bot.search.cube_decision import lookahead_cube_decision
 from bot.facade import Bot
-from bot.network import Network, NetworkConfig
+from bot.evaluation.network import Network, NetworkConfig
 from engine import START
 from training.cube_correction import WIDTHS, correction_loss, fit, load_correction, random_state
 from training.network import ValueNetwork

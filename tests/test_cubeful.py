@@ -1,20 +1,21 @@
-"""The cubeful lookahead (bot.cubeful): a roll ahead of exact bear-off cube values, and of finished games."""
+"""The cubeful lookahead (bot.search.cube_decision): a roll ahead of exact bear-off cube values, and of
+finished games."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bot import bearoff as bo
-from bot.classes import BearoffDatabases, ClassEvaluator, cube_decisions, exact_cube
-from bot.cube import CubeState, MatchCubeMWCs, MatchScore, MoneyCubeEquities, Owner, Verdict, cube_decision
-from bot.cubeful import lookahead_cube_decision, value_after_play
-from bot.network import Network
+from bot.evaluation import bearoff as bo
+from bot.evaluation.classes import BearoffDatabases, ClassEvaluator, cube_decisions, exact_cube
+from bot.equity.cube import CubeState, MatchCubeMWCs, MatchScore, MoneyCubeEquities, Owner, Verdict, cube_decision
+from bot.search.cube_decision import lookahead_cube_decision, value_after_play
+from bot.evaluation.network import Network
 from conftest import board, tiny_bot
 from engine import ROLL_WEIGHTS, ROLLS, flip
 from engine.movegen import afterstates
 from training.network import ValueNetwork
-from bot.network import NetworkConfig
+from bot.evaluation.network import NetworkConfig
 
 # Five checkers against three: one more than the 4-checker two-sided table holds, so the root
 # is searched, and after any roll (two or four off) both sides are inside it.

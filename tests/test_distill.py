@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import load_checkpoint, load_evaluator, load_network, save_checkpoint
-from bot.evaluator import NetworkEvaluator
-from bot.network import NetworkConfig
-from bot.outcomes import invert, is_finished
-from bot.rollout import RolloutSettings, rollout_boards
-from bot.search import probabilities_at
+from bot.evaluation.checkpoint import load_checkpoint, load_evaluator, load_network, save_checkpoint
+from bot.evaluation.evaluator import NetworkEvaluator
+from bot.evaluation.network import NetworkConfig
+from bot.equity.outcomes import invert, is_finished
+from bot.search.rollout import RolloutSettings, rollout_boards
+from bot.search.nply import probabilities_at
 from engine import START, flip
 from training.__main__ import main
 from training.distill import (
@@ -334,7 +334,7 @@ def test_also_fits_other_runs_targets_and_refuses_an_unfinished_run(tmp_path, ca
 
 
 def test_a_class_round_keeps_that_class_and_fits_its_network(tmp_path):
-    from bot.classes import PositionClass, classify
+    from bot.evaluation.classes import PositionClass, classify
     from training.distill import finished_targets
 
     path = tiny_checkpoint(tmp_path)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.evaluator import RandomEvaluator
-from bot.pubeval import Pubeval
+from bot.evaluation.evaluator import RandomEvaluator
+from bot.evaluation.pubeval import Pubeval
 from training.evaluate import MatchResult, evaluate
 
 

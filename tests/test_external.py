@@ -8,11 +8,11 @@ import threading
 import pytest
 
 from conftest import tiny_bot
-from bot.cube import CubeState, Owner
+from bot.equity.cube import CubeState, Owner
 from bot.doors.external import MAX_REPLY, ExternalServer, cube_state, reply
 from bot.facade import Bot
-from bot.levels import level_named
-from bot.match_play import BotPlayer
+from bot.play.levels import level_named
+from bot.play.match_play import BotPlayer
 from engine.board import flip
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move

@@ -12,7 +12,7 @@ import pytest
 from conftest import tiny_bot
 from bot.doors.external import BUSY_REPLY, MAX_CLIENTS, MAX_LINE, ExternalServer, reply
 from bot.facade import Bot
-from bot.match_play import BotPlayer
+from bot.play.match_play import BotPlayer
 from tests.test_external import BEFORE_THE_ROLL, ROLLED, read_line
 
 

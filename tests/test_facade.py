@@ -9,17 +9,17 @@ import pytest
 import torch
 
 from conftest import sure_gammon_network
-from bot.checkpoint import CheckpointError, save_checkpoint
-from bot.cube import CubeState, Owner, cube_decision, swap_state
-from bot.evaluator import NetworkEvaluator, choose_afterstates
+from bot.evaluation.checkpoint import CheckpointError, save_checkpoint
+from bot.equity.cube import CubeState, Owner, cube_decision, swap_state
+from bot.evaluation.evaluator import NetworkEvaluator, choose_afterstates
 from bot import facade
-from bot.search import InvalidSearchError, probabilities_at
+from bot.search.nply import InvalidSearchError, probabilities_at
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint
-from bot.network import NetworkConfig
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
-from bot.outcomes import equity, invert
+from bot.equity.outcomes import equity, invert
 from bot.doors.positions import parse_position
-from bot.resign import InvalidResignationError, accept_resignation, offer_resignation
+from bot.equity.resign import InvalidResignationError, accept_resignation, offer_resignation
 from engine.board import START, flip
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidPositionError
 from engine.notation import format_play

@@ -1,4 +1,4 @@
-"""Contact features (bot.features): hand-computed positions, ranges on played positions, symmetry."""
+"""Contact features (bot.evaluation.features): hand-computed positions, ranges on played positions, symmetry."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pytest
 
 from conftest import board
 
-from bot import compiled
-from bot.encoding import get_encoding
-from bot.features import (
+from bot.evaluation import compiled
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.features import (
     CONTACT_FEATURES,
     ESCAPES,
     GROUPS,
@@ -247,7 +247,7 @@ def test_contact_encoding_extends_extended(positions):
 def test_the_hits_encoding_is_extended_plus_the_shot_counts(positions):
     """``hit_features`` are the hits columns of ``contact_features``; the "hits" encoding appends them.
 
-    A batch this big runs compiled (``bot.kernels.hit_features``), against numpy's ``contact_features``.
+    A batch this big runs compiled (``bot.evaluation.kernels.hit_features``), against numpy's ``contact_features``.
     """
     assert compiled.kernel("hit_features", len(positions)) is not None
     hits = hit_features(positions)

@@ -15,7 +15,7 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from cube import network_decisions, verdicts  # noqa: E402
 from fixture_diff import cube_split, paired_interval, sign_test  # noqa: E402
 
-from bot.checkpoint import load_evaluator  # noqa: E402
+from bot.evaluation.checkpoint import load_evaluator  # noqa: E402
 from engine import decode_position_id  # noqa: E402
 from tests.conftest import load_fixture  # noqa: E402
 

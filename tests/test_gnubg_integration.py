@@ -16,11 +16,11 @@ import pytest
 import torch
 
 from bot.doors import external
-from bot.evaluator import NetworkEvaluator
+from bot.evaluation.evaluator import NetworkEvaluator
 from bot.doors.external import ExternalServer
 from bot.facade import Bot
-from bot.match_play import Player
-from bot.network import NetworkConfig
+from bot.play.match_play import Player
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move

@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 
 from conftest import tiny_bot
-from bot.cube import CubeState
+from bot.equity.cube import CubeState
 from bot.facade import Bot
 from bot.doors.http_app import create_app
 from bot.doors.positions import parse_position

@@ -22,12 +22,12 @@ from typing import Iterator
 import numpy as np
 import pytest
 
-from bot.cancel import Cancelled, cancel_on, check_cancelled
+from bot.search.cancel import Cancelled, cancel_on, check_cancelled
 from bot.doors.http_app import create_app, make_server
 from bot.doors.http_limits import Limits, analysis_work, rollout_work
 from bot.doors.web_views import MAX_MATCH_LENGTH, MAX_MONEY_SCORE
 from bot.facade import Bot
-from bot.rollout import RolloutSettings, rollout_position
+from bot.search.rollout import RolloutSettings, rollout_position
 from conftest import tiny_bot
 from engine.game import Game, Phase
 from engine.match import MAX_CUBE, MatchState

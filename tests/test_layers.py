@@ -1,17 +1,17 @@
-"""The layers, read from the imports: engine <- bot <- training, doors on top, door libraries only in doors.
+"""The layers, read from the imports: each module imports only its own layer and those below it.
 
-- ``engine``: the rules and formats, numpy and the standard library only; numba only inside
-  ``engine/kernels.py`` (the compiled move generator), which ``engine.compiled`` loads for big
-  batches and only ``bot/kernels.py`` imports by name, so the engine works with numpy alone.
-- ``bot`` (outside ``bot.doors``): decisions; imports ``engine`` and ``bot``, never
-  ``bot.doors`` or ``training``; torch only inside ``bot/checkpoint.py``'s functions
-  (reading or writing a training checkpoint), so serving never loads it.
-- ``training``: may import ``engine`` and ``bot``, never ``bot.doors``.
-- ``bot.doors``: the front doors; may import ``engine`` and ``bot``, not ``training``.
-- Door libraries (argparse, sockets, HTTP servers and frameworks) only in ``bot.doors``
-  and in a package's ``__main__.py`` command line (``bot/__main__.py`` starts ``bot.doors.cli``).
-- ``bot.envs``: the environments for learning libraries (the ``envs`` extra); may import
-  ``engine`` and ``bot``, nothing imports it; Gymnasium, PettingZoo and OpenSpiel only there.
+From the bottom: ``engine`` (rules and formats), then ``bot``'s layers ``equity`` (outcomes,
+match equity table, cube arithmetic, resignations), ``evaluation`` (encodings, networks,
+position classes, bear-off databases, checkpoints), ``search`` (n-ply, the cube decision,
+rollouts), the facade (``bot/facade.py``: ``Bot``; ``bot/__init__.py`` names it), ``play``
+(levels, duels, analysis); on top the doors (``bot.doors``), the learning environments
+(``bot.envs``) and ``training``. Also:
+
+- ``engine`` works with numpy alone; numba only inside ``engine/kernels.py``, which only
+  ``bot/evaluation/kernels.py`` imports by name (``engine.compiled`` loads it for big batches).
+- torch only inside ``bot/evaluation/checkpoint.py``'s functions, so serving never loads it.
+- Door libraries (argparse, sockets, HTTP servers and frameworks) only in ``bot.doors`` and in a
+  package's ``__main__.py``; Gymnasium, PettingZoo and OpenSpiel only in ``bot.envs``.
 """
 
 from __future__ import annotations
@@ -27,18 +27,44 @@ ROOT = Path(__file__).resolve().parents[1]
 DOOR_LIBRARIES = {"argparse", "socket", "socketserver", "http", "fastapi", "uvicorn", "starlette", "fastapi_offline"}
 ENV_LIBRARIES = {"gymnasium", "pettingzoo", "pyspiel", "open_spiel"}
 STANDARD = set(sys.stdlib_module_names)
+BOT_LAYERS = ("equity", "evaluation", "search", "facade", "play")
+BELOW = {layer: {"engine", *BOT_LAYERS[: i + 1]} for i, layer in enumerate(BOT_LAYERS)}
+ALLOWED = {
+    "engine": {"engine"},
+    **BELOW,
+    "api": {"equity", "facade"},  # bot/__init__.py: the public names
+    "entry": {"doors"},  # bot/__main__.py starts the command line
+    "doors": {"api", "doors", *BELOW["play"]},
+    "envs": {"api", "envs", *BELOW["play"]},
+    "training": {"api", "training", *BELOW["play"]},
+}
+SERVING = {"numpy", "tqdm", "torch", "numba"}
+THIRD_PARTY = {
+    "engine": {"numpy", "numba"},
+    **{layer: SERVING for layer in (*BOT_LAYERS, "api", "entry")},
+    "training": None,  # anything
+    "doors": None,
+    "envs": {"numpy", "gymnasium", "pettingzoo", "pyspiel", "open_spiel"},
+}
 
 
-def layer(path: Path) -> str:
-    """'engine', 'bot', 'doors', 'envs' or 'training' for a module file of the project."""
-    parts = path.relative_to(ROOT).parts
-    if parts[:2] in (("bot", "doors"), ("bot", "envs")):
-        return parts[1]
-    return parts[0]
+def layer_of(dotted: str) -> str:
+    """The layer of a project module named ``dotted`` (``bot.search.nply`` -> ``search``)."""
+    parts = dotted.split(".")
+    if parts[0] != "bot":
+        return parts[0]
+    if len(parts) == 1:
+        return "api"
+    return {"__main__": "entry", "__init__": "api"}.get(parts[1], parts[1])
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a module file of the project."""
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
 
 
 def imports(path: Path) -> list[tuple[str, bool]]:
-    """(top-level dotted name, imported at module level) of every import in ``path``."""
+    """(dotted name, imported at module level) of every import in ``path``."""
     tree = ast.parse(path.read_text(), filename=str(path))
     top_level = {id(node) for node in tree.body}
     found = []
@@ -51,33 +77,25 @@ def imports(path: Path) -> list[tuple[str, bool]]:
 
 
 MODULES = sorted(p for package in ("engine", "bot", "training") for p in (ROOT / package).rglob("*.py"))
-ALLOWED = {
-    "engine": {"engine"},
-    "bot": {"engine", "bot"},
-    "training": {"engine", "bot", "training"},
-    "doors": {"engine", "bot"},
-    "envs": {"engine", "bot"},
-}
-THIRD_PARTY = {
-    "engine": {"numpy", "numba"},
-    "bot": {"numpy", "tqdm", "torch", "numba"},
-    "training": None,  # anything
-    "doors": None,
-    "envs": {"numpy", "gymnasium", "pettingzoo", "pyspiel", "open_spiel"},
-}
+
+
+def test_bot_is_laid_out_by_layer():
+    """``ls bot/`` shows the layers, and no module sits outside one."""
+    loose = {p.name for p in (ROOT / "bot").glob("*.py")}
+    assert loose == {"__init__.py", "__main__.py", "facade.py"}
+    packages = {p.name for p in (ROOT / "bot").iterdir() if (p / "__init__.py").exists()}
+    assert packages == {*BOT_LAYERS} - {"facade"} | {"doors", "envs"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
-    where = layer(path)
+    where = layer_of(module_name(path))
+    where = "entry" if path == ROOT / "bot" / "__main__.py" else where
     for name, module_level in imports(path):
         top = name.split(".")[0]
         if top in ("engine", "bot", "training"):
-            inside = next((sub for sub in ("doors", "envs") if name.startswith(f"bot.{sub}")), top)
-            entry = path.name == "__main__.py" and inside == "doors"  # ``python -m bot`` starts the command line
-            assert inside in ALLOWED[where] or (where == inside in ("doors", "envs")) or entry, (
-                f"{path.relative_to(ROOT)} ({where}) imports {name} ({inside})"
-            )
+            inside = layer_of(name)
+            assert inside in ALLOWED[where], f"{path.relative_to(ROOT)} ({where}) imports {name} ({inside})"
         elif top in ENV_LIBRARIES:
             assert where == "envs", f"{path.relative_to(ROOT)} ({where}) imports {name}: only bot.envs may"
         elif top in DOOR_LIBRARIES:
@@ -87,15 +105,15 @@ def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
         elif top not in STANDARD and THIRD_PARTY[where] is not None:
             assert top in THIRD_PARTY[where], f"{path.relative_to(ROOT)} ({where}) imports {name}"
             if top == "torch":
-                assert path == ROOT / "bot" / "checkpoint.py" and not module_level, (
+                assert path == ROOT / "bot" / "evaluation" / "checkpoint.py" and not module_level, (
                     f"{path.relative_to(ROOT)} imports torch: serving must not"
                 )
             if top == "numba":
-                assert path in (ROOT / "bot" / "kernels.py", ROOT / "engine" / "kernels.py"), (
-                    f"{path.relative_to(ROOT)} imports numba: only bot.kernels and engine.kernels may"
+                assert path in (ROOT / "bot" / "evaluation" / "kernels.py", ROOT / "engine" / "kernels.py"), (
+                    f"{path.relative_to(ROOT)} imports numba: only bot.evaluation.kernels and engine.kernels may"
                 )
         if name == "engine.kernels":
-            assert path == ROOT / "bot" / "kernels.py", (
+            assert path == ROOT / "bot" / "evaluation" / "kernels.py", (
                 f"{path.relative_to(ROOT)} imports engine.kernels: engine.compiled loads it when a batch is big"
             )
 

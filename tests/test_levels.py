@@ -1,4 +1,4 @@
-"""Playing levels (bot.levels): gnubg's settings, noise fixed by the position, the noise's size, the doors."""
+"""Playing levels (bot.play.levels): gnubg's settings, noise fixed by the position, the noise's size, the doors."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import io
 import numpy as np
 import pytest
 
-from bot.cube import CubeState
+from bot.equity.cube import CubeState
 from bot.doors.cli import run
 from bot.facade import Bot
-from bot.levels import LEVELS, InvalidLevelError, LevelPlayer, board_noise, level_named
-from bot.match_play import BotPlayer, play_match
+from bot.play.levels import LEVELS, InvalidLevelError, LevelPlayer, board_noise, level_named
+from bot.play.match_play import BotPlayer, play_match
 from engine.board import START
 from engine.plays import legal_plays
 

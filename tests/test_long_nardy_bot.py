@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import CheckpointError, load_checkpoint, load_network
+from bot.evaluation.checkpoint import CheckpointError, load_checkpoint, load_network
 from bot.doors.cli import run
-from bot.encoding import get_encoding
-from bot.evaluator import NetworkEvaluator, RandomEvaluator, choose_afterstates
-from bot.games import BACKGAMMON, LONG_NARDY, get_game, long_nardy_game
-from bot.long_nardy.encoding import swapped_columns
-from bot.long_nardy.heuristic import HeuristicPlayer
-from bot.long_nardy.player import best_play, load_long_nardy_player, rank_plays
-from bot.network import Network, NetworkConfig
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.evaluator import NetworkEvaluator, RandomEvaluator, choose_afterstates
+from bot.evaluation.games import BACKGAMMON, LONG_NARDY, get_game, long_nardy_game
+from bot.evaluation.long_nardy_encoding import swapped_columns
+from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
+from bot.play.long_nardy import best_play, load_long_nardy_player, rank_plays
+from bot.evaluation.network import Network, NetworkConfig
 from engine.long_nardy import START, Rules, encode_long_position_id, flip, legal_plays
 from training.__main__ import main as training_main
 from training.config import Config, ConfigError, config_from_dict, load_config
@@ -157,7 +157,7 @@ def test_the_bot_picks_a_legal_play_and_ranks_them_all(trained, plies):
 
 
 def test_a_backgammon_network_is_not_loaded_as_a_long_nardy_one(tmp_path):
-    from bot.checkpoint import export_numpy
+    from bot.evaluation.checkpoint import export_numpy
 
     config = NetworkConfig("extended", (4,))
     export_numpy(tmp_path / "bg.npz", config, ValueNetwork(config).state_dict())
@@ -201,7 +201,7 @@ def test_training_evaluate_command_knows_the_game(trained, capsys):
 
 
 def test_the_shipped_long_nardy_network_plays_by_default():
-    from bot.long_nardy.player import default_long_nardy_checkpoint
+    from bot.play.long_nardy import default_long_nardy_checkpoint
 
     if not default_long_nardy_checkpoint().is_file():
         pytest.skip("no shipped long nardy network (python -m training ship --to checkpoints/long_nardy.pt)")
@@ -214,7 +214,7 @@ def test_the_shipped_long_nardy_network_plays_by_default():
 def test_a_long_nardy_network_is_refused_as_a_backgammon_bot_and_ships_without_the_speed_gate(
     trained, tmp_path, capsys
 ):
-    from bot.checkpoint import load_evaluator
+    from bot.evaluation.checkpoint import load_evaluator
 
     out = tmp_path / "ln.pt"
     assert training_main(["ship", "--checkpoint", str(trained / LATEST), "--to", str(out)]) == 0

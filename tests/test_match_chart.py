@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.analysis import analyze_match
+from bot.play.analysis import analyze_match
 from bot.doors.analyze_command import format_html
 from bot.doors.match_chart import MARK_COLOURS, PLOT_BOTTOM, TOP, match_chart_svg
 from bot.facade import REPO_CHECKPOINT, Bot

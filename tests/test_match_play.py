@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import save_checkpoint
+from bot.evaluation.checkpoint import save_checkpoint
 from bot.doors.cli import inference_threads
-from bot.cube import CubeState, Owner
-from bot.evaluator import NetworkEvaluator
+from bot.equity.cube import CubeState, Owner
+from bot.evaluation.evaluator import NetworkEvaluator
 from bot.facade import Bot
-from bot.match_play import (
+from bot.play.match_play import (
     BotPlayer,
     PubevalPlayer,
     play_game,
@@ -26,7 +26,7 @@ from bot.match_play import (
     summarize,
 )
 from bot.doors.match_command import add_match
-from bot.network import NetworkConfig
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
 from engine.board import START
 from engine.errors import IllegalMoveError, InvalidMatchError
@@ -129,7 +129,7 @@ def test_jacoby_rule_counts_gammons_single_with_a_centred_cube():
 
 
 def test_bot_against_pubeval_match():
-    """The network bot's cube decisions (bot.cube) against pubeval's rule, a whole 3-point match."""
+    """The network bot's cube decisions (bot.equity.cube) against pubeval's rule, a whole 3-point match."""
     match = play_match((BotPlayer(_tiny_bot()), PubevalPlayer()), 3, np.random.default_rng(0))
     assert match.state.is_over and match.names == ("tiny", "pubeval")
     _check_recorded(match)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from bot.met import default_met, mwc
+from bot.equity.met import default_met, mwc
 from engine.errors import InvalidMatchError
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from conftest import board, sure_gammon_network
-from bot.checkpoint import (
+from bot.evaluation.checkpoint import (
     CheckpointError,
     load_checkpoint,
     load_class_payload,
@@ -18,19 +18,27 @@ from bot.checkpoint import (
     load_network,
     save_checkpoint,
 )
-from bot.encoding import ENCODINGS, get_encoding, is_race, rearmost
-from bot.evaluator import (
+from bot.evaluation.encoding import ENCODINGS, get_encoding, is_race, rearmost
+from bot.evaluation.evaluator import (
     NetworkEvaluator,
     ProbabilityEvaluator,
     best_children,
     choose_afterstates,
 )
 from bot.facade import default_checkpoint
-from bot import compiled
-from bot.network import Network, NetworkConfig
-from bot.search import SearchEvaluator, candidates_filter, probabilities_at
+from bot.evaluation import compiled
+from bot.evaluation.network import Network, NetworkConfig
+from bot.search.nply import SearchEvaluator, candidates_filter, probabilities_at
 from training.network import ValueNetwork, network_from_payload
-from bot.outcomes import equity, finished_probabilities, invert, is_finished, to_cumulative, to_six, winner_outcome
+from bot.equity.outcomes import (
+    equity,
+    finished_probabilities,
+    invert,
+    is_finished,
+    to_cumulative,
+    to_six,
+    winner_outcome,
+)
 from engine import ROLL_WEIGHTS, ROLLS, START, afterstates, flip
 from training.selfplay import SelfPlay
 
@@ -86,7 +94,7 @@ def test_compiled_global_features_equal_numpys(name, monkeypatch):
     boards = np.concatenate([played_positions(50)] + list(classed_positions(100).values()))
     monkeypatch.setattr(compiled, "KERNEL_BATCH", 0)
     served = encoding.global_features(boards)
-    monkeypatch.setitem(sys.modules, "bot.kernels", None)
+    monkeypatch.setitem(sys.modules, "bot.evaluation.kernels", None)
     compiled._load.cache_clear()
     try:
         np.testing.assert_array_equal(served, encoding.global_features(boards))
@@ -203,9 +211,9 @@ def assert_same_probabilities(numpy_network, torch_network, boards: np.ndarray) 
 
 @pytest.fixture(params=["numpy", "compiled"])
 def first_layer(request, monkeypatch):
-    """Serve every batch in numpy (as without numba), or compiled (``bot.kernels``)."""
+    """Serve every batch in numpy (as without numba), or compiled (``bot.evaluation.kernels``)."""
     if request.param == "numpy":
-        monkeypatch.setitem(sys.modules, "bot.kernels", None)  # its import fails, as without numba
+        monkeypatch.setitem(sys.modules, "bot.evaluation.kernels", None)  # its import fails, as without numba
     else:
         monkeypatch.setattr(compiled, "KERNEL_BATCH", 0)
     compiled._load.cache_clear()
@@ -237,7 +245,7 @@ def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, act
 @pytest.mark.parametrize("failure", ["no numba", "no cache directory"])
 def test_without_numba_every_batch_is_served_in_numpy(monkeypatch, failure):
     if failure == "no numba":
-        monkeypatch.setitem(sys.modules, "bot.kernels", None)  # its import fails, as without numba
+        monkeypatch.setitem(sys.modules, "bot.evaluation.kernels", None)  # its import fails, as without numba
     else:  # numba's own error where neither the install nor the cache directory is writable
 
         def no_locator(name):

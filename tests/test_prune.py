@@ -8,10 +8,10 @@ import shutil
 import numpy as np
 import pytest
 
-from bot.checkpoint import load_evaluator
+from bot.evaluation.checkpoint import load_evaluator
 from bot.facade import REPO_CHECKPOINT
-from bot.prune import Pruner, pruner_paths
-from bot.rollout import RolloutSettings, rollout_position
+from bot.evaluation.prune import Pruner, pruner_paths
+from bot.search.rollout import RolloutSettings, rollout_position
 from engine import decode_position_id
 
 shipped = pytest.mark.skipif(

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.evaluator import choose_afterstates
-from bot.pubeval import Pubeval
+from bot.evaluation.evaluator import choose_afterstates
+from bot.evaluation.pubeval import Pubeval
 from engine import START, afterstates, decode_position_id, flip
 
 from conftest import load_fixture

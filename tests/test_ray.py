@@ -18,7 +18,7 @@ import torch
 
 from conftest import wrap_start_actors
 
-from bot.checkpoint import load_checkpoint
+from bot.evaluation.checkpoint import load_checkpoint
 from training.config import Config, ConfigError, LearningConfig, SelfPlayConfig, load_config
 from training.train import LATEST, train
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.cube import CubeState
-from bot.met import mwc
-from bot.resign import InvalidResignationError, ResignLevel, accept_resignation, offer_resignation
+from bot.equity.cube import CubeState
+from bot.equity.met import mwc
+from bot.equity.resign import InvalidResignationError, ResignLevel, accept_resignation, offer_resignation
 from engine import START
 
 MONEY = CubeState()

@@ -1,15 +1,22 @@
-"""Rollouts (bot.rollout): repeatable, honest standard errors, exact where the answer is known."""
+"""Rollouts (bot.search.rollout): repeatable, honest standard errors, exact where the answer is known."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bot import bearoff as bo
-from bot.classes import BearoffDatabases, ClassEvaluator, exact_cube
-from bot.cube import CubeState, MatchScore, MoneyCubeEquities, Verdict
-from bot.rollout import ROLLS36, RolloutDice, RolloutSettings, rollout_afterstates, rollout_cube, rollout_position
-from bot.search import InvalidSearchError
+from bot.evaluation import bearoff as bo
+from bot.evaluation.classes import BearoffDatabases, ClassEvaluator, exact_cube
+from bot.equity.cube import CubeState, MatchScore, MoneyCubeEquities, Verdict
+from bot.search.rollout import (
+    ROLLS36,
+    RolloutDice,
+    RolloutSettings,
+    rollout_afterstates,
+    rollout_cube,
+    rollout_position,
+)
+from bot.search.nply import InvalidSearchError
 from engine import START, encode_position_id, flip
 from conftest import board
 from fakes import PipEvaluator

@@ -15,9 +15,9 @@ schemathesis = pytest.importorskip("schemathesis")
 from schemathesis.checks import positive_data_acceptance  # noqa: E402
 
 from bot.doors.http_app import create_app  # noqa: E402
-from bot.evaluator import NetworkEvaluator  # noqa: E402
+from bot.evaluation.evaluator import NetworkEvaluator  # noqa: E402
 from bot.facade import Bot  # noqa: E402
-from bot.network import NetworkConfig  # noqa: E402
+from bot.evaluation.network import NetworkConfig  # noqa: E402
 from training.network import ValueNetwork  # noqa: E402
 
 torch.manual_seed(4)

@@ -1,4 +1,4 @@
-"""The score matrix (bot.score_matrix, `nardy cube --matrix N`, GET /v1/cube/matrix): the facade's cube decision at
+"""The score matrix (bot.play.score_matrix, `nardy cube --matrix N`, GET /v1/cube/matrix): the facade's cube decision at
 every score, the Crawford cells, money, bounds."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import warnings
 
 import pytest
 
-from bot.cube import CubeState, Owner
+from bot.equity.cube import CubeState, Owner
 from bot.doors.cli import run
 from bot.facade import Bot
-from bot.score_matrix import LABELS, NO_CUBE, ScoreMatrixError, format_matrix, max_length, money_cube, score_matrix
+from bot.play.score_matrix import LABELS, NO_CUBE, ScoreMatrixError, format_matrix, max_length, money_cube, score_matrix
 from engine.position_id import decode_position_id
 from engine.positions import read_position
 

@@ -1,13 +1,13 @@
-"""Search at every depth (bot.search): 1-ply as before, exact sure results, filtered ranking."""
+"""Search at every depth (bot.search.nply): 1-ply as before, exact sure results, filtered ranking."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bot.evaluator import best_children, choose_afterstates
-from bot.outcomes import equity, finished_probabilities, invert, is_finished
-from bot.search import (
+from bot.evaluation.evaluator import best_children, choose_afterstates
+from bot.equity.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.search.nply import (
     InvalidSearchError,
     MoveFilter,
     SearchEvaluator,
@@ -21,7 +21,7 @@ from fakes import PipEvaluator
 
 
 def reference_one_ply(evaluator, positions):
-    """The 1-ply code bot/evaluator.py had before bot/search.py, kept as the oracle."""
+    """The 1-ply code bot/evaluation/evaluator.py had before bot/search/nply.py, kept as the oracle."""
     count = len(positions)
     replies_to = np.repeat(flip(positions), len(ROLLS), axis=0)
     dice = np.tile(ROLLS, (count, 1))
@@ -119,7 +119,7 @@ def test_plies_must_be_known():
 
 @pytest.fixture(scope="module")
 def network():
-    from bot.checkpoint import load_evaluator
+    from bot.evaluation.checkpoint import load_evaluator
     from bot.facade import REPO_CHECKPOINT
 
     if not REPO_CHECKPOINT.is_file():

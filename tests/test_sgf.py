@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.analysis import analyze_match
+from bot.play.analysis import analyze_match
 from bot.doors.cli import run
 from bot.doors.sgf_export import analysed_sgf, analysis_notes
 from bot.facade import Bot

@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from bot.checkpoint import load_class_payload, load_evaluator, save_checkpoint  # noqa: E402
-from bot.prune import pruner_paths  # noqa: E402
+from bot.evaluation.checkpoint import load_class_payload, load_evaluator, save_checkpoint  # noqa: E402
+from bot.evaluation.prune import pruner_paths  # noqa: E402
 from training.network import network_from_payload, widen  # noqa: E402
 from training.ship import SLOWER_LIMIT  # noqa: E402
 

@@ -12,9 +12,9 @@ sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from cube import load_records, rollout_probabilities  # noqa: E402
 from take_point import LARGE_FIXTURE, NEAR, near_take_point  # noqa: E402
 
-from bot.checkpoint import load_evaluator  # noqa: E402
-from bot.classes import PositionClass, classify  # noqa: E402
-from bot.rollout import RolloutSettings, rollout_boards  # noqa: E402
+from bot.evaluation.checkpoint import load_evaluator  # noqa: E402
+from bot.evaluation.classes import PositionClass, classify  # noqa: E402
+from bot.search.rollout import RolloutSettings, rollout_boards  # noqa: E402
 from engine import decode_position_id, encode_position_id  # noqa: E402
 
 CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "default.pt"

@@ -13,11 +13,11 @@ import pytest
 
 from conftest import wrap_start_actors
 
-from bot.checkpoint import CheckpointError, load_checkpoint, load_network
-from bot.evaluator import NetworkEvaluator, RandomEvaluator
-from bot.network import NetworkConfig
+from bot.evaluation.checkpoint import CheckpointError, load_checkpoint, load_network
+from bot.evaluation.evaluator import NetworkEvaluator, RandomEvaluator
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
-from bot.outcomes import INVERT6
+from bot.equity.outcomes import INVERT6
 from engine import START
 from training.__main__ import main
 from training.config import Config, ConfigError, config_from_dict, config_to_toml, load_config

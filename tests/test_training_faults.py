@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 
-from bot.checkpoint import CheckpointError, load_checkpoint, load_class_payload, load_evaluator, load_network
+from bot.evaluation.checkpoint import CheckpointError, load_checkpoint, load_class_payload, load_evaluator, load_network
 from training.__main__ import main
 from training.config import load_config
 from training.train import LATEST, checkpoint_name, train

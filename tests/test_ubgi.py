@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from conftest import board, tiny_bot
-from bot.cancel import check_cancelled
-from bot.checkpoint import CheckpointError
-from bot.cube import CubeState, Owner
+from bot.search.cancel import check_cancelled
+from bot.evaluation.checkpoint import CheckpointError
+from bot.equity.cube import CubeState, Owner
 from bot.doors.positions import parse_position
 from bot.doors.ubgi import KEYS, MAX_LINE, Answer, Search, UbgiEngine, serve
 from bot.facade import Bot

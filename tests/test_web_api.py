@@ -11,9 +11,9 @@ import torch
 
 from bot.doors.http_app import create_app
 from bot.doors.web_views import BOT, HUMAN
-from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
+from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.facade import Bot
-from bot.network import NetworkConfig
+from bot.evaluation.network import NetworkConfig
 from training.network import ValueNetwork
 from engine.board import START
 from engine.game import Game, Phase

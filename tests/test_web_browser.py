@@ -22,7 +22,7 @@ import pytest
 import uvicorn
 
 from bot.doors.http_app import create_app
-from bot.evaluator import ProbabilityEvaluator
+from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.facade import Bot, REPO_CHECKPOINT
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install .[browser])")

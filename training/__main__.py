@@ -20,13 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.checkpoint import load_player
-from bot.classes import NETWORK_CLASSES
-from bot.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
-from bot.games import Game, get_game
-from bot.long_nardy.heuristic import HeuristicPlayer
-from bot.network import Network
-from bot.pubeval import Pubeval
+from bot.evaluation.checkpoint import load_player
+from bot.evaluation.classes import NETWORK_CLASSES
+from bot.evaluation.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
+from bot.evaluation.games import Game, get_game
+from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
+from bot.evaluation.network import Network
+from bot.evaluation.pubeval import Pubeval
 from training.config import ConfigError, config_from_dict, load_config
 from training.cube_correction import CORRECTION_FILE, load_correction
 from training.cube_correction import run as fit_cube_correction

@@ -31,8 +31,8 @@ import numpy as np
 import torch
 import torch.multiprocessing as mp
 
-from bot.evaluator import NetworkEvaluator
-from bot.games import get_game
+from bot.evaluation.evaluator import NetworkEvaluator
+from bot.evaluation.games import get_game
 from training.network import ValueNetwork
 from training.config import WORKERS_PER_CORE, Config, ConfigError
 from training.selfplay import Samples, SelfPlay

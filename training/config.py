@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.encoding import get_encoding
-from bot.games import GAMES
-from bot.network import NetworkConfig
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.games import GAMES
+from bot.evaluation.network import NetworkConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -98,7 +98,7 @@ class LearningConfig:
 class Config:
     # Run name: logs go to runs/<name>, checkpoints to the run directory.
     name: str = "td"
-    # The game played: "backgammon" or "long_nardy" (bot.games, with its default rule flags);
+    # The game played: "backgammon" or "long_nardy" (bot.evaluation.games, with its default rule flags);
     # the network's encoding must read that game's boards ("long_nardy" for long nardy).
     game: str = "backgammon"
     # Seed of every random generator of the run.

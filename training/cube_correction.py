@@ -1,9 +1,9 @@
-"""Fit the bot's cube correction (``bot.cube_correction``) to its own 2-ply cubeful lookahead.
+"""Fit the bot's cube correction (``bot.evaluation.cube_correction``) to its own 2-ply cubeful lookahead.
 
 Samples are positions of the bot's self-play games, each given a random cube state as the
 fixtures have them (money 30% of the time, else a 3- to 13-point match at any score, Crawford
 and post-Crawford included), kept where the 0-ply model is near a decision (``in_domain``),
-with the model's values and the bot's 2-ply lookahead's (``bot.cubeful``). The correction is
+with the model's values and the bot's 2-ply lookahead's (``bot.search.cube_decision``). The correction is
 fitted to lookahead minus model (Huber loss, Adam, on the shifts and on the double margin they
 give: ``correction_loss``); the epoch with the least loss on a tenth held out is kept. Self-play
 only: nothing of another program goes in.
@@ -27,12 +27,20 @@ from typing import TYPE_CHECKING, Any, Callable
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import load_evaluator
-from bot.classes import ClassEvaluator, exact_cube
-from bot.cube import CubeDecision, CubeState, decision_from_equities
-from bot.cube_correction import OWNERS, CubeCorrection, domain_values, in_domain, inputs, state_of_row, state_row
-from bot.cubeful import lookahead_cube_decision
-from bot.storage import atomic_write
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.classes import ClassEvaluator, exact_cube
+from bot.equity.cube import CubeDecision, CubeState, decision_from_equities
+from bot.evaluation.cube_correction import (
+    OWNERS,
+    CubeCorrection,
+    domain_values,
+    in_domain,
+    inputs,
+    state_of_row,
+    state_row,
+)
+from bot.search.cube_decision import lookahead_cube_decision
+from bot.evaluation.storage import atomic_write
 from training.distill import sample_positions
 
 if TYPE_CHECKING:

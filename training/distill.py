@@ -14,7 +14,7 @@ Three stages, each resumable, all in one run directory:
    the mean of every network's searched value: an ensemble, distilled into one
    network. With ``rollout_trials`` the target is instead the mean result of that
    many cubeless games played from the position by the bot itself at 0-ply
-   (``bot.rollout``, bear-offs exact; cut after ``rollout_truncate`` plies for the
+   (``bot.search.rollout``, bear-offs exact; cut after ``rollout_truncate`` plies for the
    network's value when that is set; variance-reduced with ``rollout_vr``): unbiased
    where the network's own search carries its misjudgements on. ``workers``
    processes share the chunks. Each chunk is written
@@ -23,7 +23,7 @@ Three stages, each resumable, all in one run directory:
 3. **fit** (``distilled.pt``, ``distilled.npz``, ``fit.json``): the torch network,
    from the checkpoint's weights (widened first with ``widen``: extra hidden units
    that start silent), is fitted to those targets with the six-outcome
-   cross-entropy of ``training.td`` (targets through ``bot.outcomes.to_six``,
+   cross-entropy of ``training.td`` (targets through ``bot.equity.outcomes.to_six``,
    clipped and renormalized), Adam at a small learning rate, a held-out share of the
    positions scored after every epoch; the epoch with the lowest held-out loss is kept.
    ``also`` names finished runs whose positions and targets are fitted as well (a
@@ -32,7 +32,7 @@ Three stages, each resumable, all in one run directory:
    no copy of a held-out board is trained on.
 
 With ``position_class`` (``crashed``, say) a round keeps only the positions of that class
-(``bot.classes.classify``), its own and its ``also`` runs', and fits the checkpoint's network
+(``bot.evaluation.classes.classify``), its own and its ``also`` runs', and fits the checkpoint's network
 for that class (its contact network where it has none): a specialist for ``ship --crashed``.
 A checkpoint with a network per class plays the games and searches the targets as the bot.
 
@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from bot.checkpoint import (
+from bot.evaluation.checkpoint import (
     atomic_write,
     export_numpy,
     load_class_payload,
@@ -69,11 +69,11 @@ from bot.checkpoint import (
     load_player,
     save_checkpoint,
 )
-from bot.classes import NETWORK_CLASSES, PositionClass, classify
-from bot.evaluator import NetworkEvaluator, ProbabilityEvaluator
-from bot.outcomes import invert, is_finished, to_six
-from bot.rollout import RolloutSettings, rollout_boards
-from bot.search import probabilities_at
+from bot.evaluation.classes import NETWORK_CLASSES, PositionClass, classify
+from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
+from bot.equity.outcomes import invert, is_finished, to_six
+from bot.search.rollout import RolloutSettings, rollout_boards
+from bot.search.nply import probabilities_at
 from engine import flip
 from training.selfplay import SelfPlay
 
@@ -114,9 +114,11 @@ class DistillConfig:
     rollout_truncate: int = 0  # rollout games stop after this many plies for the network's value (0: at the end)
     rollout_vr: bool = False  # rollout games with variance reduction (lookahead: far less spread for more work a game)
     also: tuple[str, ...] = ()  # finished run directories whose positions and targets are fitted too
-    position_class: str = ""  # keep only positions of this network class (bot.classes), fit its network ("": all)
+    position_class: str = (
+        ""  # keep only positions of this network class (bot.evaluation.classes), fit its network ("": all)
+    )
     # keep only positions whose side on roll wins this often by the checkpoint's 0-ply: (0.45, 0.97) are the
-    # positions where the leader's cube decisions are made (bot.cube_correction.WIN_RANGE)
+    # positions where the leader's cube decisions are made (bot.evaluation.cube_correction.WIN_RANGE)
     win_range: tuple[float, float] = (0.0, 1.0)
 
     def __post_init__(self) -> None:
@@ -239,7 +241,7 @@ def rollout_targets(
     """(B, 5) float32 mean results, for the side on roll of ``boards`` (B, 26), of ``config.rollout_trials``
     cubeless games each.
 
-    The games are ``bot.rollout``'s (0-ply play, rotated first rolls, variance reduction
+    The games are ``bot.search.rollout``'s (0-ply play, rotated first rolls, variance reduction
     if ``rollout_vr``), stopped after ``rollout_truncate`` plies for ``evaluator``'s value if > 0.
     """
     settings = RolloutSettings(
@@ -323,7 +325,7 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
 
 def class_rows(boards: np.ndarray, label: str) -> np.ndarray:
     """(K,) indices, in order, of the boards (B, 26; side on roll) that a ``label`` network plays
-    (``bot.classes.classify``); every row for ""."""
+    (``bot.evaluation.classes.classify``); every row for ""."""
     if not label:
         return np.arange(len(boards))
     return np.flatnonzero(classify(boards) == PositionClass[label.upper()])

@@ -3,7 +3,7 @@
 Games come in pairs that share one dice sequence: in the first game of a pair
 player A moves first, in the second player B does, so luck largely cancels out.
 All games advance together (one move-choice call per player per ply). Both players
-play the first player's game (``bot.games``: backgammon or long nardy). Gammons (long
+play the first player's game (``bot.evaluation.games``: backgammon or long nardy). Gammons (long
 nardy's mars) count 2 points and backgammons 3. Points per game (ppg) are reported with a 95%
 confidence interval over pairs: mean +- 1.96 * std / sqrt(pairs).
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bot.evaluator import Evaluator, choose_afterstates
-from bot.games import Game
-from bot.outcomes import is_finished
+from bot.evaluation.evaluator import Evaluator, choose_afterstates
+from bot.evaluation.games import Game
+from bot.equity.outcomes import is_finished
 from training.selfplay import first_dice, roll_dice
 
 DICE_CHUNK = 128  # plies of dice drawn at a time for every pair

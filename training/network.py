@@ -1,10 +1,10 @@
-"""The value network in torch, for training: the same map as ``bot.network.Network``.
+"""The value network in torch, for training: the same map as ``bot.evaluation.network.Network``.
 
-Outputs as in ``bot.network``: a softmax over the six outcomes, summed into the
+Outputs as in ``bot.evaluation.network``: a softmax over the six outcomes, summed into the
 five probabilities of the side on roll. The weights' names (``state_dict``) are the
-ones ``bot.network.weight_shapes`` lists, so serving reads what training writes.
+ones ``bot.evaluation.network.weight_shapes`` lists, so serving reads what training writes.
 
-The first layer is a linear map of the dense encoding (``bot.encoding``). For big
+The first layer is a linear map of the dense encoding (``bot.evaluation.encoding``). For big
 batches it is computed as one embedding-bag over the rows of ``input_table @ W.T``:
 26 slot lookups plus G weighted global rows per position instead of a matmul over
 ~200 inputs (several times faster at self-play batch sizes).
@@ -19,10 +19,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from bot.checkpoint import checked_weights
-from bot.encoding import get_encoding, slot_indices
-from bot.network import NetworkConfig
-from bot.outcomes import CUMULATIVE
+from bot.evaluation.checkpoint import checked_weights
+from bot.evaluation.encoding import get_encoding, slot_indices
+from bot.evaluation.network import NetworkConfig
+from bot.equity.outcomes import CUMULATIVE
 
 TABLE_BATCH = 1024  # from this batch size on, inference folds the first layer into the embedding-bag
 ACTIVATIONS = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh, "elu": F.elu}

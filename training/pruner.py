@@ -1,7 +1,7 @@
 """Fit the rollouts' move pruner: a small network distilled from the bot's own evaluations of its own plays.
 
 Rollout trials play at 0-ply, and scoring every legal play with the full networks is most of a
-trial's cost. ``bot.prune.Pruner`` ranks a roll's plays with a small network first and leaves
+trial's cost. ``bot.evaluation.prune.Pruner`` ranks a roll's plays with a small network first and leaves
 only the best few to the full ones (GNU Backgammon prunes with small networks the same way).
 The pruner is fitted here: positions in contact of the bot's own self-play games
 (``distill.sample_positions``), one random roll each, every play of it, and as targets the bot's
@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from bot.checkpoint import FORMAT, export_numpy, load_class_payloads, load_evaluator, weights_checksum
-from bot.evaluator import group_starts
-from bot.network import Network, NetworkConfig
-from bot.outcomes import equity
-from bot.prune import Pruner, fingerprint, in_contact, pruner_paths
-from bot.storage import atomic_write
+from bot.evaluation.checkpoint import FORMAT, export_numpy, load_class_payloads, load_evaluator, weights_checksum
+from bot.evaluation.evaluator import group_starts
+from bot.evaluation.network import Network, NetworkConfig
+from bot.equity.outcomes import equity
+from bot.evaluation.prune import Pruner, fingerprint, in_contact, pruner_paths
+from bot.evaluation.storage import atomic_write
 from engine import afterstates, flip
 from training.distill import DistillConfig, fit, sample_positions
 
@@ -32,7 +32,7 @@ from training.distill import DistillConfig, fit, sample_positions
 def sample_plays(checkpoint: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(plays (N, 26) in the side on roll's view after each play, parent (N,), the bot's five (N, 5) of them).
 
-    One random roll of each position in contact (``bot.prune.in_contact``: the pruner ranks those) of
+    One random roll of each position in contact (``bot.evaluation.prune.in_contact``: the pruner ranks those) of
     ``games`` self-play games, where the roll has two plays or more.
     """
     evaluator = load_evaluator(checkpoint)
@@ -75,7 +75,7 @@ def fit_pruner(
     encoding: str = "extended",
 ) -> dict[str, Any]:
     """Fit a ``hidden``-unit pruner to the bot ``checkpoint``'s own evaluations and write it beside the bot
-    (``bot.prune.pruner_paths``); its report, also written there."""
+    (``bot.evaluation.prune.pruner_paths``); its report, also written there."""
     import torch
 
     from training.network import ValueNetwork

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from bot.evaluator import NetworkEvaluator
+from bot.evaluation.evaluator import NetworkEvaluator
 from training.config import Config, ConfigError
 from training.network import ValueNetwork
 from training.actors import _self_play

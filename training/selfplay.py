@@ -1,6 +1,6 @@
 """Batched self-play: many games advance together, and finished games become TD(lambda) samples.
 
-Per ply, every game rolls, one call of the game's afterstate generator (``bot.games``:
+Per ply, every game rolls, one call of the game's afterstate generator (``bot.evaluation.games``:
 backgammon or long nardy) lists every child, one evaluation scores them all, and each
 game takes its best (or, with probability epsilon, a random one). No Python loop runs
 over games.
@@ -25,9 +25,9 @@ from typing import Callable
 
 import numpy as np
 
-from bot.evaluator import ProbabilityEvaluator, best_children
-from bot.games import BACKGAMMON, Game
-from bot.outcomes import INVERT6, equity, is_finished, to_six
+from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
+from bot.evaluation.games import BACKGAMMON, Game
+from bot.equity.outcomes import INVERT6, equity, is_finished, to_six
 
 # The opening roll: each player throws one die and the higher one moves first with both,
 # so the first move of a game is never a double.

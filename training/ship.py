@@ -7,13 +7,13 @@ the training config, the number of self-play games, the wall time and machine;
 ``benchmarks/strength.py --record`` adds the measured strength to it.
 
 ``ship_classes`` combines a network per position class (``--contact A.pt --race B.pt --crashed C.pt
---late-contact D.pt``) into one multi-network file (``bot.checkpoint``'s class format), bear-offs exact,
+--late-contact D.pt``) into one multi-network file (``bot.evaluation.checkpoint``'s class format), bear-offs exact,
 and the bot's learned cube correction (``--cube-correction``) if given.
 
 ``ship_gated`` writes a candidate beside the target first, times it against the shipped bot
-there (``bot.speed``: 0-ply and 1-ply decisions, rollout trials/s, in the same run) and moves it
+there (``bot.play.speed``: 0-ply and 1-ply decisions, rollout trials/s, in the same run) and moves it
 into place only if it is at most ``SLOWER_LIMIT`` times slower at each, unless told to accept it;
-its figures and the ratios go into its metadata. A rollout pruner (``bot.prune``) beside a source
+its figures and the ratios go into its metadata. A rollout pruner (``bot.evaluation.prune``) beside a source
 that was fitted to the candidate's networks travels with it.
 """
 
@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from bot.checkpoint import (
+from bot.evaluation.checkpoint import (
     export_class_numpy,
     export_numpy,
     load_checkpoint,
@@ -38,13 +38,13 @@ from bot.checkpoint import (
     save_checkpoint,
     save_class_checkpoint,
 )
-from bot.classes import NETWORK_CLASSES
-from bot.cube_correction import CubeCorrection
-from bot.encoding import get_encoding
-from bot.evaluator import ProbabilityEvaluator
-from bot.prune import fingerprint, pruner_paths
-from bot.speed import measure_speeds
-from bot.storage import atomic_write
+from bot.evaluation.classes import NETWORK_CLASSES
+from bot.evaluation.cube_correction import CubeCorrection
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.evaluator import ProbabilityEvaluator
+from bot.evaluation.prune import fingerprint, pruner_paths
+from bot.play.speed import measure_speeds
+from bot.evaluation.storage import atomic_write
 from training.network import network_from_payload
 
 

@@ -37,14 +37,14 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
-from bot.checkpoint import CheckpointError, load_class_payload, save_checkpoint
-from bot.storage import remove_stale_temporaries
+from bot.evaluation.checkpoint import CheckpointError, load_class_payload, save_checkpoint
+from bot.evaluation.storage import remove_stale_temporaries
 from training.network import network_from_payload
-from bot.evaluator import Evaluator, NetworkEvaluator
-from bot.games import Game, get_game
-from bot.long_nardy.heuristic import HeuristicPlayer
+from bot.evaluation.evaluator import Evaluator, NetworkEvaluator
+from bot.evaluation.games import Game, get_game
+from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from training.network import ValueNetwork
-from bot.pubeval import Pubeval
+from bot.evaluation.pubeval import Pubeval
 from training.actors import check_backend, start_actors
 from training.config import Config, ConfigError, config_to_toml
 from training.evaluate import MatchResult, evaluate

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from bot.analysis import AnalysisError
+from bot.play.analysis import AnalysisError
 from bot.doors import analysis_views as views
 from bot.doors.analysis_views import MAX_MAT_BYTES, MAX_SGF_BYTES, MAX_UPLOAD_BYTES, RolloutQuery, SetupQuery, SetupView
 from bot.doors.http_limits import BUSY_RESPONSES, compute

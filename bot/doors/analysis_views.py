@@ -1,6 +1,6 @@
 """The analysis endpoints' views: plain functions from a parsed request to JSON data (no web framework).
 
-- ``analyze(bot, text, plies)``: a .mat or .sgf file's text, analysed (``bot.analysis``), as
+- ``analyze(bot, text, plies)``: a .mat or .sgf file's text, analysed (``bot.play.analysis``), as
   ``MatchAnalysis.to_json()`` with the match's chart (SVG); a damaged file raises an engine error naming the line.
 - ``rollout(bot, query)``: ``bot.doors.rollout_command.rollout_json`` with bounds on the
   trials, the truncation and the number of plays, so one request stays short.
@@ -20,14 +20,14 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.analysis import AnalysisError, analyze_match
+from bot.play.analysis import AnalysisError, analyze_match
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.http_limits import Limits, analysis_work, check_work, rollout_work
 from bot.doors.match_chart import match_chart_svg
 from bot.doors.positions import Situation, parse_position
 from bot.doors.rollout_command import rollout_json
 from bot.facade import Bot
-from bot.rollout import RolloutSettings
+from bot.search.rollout import RolloutSettings
 from engine.board import flip, validate_dice
 from engine.errors import InvalidMatchError
 from engine.game import Game, Phase, from_ids

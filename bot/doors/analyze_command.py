@@ -1,4 +1,5 @@
-"""The ``analyze`` subcommand: a whole .mat or .sgf match analysed (``bot.analysis``), as GNU Backgammon's statistics.
+"""The ``analyze`` subcommand: a whole .mat or .sgf match analysed (``bot.play.analysis``), as GNU
+Backgammon's statistics.
 
 ``nardy analyze FILE [--plies P] [--json] [--html OUT.html] [--sgf OUT.sgf]``: reads the file
 (``engine.matchfiles``: .mat, .sgf or a position list, told apart by content; a damaged one is an
@@ -25,7 +26,7 @@ from engine.errors import InvalidOptionError
 from engine.position_id import decode_position_id
 
 if TYPE_CHECKING:  # the analysis and the match formats load when a file is analysed, not for a cold `nardy hint`
-    from bot.analysis import MatchAnalysis
+    from bot.play.analysis import MatchAnalysis
 
 # 1-ply: its cubeful lookahead judges cube decisions better than 0-ply, for little more time
 # over a whole match (docs/analysis.md).
@@ -172,7 +173,7 @@ def format_html(analysis: MatchAnalysis) -> str:
 
 
 def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from bot.analysis import analyze_match
+    from bot.play.analysis import analyze_match
     from bot.doors.position_list import format_positions, positions_json
     from bot.doors.sgf_export import analysed_sgf
     from engine.matchfiles import read_records_file

@@ -39,11 +39,11 @@ from typing import Optional
 
 import numpy as np
 
-from bot.cube import CubeState, cube_state_for
+from bot.equity.cube import CubeState, cube_state_for
 from bot.doors.external import MAX_LINE, ExternalServer, _Connection
 from bot.doors.ubgi import nardy_version
 from bot.facade import check_game_on
-from bot.match_play import BotPlayer
+from bot.play.match_play import BotPlayer
 from engine.board import CHECKERS, MOVER_BAR, flip, validate_dice
 from engine.errors import BackgammonError, InvalidPositionError, quote
 from engine.match import MatchState, is_cube_value

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Optional, Sequence
 
-from bot.met import default_met
+from bot.equity.met import default_met
 from engine.errors import check_range
 
 # A random seed: numpy takes any non-negative integer; 63 bits keep it one signed 64-bit
@@ -22,7 +22,7 @@ MAX_SEED = 2**63 - 1
 MAX_MATCH_LENGTH = default_met().size
 # Matches of ``nardy match``, or games of a money session.
 MAX_GAMES = 1_000_000
-# Rollout trials on the command line. All trials advance together (``bot.rollout``), so memory
+# Rollout trials on the command line. All trials advance together (``bot.search.rollout``), so memory
 # grows with trials x candidates; the bounds keep a rollout within a desktop's memory.
 MAX_TRIALS = 100_000
 MAX_CANDIDATES = 32

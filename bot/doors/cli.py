@@ -1,10 +1,11 @@
 """The command line: ``python -m bot SUBCOMMAND`` (or ``nardy SUBCOMMAND``).
 
 Subcommands: ``play`` (a game or match against the bot in the terminal), ``match``
-(computer players' matches, ``bot.match_play``), ``hint`` (ranked plays, or the cube
+(computer players' matches, ``bot.play.match_play``), ``hint`` (ranked plays, or the cube
 decision), ``cube`` (the cube decision for money and at every score of a match,
-``bot.score_matrix``), ``eval`` (probabilities and equities), ``rollout`` (Monte-Carlo rollouts,
-``bot.rollout``), ``analyze`` (a whole .mat or .sgf match analysed, ``bot.analysis``, or a list of positions),
+``bot.play.score_matrix``), ``eval`` (probabilities and equities), ``rollout`` (Monte-Carlo rollouts,
+``bot.search.rollout``), ``analyze`` (a whole .mat or .sgf match analysed, ``bot.play.analysis``,
+or a list of positions),
 ``external`` (GNU Backgammon's external-player server), ``serve`` (the web board and
 the HTTP API), ``ubgi`` and ``bei`` (engine protocols, ``bot.doors.engine_command``).
 Each only parses its arguments, calls ``bot.facade.Bot`` and prints. Bad input
@@ -29,12 +30,12 @@ from typing import Callable, Iterator, Optional, TextIO
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.checkpoint import CheckpointError
+from bot.evaluation.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
 from bot.doors.engine_command import add_bei, add_ubgi
 from bot.doors.match_command import add_match
 from bot.doors.rollout_command import add_rollout
-from bot.levels import LEVEL_NAMES, level_named
+from bot.play.levels import LEVEL_NAMES, level_named
 from bot.doors.analyze_command import add_analyze
 from bot.doors.cube_command import add_cube
 from bot.doors import long_nardy_command

@@ -4,7 +4,7 @@ N-point match.
 ``nardy cube POSITION [--matrix N] [--plies P] [--json]``: the side on roll of POSITION (a
 Position ID, ``PositionID:MatchID`` or XGID; its own cube and score are set aside) with the cube
 centred, centred under the Jacoby rule and owned, for money; with ``--matrix`` the score matrix of
-``bot.score_matrix`` as a table read at a glance, rows the side on roll's points to go, columns the
+``bot.play.score_matrix`` as a table read at a glance, rows the side on roll's points to go, columns the
 opponent's. ``--json`` prints ``{"position_id", "plies", "money": [cell...], "matrix": {...}}``.
 """
 
@@ -17,7 +17,7 @@ from typing import Optional, TextIO
 from bot.doors.bounds import MAX_MATCH_LENGTH, Bounded
 from bot.doors.positions import parse_position
 from bot.facade import PLIES, Bot, check_game_on
-from bot.score_matrix import ScoreMatrix, format_matrix, money_cube, score_matrix
+from bot.play.score_matrix import ScoreMatrix, format_matrix, money_cube, score_matrix
 
 
 def cube_json(bot: Bot, position: str, length: Optional[int], plies: int) -> dict:

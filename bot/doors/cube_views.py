@@ -1,4 +1,5 @@
-"""``GET /v1/cube/matrix``: a position's cube decision for money and at every score of a match (``bot.score_matrix``).
+"""``GET /v1/cube/matrix``: a position's cube decision for money and at every score of a match
+(``bot.play.score_matrix``).
 
 ``add_cube_matrix_route(app, bot)`` adds it to ``bot.doors.http_app.create_app``'s application; the answer is
 ``nardy cube POSITION --matrix N --json``'s object. A matrix is up to 625 cube decisions, so it goes through
@@ -19,7 +20,7 @@ from bot.doors.http_limits import BUSY_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.doors.positions import parse_position
 from bot.facade import Bot, check_game_on
-from bot.score_matrix import ScoreMatrixError
+from bot.play.score_matrix import ScoreMatrixError
 
 # 1-ply looks one roll ahead for each of a matrix's decisions (about 0.07 s each here): 7x7 keeps it to seconds.
 MAX_ONE_PLY_LENGTH = 7

@@ -29,10 +29,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from bot.cube import CubeState, cube_state_for
+from bot.equity.cube import CubeState, cube_state_for
 from bot.facade import Bot
-from bot.levels import Level
-from bot.match_play import BotPlayer, Player
+from bot.play.levels import Level
+from bot.play.match_play import BotPlayer, Player
 from engine.board import flip
 from engine.errors import BackgammonError, InvalidPositionError
 from engine.fibs import FibsBoard, parse_fibs_board

@@ -29,7 +29,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.doors import http_views as views
-from bot.cancel import Cancelled
+from bot.search.cancel import Cancelled
 from bot.doors.http_limits import (
     BUSY_RESPONSES,
     BodyDeadline,

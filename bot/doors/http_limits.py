@@ -10,7 +10,7 @@
   thread) for one of ``Limits.heavy_slots`` slots, at most ``Limits.heavy_wait`` seconds and at most
   ``Limits.heavy_queue`` of them at once, else 503 with Retry-After (``BusyError``); the work runs in
   the queue's own small thread pool, so the thread pool that answers 0-ply requests is never tied up.
-- Cancellation: each job runs under ``bot.cancel.cancel_on``; its flag is set when the client
+- Cancellation: each job runs under ``bot.search.cancel.cancel_on``; its flag is set when the client
   disconnects, when the job runs past ``Limits.work_seconds``, or when the server stops
   (``HeavyQueue.stop``), and the search, rollout and analysis loops stop at their next check.
 """
@@ -29,7 +29,7 @@ import anyio
 from fastapi import Request
 from starlette.exceptions import HTTPException
 
-from bot.cancel import Cancelled, cancel_on
+from bot.search.cancel import Cancelled, cancel_on
 from bot.doors.http_views import ErrorMessage
 from engine.errors import InvalidOptionError
 

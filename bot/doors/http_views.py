@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from bot.cube import CubeState
+from bot.equity.cube import CubeState
 from bot.facade import Bot, RankedPlay
-from bot.met import default_met
+from bot.equity.met import default_met
 from bot.doors.positions import Situation, parse_position
-from bot.resign import InvalidResignationError, ResignationAnswer, ResignLevel
+from bot.equity.resign import InvalidResignationError, ResignationAnswer, ResignLevel
 from engine.board import flip, validate_dice
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidOptionError, quote
 from engine.position_id import encode_position_id

@@ -1,6 +1,6 @@
 """Long nardy at the command line: ``nardy hint --game long-nardy POSITION DICE`` and ``nardy play --game long-nardy``.
 
-Only parsing, calling ``bot.long_nardy.player`` and printing, as the backgammon doors do.
+Only parsing, calling ``bot.play.long_nardy`` and printing, as the backgammon doors do.
 Positions are long nardy Position IDs (13 characters, docs/long_nardy.md), seen by the
 side on roll; probabilities are the mover's after its play. Money play, no cube, the
 default rule flags.
@@ -13,8 +13,8 @@ from typing import TextIO
 
 import numpy as np
 
-from bot.evaluator import ProbabilityEvaluator
-from bot.long_nardy.player import RankedPlay, best_play, load_long_nardy_player, rank_plays
+from bot.evaluation.evaluator import ProbabilityEvaluator
+from bot.play.long_nardy import RankedPlay, best_play, load_long_nardy_player, rank_plays
 from engine.board import validate_dice
 from engine.errors import BackgammonError
 from engine.game import Phase

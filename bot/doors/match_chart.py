@@ -4,7 +4,7 @@
 both the web board's match analysis (``/v1/analyze`` answers it as ``chart``) and the HTML report
 of ``nardy analyze --html``. The line is the left player's (player 0's) match-winning chance in a
 match, or its equity in points (the decision's value times the cube) in a money session: at the start
-of each game, after each of both players' decisions (``bot.analysis``'s values of the play or cube
+of each game, after each of both players' decisions (``bot.play.analysis``'s values of the play or cube
 action chosen), and after the game's result. Games are shaded bands; an error is a dot coloured
 by its mark on the line; a roll GNU Backgammon would call lucky or unlucky is a triangle in the
 strip under the chart, pointing up (in the left player's colour) when it helped the left player, down
@@ -17,8 +17,8 @@ import html
 from dataclasses import dataclass
 from typing import Optional
 
-from bot.analysis import Decision, GameAnalysis, MatchAnalysis
-from bot.cube import CubeState, MatchScore, Owner
+from bot.play.analysis import Decision, GameAnalysis, MatchAnalysis
+from bot.equity.cube import CubeState, MatchScore, Owner
 from engine.match_id import decode_match_id
 
 # GNU Backgammon's luck thresholds in EMG (lucky / unlucky rolls; twice that: very lucky / unlucky).

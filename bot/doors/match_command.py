@@ -1,6 +1,6 @@
-"""The ``match`` subcommand: computer players play matches or money sessions (``bot.match_play``).
+"""The ``match`` subcommand: computer players play matches or money sessions (``bot.play.match_play``).
 
-It parses its arguments, plays through ``bot.match_play.play_match``, prints each
+It parses its arguments, plays through ``bot.play.match_play.play_match``, prints each
 result and a summary table, and writes the matches as .mat files when asked.
 """
 
@@ -14,11 +14,11 @@ import numpy as np
 
 from bot.doors.bounds import MAX_GAMES, MAX_MATCH_LENGTH, MAX_SEED, Bounded
 from bot.facade import PLIES, Bot
-from bot.levels import LEVEL_NAMES, Level, level_named
+from bot.play.levels import LEVEL_NAMES, Level, level_named
 from engine.errors import InvalidOptionError
 
 if TYPE_CHECKING:  # imported where a match is played: a cold `nardy hint` need not load them
-    from bot.match_play import BotPlayer, PlayedMatch, Player, Summary
+    from bot.play.match_play import BotPlayer, PlayedMatch, Player, Summary
 
 
 def format_summary(summary: Summary, names: tuple[str, str], money: bool) -> list[str]:
@@ -69,7 +69,7 @@ def _numbered(path: Path, index: int, count: int) -> Path:
 
 def _bot_player(checkpoint: Optional[str], plies: int, level: Optional[Level] = None) -> BotPlayer:
     """The bot of ``checkpoint`` (default: the shipped one), named after the file when one is given, at ``level``."""
-    from bot.match_play import BotPlayer
+    from bot.play.match_play import BotPlayer
 
     bot = Bot.load(checkpoint)
     name = Path(checkpoint).stem if checkpoint else bot.name
@@ -77,7 +77,7 @@ def _bot_player(checkpoint: Optional[str], plies: int, level: Optional[Level] = 
 
 
 def _players(args: argparse.Namespace) -> tuple[Player, Player]:
-    from bot.match_play import BotPlayer, PubevalPlayer
+    from bot.play.match_play import BotPlayer, PubevalPlayer
 
     level = level_named(args.level) if args.level else None
     first = _bot_player(args.checkpoint, args.plies, level)
@@ -95,7 +95,7 @@ def _players(args: argparse.Namespace) -> tuple[Player, Player]:
 
 
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    from bot.match_play import play_match, summarize
+    from bot.play.match_play import play_match, summarize
     from engine.matfile import write_mat
 
     if args.jacoby and args.length:

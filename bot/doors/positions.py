@@ -2,7 +2,7 @@
 
 ``parse_position`` reads any of them with ``engine.positions.read_position`` and
 makes a ``Situation``: the board seen by the side on roll, the dice if they are
-rolled, and the cube and score as ``bot.cube.CubeState`` seen by that side. A
+rolled, and the cube and score as ``bot.equity.cube.CubeState`` seen by that side. A
 Position ID alone is a money game with a centred cube and no dice.
 
 >>> s = parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA")
@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.cube import CubeState, cube_state_for
+from bot.equity.cube import CubeState, cube_state_for
 from engine.position_id import encode_position_id
 from engine.positions import read_position
 

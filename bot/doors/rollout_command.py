@@ -1,4 +1,4 @@
-"""The ``rollout`` subcommand: Monte-Carlo rollouts of a position or of the plays of a roll (``bot.rollout``).
+"""The ``rollout`` subcommand: Monte-Carlo rollouts of a position or of the plays of a roll (``bot.search.rollout``).
 
 ``nardy rollout POSITION [DICE] [--trials N] [--plies P] [--truncate T] [--cubeful]
 [--no-vr] [--seed S] [--json]``. Without DICE the position is rolled out before the
@@ -6,7 +6,7 @@ roll, for the side on roll; with DICE the best ``--candidates`` plays by 0-ply a
 rolled out together (same dice for all), for the mover, and ranked.
 
 ``--cubeful`` adds the cube decision from cubeful trials (no double, and double/take,
-each trial played with both sides' cube actions): ``bot.rollout.rollout_cube``.
+each trial played with both sides' cube actions): ``bot.search.rollout.rollout_cube``.
 
 ``rollout_json`` is shared with the HTTP API (``GET /v1/rollout``).
 """
@@ -23,12 +23,12 @@ import numpy as np
 from bot.doors.bounds import MAX_CANDIDATES, MAX_SEED, MAX_TRIALS, MAX_TRUNCATE, Bounded
 from bot.doors.positions import Situation, parse_position
 from bot.facade import Bot, check_game_on
-from bot.search import InvalidSearchError
+from bot.search.nply import InvalidSearchError
 from engine.board import validate_dice
 from engine.errors import check_range
 
 if TYPE_CHECKING:  # imported where a rollout runs: a cold `nardy hint` need not load it
-    from bot.rollout import Progress, RolloutSettings
+    from bot.search.rollout import Progress, RolloutSettings
 
 DEFAULT_TRIALS = 1296
 DEFAULT_CANDIDATES = 5
@@ -51,7 +51,7 @@ def rollout_json(
     (+ ``"cube"`` when ``cubeful``). Dice: ``{"position_id", "dice", "trials", "plays": [{"move", ...}]}``,
     best first by rolled-out equity.
     """
-    from bot.rollout import rollout_afterstates, rollout_cube, rollout_position
+    from bot.search.rollout import rollout_afterstates, rollout_cube, rollout_position
 
     board = check_game_on(situation.board)
     if candidates < 1:
@@ -73,7 +73,7 @@ def rollout_json(
 
 
 def _settings(args: argparse.Namespace) -> RolloutSettings:
-    from bot.rollout import RolloutSettings
+    from bot.search.rollout import RolloutSettings
 
     return RolloutSettings(
         trials=args.trials,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from bot.analysis import EPSILON, Decision, MatchAnalysis
+from bot.play.analysis import EPSILON, Decision, MatchAnalysis
 from engine.matfile import ActionKind, MatMatch
 from engine.sgf import SgfNote, format_sgf
 

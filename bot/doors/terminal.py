@@ -23,9 +23,9 @@ import numpy as np
 
 from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot
-from bot.levels import Level, LevelPlayer
-from bot.match_play import BotPlayer
-from bot.cube import cube_state_for
+from bot.play.levels import Level, LevelPlayer
+from bot.play.match_play import BotPlayer
+from bot.equity.cube import cube_state_for
 from engine.errors import BackgammonError, InvalidOptionError
 from engine.game import Game, GameResult, Phase, start_game
 from engine.match import MatchState, may_double, roll_dice

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.cube import CubeState, Owner
+from bot.equity.cube import CubeState, Owner
 from bot.facade import Evaluation, RankedPlay
 
 PROBABILITY_NAMES = ("Win", "W g", "W bg", "L g", "L bg")

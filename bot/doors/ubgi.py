@@ -47,12 +47,12 @@ from typing import IO, Callable, Iterator, Optional, Union
 
 import numpy as np
 
-from bot.cancel import Cancelled, cancel_on
-from bot.checkpoint import CheckpointError
-from bot.cube import CubeState, Owner, cube_state_for
+from bot.search.cancel import Cancelled, cancel_on
+from bot.evaluation.checkpoint import CheckpointError
+from bot.equity.cube import CubeState, Owner, cube_state_for
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.facade import PLIES, Bot, check_game_on
-from bot.levels import LEVEL_NAMES, Level, LevelPlayer, level_named
+from bot.play.levels import LEVEL_NAMES, Level, LevelPlayer, level_named
 from engine.board import read_int, validate_dice
 from engine.errors import BackgammonError, InvalidOptionError, quote
 from engine.match import MAX_CUBE, MatchState, is_cube_value

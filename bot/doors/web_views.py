@@ -18,7 +18,7 @@ opening roll the Match ID's game state is "no game" (0); a finished game's token
 winner on roll (``engine.game.from_ids`` says what the Match ID cannot hold, such as
 post-Crawford). The bot answers the human's resignation at once, so a token holds a
 resignation offered only when the bot offers it (before its roll, when its own evaluation
-says the game is lost: ``bot.resign``), waiting for the human's accept or reject.
+says the game is lost: ``bot.equity.resign``), waiting for the human's accept or reject.
 
 Bad input (an unreadable token, an action the state does not allow, an illegal move)
 raises an engine error (``engine.errors.BackgammonError``) naming it.
@@ -31,12 +31,12 @@ from typing import Literal, Optional
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.cube import Owner, cube_state_for
+from bot.equity.cube import Owner, cube_state_for
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.positions import parse_position
 from bot.facade import Bot
-from bot.levels import level_named
-from bot.match_play import BotPlayer
+from bot.play.levels import level_named
+from bot.play.match_play import BotPlayer
 from engine.board import flip, pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError, quote
 from engine.game import Game, from_ids, start_game
@@ -418,7 +418,7 @@ def bot_turn(bot: Bot, request: GameRequest) -> GameView:
     game = _require(_read(request.game), BOT, "the bot's turn", Stage.BEFORE_ROLL, Stage.ROLLED)
     if game.phase is Stage.BEFORE_ROLL:
         # As GNU Backgammon, the cheapest resignation the human should accept, offered only when the bot's
-        # evaluation says playing on is worth hardly more (``bot.resign.offer_resignation``).
+        # evaluation says playing on is worth hardly more (``bot.equity.resign.offer_resignation``).
         state = cube_state_for(game.match, BOT)
         level = bot.resign_decision(game.board, state, plies=request.plies).offer.level
         if level is not None:

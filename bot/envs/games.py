@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bot.evaluator import group_starts
+from bot.evaluation.evaluator import group_starts
 from engine import afterstates, flip
 from engine.board import START
 from engine.compiled import use_compiled_generator

@@ -8,7 +8,7 @@ OpenSpiel plays a roll as one action of two checker moves, and a double as two s
 actions by the same player (the second an "extra turn"). So a whole turn's afterstate is
 reached by one action, or by two for a double; ``turn_afterstates`` lists every afterstate
 a decision can lead to by the end of the turn, with the action that starts the way there.
-``NardyBot`` asks the bot (at a playing level, ``bot.levels``) for its play of the whole
+``NardyBot`` asks the bot (at a playing level, ``bot.play.levels``) for its play of the whole
 roll from the board at the start of the turn and takes the action that leads to it.
 
 ``compare_rules`` is the cross-check: at the start of a turn, the afterstates OpenSpiel
@@ -22,10 +22,10 @@ from typing import Optional
 import numpy as np
 import pyspiel
 
-from bot.cube import CubeState
+from bot.equity.cube import CubeState
 from bot.envs.opponents import shipped_bot
 from bot.facade import Bot
-from bot.levels import LevelPlayer, level_named
+from bot.play.levels import LevelPlayer, level_named
 from engine import afterstates
 
 BAR_POSITION = 100

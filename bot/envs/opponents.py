@@ -7,12 +7,12 @@ builds one from:
 
 - ``"random"``: a uniformly random legal play (drawn from the environment's generator,
   so a seeded reset reproduces it);
-- ``"pubeval"``: Tesauro's pubeval (``bot.pubeval``), batched;
-- a playing level of ``bot.levels`` (``"beginner"`` .. ``"world-class"``): the shipped bot
+- ``"pubeval"``: Tesauro's pubeval (``bot.evaluation.pubeval``), batched;
+- a playing level of ``bot.play.levels`` (``"beginner"`` .. ``"world-class"``): the shipped bot
   at that level; ``"expert"`` (0-ply, no noise) is scored in one batch, the others play
-  through ``bot.levels.LevelPlayer`` one board at a time;
-- a ``bot.evaluator.Evaluator`` (its best-scored play, batched), a ``bot.levels.LevelPlayer``,
-  or a ``bot.match_play.Player`` (anything with ``choose_play(board, dice, state)``);
+  through ``bot.play.levels.LevelPlayer`` one board at a time;
+- a ``bot.evaluation.evaluator.Evaluator`` (its best-scored play, batched), a ``bot.play.levels.LevelPlayer``,
+  or a ``bot.play.match_play.Player`` (anything with ``choose_play(board, dice, state)``);
 - any callable ``f(board, dice, afterstates) -> int``: the board (26,) in its own view, the
   dice as a tuple, the afterstates (n, 26) in action order; it returns an action index.
 """
@@ -24,11 +24,11 @@ from typing import Callable, Protocol, Union
 
 import numpy as np
 
-from bot.cube import CubeState
-from bot.evaluator import Evaluator, best_children
+from bot.equity.cube import CubeState
+from bot.evaluation.evaluator import Evaluator, best_children
 from bot.facade import Bot
-from bot.levels import LEVEL_NAMES, LevelPlayer, level_named
-from bot.pubeval import Pubeval
+from bot.play.levels import LEVEL_NAMES, LevelPlayer, level_named
+from bot.evaluation.pubeval import Pubeval
 from bot.envs.games import Legal
 
 PlayFunction = Callable[[np.ndarray, tuple[int, int], np.ndarray], int]
@@ -68,7 +68,7 @@ class EvaluatorOpponent:
 
 
 class PlayerOpponent:
-    """A player of ``bot.match_play`` (or a ``LevelPlayer``), asked board by board; its play's afterstate is looked
+    """A player of ``bot.play.match_play`` (or a ``LevelPlayer``), asked board by board; its play's afterstate is looked
     up."""
 
     def __init__(self, player: object, name: str) -> None:

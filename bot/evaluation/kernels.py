@@ -1,0 +1,312 @@
+"""Compiled loops (numba) for the network's big batches.
+
+Loaded by ``bot.evaluation.compiled`` only for a batch big enough to pay for numba's import,
+so a cold command line never loads it. Compiled on first use and cached
+on disk, in the project's cache directory (``engine.compiled.cache_dir``).
+
+The cache is the engine's sealed one (``engine.kernels.sealed_njit``): every file behind a
+SHA-256 of its content; a file that fails the check or fails to load (damaged, or written
+by something else) is deleted with a warning on stderr and the kernel is compiled afresh
+and cached again.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
+
+from bot.evaluation.storage import warn
+from engine.kernels import leading_zeros, sealed_njit
+
+_compiled = functools.partial(sealed_njit, warn)  # the engine's sealed cache, healing reported on stderr
+
+
+@_compiled(nogil=True, fastmath=True, boundscheck=False)
+def embedding_bag(
+    boards: np.ndarray,
+    table: np.ndarray,
+    global_features: np.ndarray,
+    global_weight: np.ndarray,
+    bias: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled; checked against the numpy path in tests/test_network.py
+    """Write into ``out`` (B, H) the first layer's pre-activation of boards (B, 26) int8.
+
+    ``table`` (26 * 31, H) holds the layer's response to each slot value (row
+    ``slot * 31 + value + 15``, zero for an empty slot, which is skipped), ``global_weight``
+    (G, H) its rows for the global features (B, G). A board is about 16 table rows and G
+    scaled rows added to the bias: a few thousand additions, against the dense product's
+    tens of thousands of multiply-adds. The side on roll's rows are summed once for a run
+    of boards where its checkers stay put (the afterstates of one position, hits aside).
+    """
+    hidden = out.shape[1]
+    on_roll = np.empty(hidden, dtype=np.float32)
+    acc = np.empty(hidden, dtype=np.float32)
+    for b in range(boards.shape[0]):
+        same = b > 0
+        if same:
+            for slot in range(26):
+                if max(boards[b, slot], 0) != max(boards[b - 1, slot], 0):
+                    same = False
+                    break
+        if not same:
+            for h in range(hidden):
+                on_roll[h] = bias[h]
+            for slot in range(26):
+                count = boards[b, slot]
+                if count > 0:
+                    row = slot * 31 + count + 15
+                    for h in range(hidden):
+                        on_roll[h] += table[row, h]
+        for h in range(hidden):
+            acc[h] = on_roll[h]
+        for g in range(global_features.shape[1]):
+            value = global_features[b, g]
+            if value != 0.0:
+                for h in range(hidden):
+                    acc[h] += value * global_weight[g, h]
+        for slot in range(26):
+            count = boards[b, slot]
+            if count < 0:
+                row = slot * 31 + count + 15
+                for h in range(hidden):
+                    acc[h] += table[row, h]
+        for h in range(hidden):
+            out[b, h] = acc[h]
+
+
+@_compiled(nogil=True, fastmath=True, boundscheck=False)
+def output_probabilities(
+    x: np.ndarray,
+    shift: np.float32,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    cumulative: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled; checked against the numpy path in tests/test_network.py
+    """Write into ``out`` (B, 5) the five probabilities of the output layer's softmax over
+    (x + shift) @ weight.T + bias.
+
+    ``weight`` (6, H) is the output layer, too narrow for BLAS to run at speed; ``shift``
+    the hidden activation's constant (1 for a sigmoid served as 1 + tanh), added here
+    instead of in a pass over ``x``; ``cumulative`` (6, 5) sums the six outcomes into the
+    five (``bot.equity.outcomes.CUMULATIVE``), each clipped to [0, 1].
+    """
+    six = np.empty(6, dtype=np.float32)
+    for b in range(x.shape[0]):
+        top = np.float32(-np.inf)
+        for k in range(6):
+            acc = np.float32(0.0)
+            for h in range(x.shape[1]):
+                acc += (x[b, h] + shift) * weight[k, h]
+            six[k] = acc + bias[k]
+            top = max(top, six[k])
+        total = np.float32(0.0)
+        for k in range(6):
+            six[k] = np.exp(six[k] - top)
+            total += six[k]
+        for j in range(5):
+            value = np.float32(0.0)
+            for k in range(6):
+                value += six[k] * cumulative[k, j]
+            out[b, j] = min(max(value / total, np.float32(0.0)), np.float32(1.0))
+
+
+@_compiled(nogil=True, boundscheck=False)
+def extended_globals(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Write into ``out`` (B, 5) float32 ``bot.evaluation.encoding``'s extended globals of boards (B, 26),
+    side on roll's view.
+
+    Borne off / 15 (mover, opponent), the race flag, rearmost checkers / 25: one pass over
+    each board's slots instead of numpy's dozen passes over the batch.
+    """
+    for b in range(boards.shape[0]):
+        mine = theirs = mover = 0
+        opponent = -1
+        for slot in range(26):
+            count = boards[b, slot]
+            if count > 0:
+                mine += count
+                mover = slot
+            elif count < 0:
+                theirs -= count
+                if opponent < 0:
+                    opponent = slot
+        back = 25 - opponent if opponent >= 0 else 0
+        out[b, 0] = np.float32(15 - mine) / np.float32(15.0)
+        out[b, 1] = np.float32(15 - theirs) / np.float32(15.0)
+        out[b, 2] = 1.0 if mover + back <= 25 else 0.0
+        out[b, 3] = np.float32(mover) / np.float32(25.0)
+        out[b, 4] = np.float32(back) / np.float32(25.0)
+
+
+# Bit masks over one side's points 0..25 (bit s: point s, 25 the bar), as bot.evaluation.features uses them.
+_ALL = (1 << 26) - 1
+_BAR_BIT = 1 << 25
+_BOARD = _ALL & ~_BAR_BIT
+
+
+def _ctpop(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
+    """Set bits of a 64-bit mask: LLVM's ctpop (one instruction where the CPU has it)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+_popcount: Any = intrinsic(_ctpop)
+
+
+@_compiled(nogil=True)
+def _highest(points: int) -> int:  # pragma: no cover - compiled
+    """The highest point of a mask over points, 0 for an empty mask."""
+    return 63 - leading_zeros(points) if points else 0
+
+
+@_compiled(nogil=True)
+def _open_at(open_: int, distance: int) -> int:  # pragma: no cover - compiled
+    """Sources s whose point s - distance is open to own (points below 1: borne off, open)."""
+    return ((open_ << distance) | ((1 << distance) - 1)) & _ALL
+
+
+@_compiled(nogil=True)
+def _half_hits(own: np.ndarray, other_seen: np.ndarray, out: np.ndarray, column: int) -> None:  # pragma: no cover
+    """Own's pip loss, hit one, hit two (``bot.evaluation.features._roll_hits`` summed over the 36 rolls)
+    into out[column:].
+
+    ``own`` (26,) own's checkers on own's points, ``other_seen`` (26,) the other side's
+    checkers on own's points; the rules and bit masks are ``bot.evaluation.features``' (its numpy
+    version is the reference the tests compare with), one board at a time.
+    """
+    home_points = 0
+    for point in range(1, 7):
+        home_points += own[point] > 0
+    low_blots = home_points >= 3  # blots on own's points 1 and 2 count only then
+    blot = open_ = willing = single = 0
+    for point in range(26):
+        seen, mine = other_seen[point], own[point]
+        blot |= (seen == 1 and 0 < point < 25 and (point > 2 or low_blots)) << point
+        open_ |= (seen < 2) << point
+        willing |= (point > 0 and mine > 0 and not (point <= 6 and mine == 2)) << point
+        single |= (mine == 1) << point
+    pip_loss = hit1 = hit2 = 0
+    if blot == 0:
+        out[column] = out[column + 1] = out[column + 2] = 0.0
+        return
+    bar = own[25]
+    free, one_up = bar == 0, bar == 1
+    within_12 = 0  # sources 1..12 pips behind a blot: a non-double's shots come from them
+    for distance in range(1, 13):
+        within_12 |= blot << distance
+    for a in range(2, 7 if willing & within_12 & _ALL else 2):  # non-doubles a-b, a > b, each 2 of the 36 rolls
+        for b in range(1, a):
+            blot_a, blot_b, blot_ab = (blot << a) & _ALL, (blot << b) & _ALL, (blot << (a + b)) & _ALL
+            board_a = free or (one_up and (open_ >> (25 - b)) & 1 == 1)
+            board_b = free or (one_up and (open_ >> (25 - a)) & 1 == 1)
+            shots_a = willing & blot_a & (_ALL if board_a else _BAR_BIT)
+            shots_b = willing & blot_b & (_ALL if board_b else _BAR_BIT)
+            combined = (_BOARD if free else 0) | (_BAR_BIT if one_up else 0)
+            shots_ab = willing & blot_ab & (_open_at(open_, a) | _open_at(open_, b)) & combined
+            if shots_a == 0 and shots_b == 0 and shots_ab == 0:
+                continue  # no shot (a hit on the way lands on a blot, so it is one of shots_ab)
+            best = _highest((shots_a >> a) | (shots_b >> b) | (shots_ab >> (a + b)))
+            n_a, n_b = _popcount(shots_a), _popcount(shots_b)
+            bar_a, bar_b = shots_a >> 25, shots_b >> 25
+            shift = a - b
+            if free:
+                pairs = n_a * n_b - _popcount((shots_a >> shift) & shots_b) - _popcount(shots_a & shots_b & single)
+            elif one_up:
+                same_as_bar_a = (shots_b >> (25 - shift)) & 1
+                pairs = bar_a * (n_b - bar_b - same_as_bar_a) + bar_b * (n_a - bar_a)
+            else:
+                pairs = bar_a & bar_b
+            on_way = willing & blot_ab & (blot_a | blot_b) & combined
+            pip_loss += 2 * best
+            hit1 += 2 if best > 0 else 0
+            hit2 += 2 if pairs > 0 or on_way != 0 else 0
+    free_dice = max(4 - bar, 0)
+    for d in range(1, 7):  # doubles, each 1 of the 36
+        if bar > 0 and (open_ >> (25 - d)) & 1 == 0:
+            continue  # the bar checkers cannot enter: no shot
+        if willing & (((blot << d) | (blot << 2 * d) | (blot << 3 * d) | (blot << 4 * d)) & _ALL) == 0:
+            continue  # no checker stands 1-4 steps of d behind a blot
+        path = _ALL
+        seen = twice = 0
+        # Blot points some shot hits at cost 0..4 (k steps from the board cost k, k - 1 from the bar).
+        cost0 = cost1 = cost2 = cost3 = cost4 = 0
+        for k in range(1, 5):
+            distance = k * d
+            if k > 1:
+                path &= _open_at(open_, (k - 1) * d)
+            shots = willing & ((blot << distance) & _ALL) & path
+            from_board = shots & _BOARD if k <= free_dice else 0
+            from_bar = shots & _BAR_BIT if k - 1 <= free_dice else 0
+            allowed = from_board | from_bar
+            twice |= seen & allowed
+            seen |= allowed
+            hit_board, hit_bar = from_board >> distance, from_bar >> distance
+            if k == 1:
+                cost1 |= hit_board
+                cost0 |= hit_bar
+            elif k == 2:
+                cost2 |= hit_board
+                cost1 |= hit_bar
+            elif k == 3:
+                cost3 |= hit_board
+                cost2 |= hit_bar
+            else:
+                cost4 |= hit_board
+                cost3 |= hit_bar
+        cheapest = second = 99
+        reach = 0
+        for cost, hits in enumerate((cost0, cost1, cost2, cost3, cost4)):
+            reach |= hits
+            hit = _popcount(reach)
+            if hit >= 1 and cheapest == 99:
+                cheapest = cost
+            if hit >= 2 and second == 99:
+                second = cost
+        best = _highest(reach)
+        pip_loss += best
+        hit1 += 1 if best > 0 else 0
+        hit2 += 1 if cheapest + second <= free_dice or twice != 0 else 0
+    out[column] = pip_loss / (12.0 * 36.0)
+    out[column + 1] = hit1 / 36.0
+    out[column + 2] = hit2 / 36.0
+
+
+@_compiled(nogil=True)
+def hit_features(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Write into ``out`` (B, 6) float32 ``bot.evaluation.features.hit_features`` of boards (B, 26) int8, mover's view.
+
+    Both sides' shots (the mover's at the opponent's blots, then the opponent's at the
+    mover's), zero in a race.
+    """
+    mover = np.empty(26, dtype=np.int64)
+    opponent = np.empty(26, dtype=np.int64)
+    mover_seen = np.empty(26, dtype=np.int64)
+    opponent_seen = np.empty(26, dtype=np.int64)
+    for b in range(boards.shape[0]):
+        mover_back = opponent_back = 0
+        for slot in range(26):
+            mover[slot] = max(boards[b, slot], 0)
+            opponent[slot] = max(-boards[b, 25 - slot], 0)  # the opponent's checkers on its own points
+            if slot > 0 and mover[slot] > 0:
+                mover_back = slot
+        for slot in range(1, 26):
+            if opponent[slot] > 0:
+                opponent_back = slot
+        if mover_back + opponent_back <= 25:
+            for column in range(6):
+                out[b, column] = 0.0
+            continue
+        for slot in range(26):
+            mover_seen[slot] = mover[25 - slot]  # the mover's checkers on the opponent's points
+            opponent_seen[slot] = opponent[25 - slot]
+        _half_hits(mover, opponent_seen, out[b], 0)
+        _half_hits(opponent, mover_seen, out[b], 3)

@@ -1,0 +1,236 @@
+"""Cube decisions searched n plies deep: cubeful lookahead, as GNU Backgammon decides at n-ply.
+
+At 0-ply ``bot.equity.cube`` prices a position's cube life with Janowski's model. Deeper, the
+side on roll's no-double and double/take values are the roll-weighted means over its 21
+rolls of what it holds after its best play (by 0-ply cubeless equity) and the opponent's
+right cube action there, that action itself found one ply less deep; the model prices
+the leaves. A mean of probabilities hides market losers (rolls after which a take has
+become a pass); this does not.
+
+Boards are in the view of the side on roll, before it rolls; values are its own, as
+points of the game (money) or match-winning chances (match) until they are normalised
+as ``bot.equity.cube`` reports them (a pass is +1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import numpy as np
+
+from bot.evaluation.classes import ClassEvaluator, cube_decisions, exact_cube
+from bot.equity.cube import (
+    CubeDecision,
+    CubeState,
+    MatchScore,
+    Owner,
+    cube_decision,
+    cube_efficiency,
+    decision_from_equities,
+    swap_state,
+)
+from bot.evaluation.evaluator import ProbabilityEvaluator
+from bot.equity.met import MatchEquityTable
+from bot.equity.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.search.nply import InvalidSearchError, best_replies
+from engine import ROLL_WEIGHTS, ROLLS, flip
+
+
+def lookahead_cube_decision(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    state: CubeState,
+    plies: int,
+    met: Optional[MatchEquityTable] = None,
+    five: Optional[np.ndarray] = None,
+) -> CubeDecision:
+    """The cube decision of the side on roll of ``board`` (its view, game not over) searched ``plies`` deep.
+
+    0-ply, and any depth inside the two-sided bear-off database (exact cube values), is
+    ``bot.equity.cube.cube_decision`` on the evaluator's 0-ply probabilities (``five``, if the
+    caller has them), at 0-ply with the evaluator's learned correction if it has one
+    (``bot.evaluation.cube_correction``; a search's leaves keep the plain model it was fitted against).
+    Deeper, a double is priced even where the side may not double, for
+    the take / pass answer.
+    """
+    if plies < 0:
+        raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
+    board = np.asarray(board, dtype=np.int8)
+    exact = exact_cube(evaluator, board, state)
+    if plies == 0 or exact is not None:
+        if five is None:
+            five = evaluator.probabilities(board[None])[0]
+        five = np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0)
+        correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
+        if exact is None and correction is not None:
+            return correction.decisions(board[None], five[None], state, met)[0]
+        return cube_decision(board, five, state, met, exact=exact)
+    searched = _search(evaluator, board, {state}, plies, met, every_double=True)
+    return _decision(searched.raw[state], state, searched, met)
+
+
+def value_after_play(
+    child: np.ndarray, mover_five: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+) -> float:
+    """The mover's normalised value after a play at 0-ply: the opponent's right cube action there, turned round.
+
+    ``child`` is the afterstate and ``mover_five`` its probabilities, both the mover's;
+    ``state`` the mover's cube state. A finished game is worth what the mover won.
+    """
+    if is_finished(child[None])[0]:
+        return _normalised(_won(child, state, met), state, met)
+    theirs = swap_state(state)
+    decision = cube_decision(flip(child), _before_roll(mover_five), theirs, met)
+    return _normalised(_turned(_raw(decision, theirs), state), state, met)
+
+
+@dataclass(frozen=True)
+class _Searched:
+    """One node's raw (no double, double taken) values per cube state; None where a double was not priced."""
+
+    raw: dict[CubeState, tuple[float, Optional[float]]]
+    can_win_gammon: bool
+    efficiency: float
+
+
+def _search(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    states: set[CubeState],
+    plies: int,
+    met: Optional[MatchEquityTable],
+    every_double: bool = False,
+    expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
+) -> _Searched:
+    """The side on roll's raw values at ``states`` one roll ahead, its replies searched ``plies - 1`` deep.
+
+    A double is priced where the side may double (or everywhere, ``every_double``).
+    ``expanded``: the side's best plays of the 21 rolls and their probabilities, if known.
+    """
+    replies, mover_five = expanded if expanded is not None else best_replies(evaluator, flip(board)[None])
+    finished = is_finished(replies)
+    # The next level's plays, for all the replies in one batch.
+    below: list[Optional[tuple[np.ndarray, np.ndarray]]] = [None] * len(replies)
+    live = np.flatnonzero(~finished)
+    if plies > 1 and live.size:
+        plays, five = best_replies(evaluator, replies[live])
+        for k, i in enumerate(live):
+            below[i] = plays[k * len(ROLLS) : (k + 1) * len(ROLLS)], five[k * len(ROLLS) : (k + 1) * len(ROLLS)]
+    # The opponent's cube state after the side on roll's choice: no double, or a double taken.
+    branches = {
+        s: (
+            swap_state(s),
+            replace(swap_state(s), cube=2 * s.cube, owner=Owner.ME) if every_double or s.can_double else None,
+        )
+        for s in states
+    }
+    their_states = {t for pair in branches.values() for t in pair if t is not None}
+    if plies == 1:
+        after_roll = _leaf_values(evaluator, replies, mover_five, finished, their_states, met)
+    else:
+        after_roll = [
+            None if done else _values(evaluator, flip(child), _before_roll(p), their_states, plies - 1, met, next_plays)
+            for child, p, done, next_plays in zip(replies, mover_five, finished, below)
+        ]
+
+    def mean_after(theirs: CubeState) -> float:
+        mine = swap_state(theirs)
+        values = [
+            _won(child, mine, met) if values is None else _turned(values[theirs], mine)
+            for child, values in zip(replies, after_roll)
+        ]
+        return float(np.dot(ROLL_WEIGHTS, values))
+
+    raw = {
+        s: (mean_after(undoubled), None if taken is None else mean_after(taken))
+        for s, (undoubled, taken) in branches.items()
+    }
+    return _Searched(raw, bool(np.dot(ROLL_WEIGHTS, mover_five[:, 1]) > 0.0), cube_efficiency(board))
+
+
+def _leaf_values(
+    evaluator: ProbabilityEvaluator,
+    replies: np.ndarray,
+    mover_five: np.ndarray,
+    finished: np.ndarray,
+    states: set[CubeState],
+    met: Optional[MatchEquityTable],
+) -> list[Optional[dict[CubeState, float]]]:
+    """The opponent's raw values at ``states`` after each of the mover's plays ``replies`` (mover's view, 0-ply
+    probabilities ``mover_five``), by the model in one batch per state, exact inside the bear-off database;
+    None for a finished game."""
+    live = np.flatnonzero(~finished)
+    boards = flip(replies[live])  # the opponent on roll
+    fives = _before_roll(mover_five[live])
+    decisions = {s: cube_decisions(evaluator, boards, fives, s, met) for s in states}
+    values: list[Optional[dict[CubeState, float]]] = [None] * len(replies)
+    for k, i in enumerate(live):
+        values[i] = {s: _raw(decisions[s][k], s) for s in states}
+    return values
+
+
+def _values(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    five: np.ndarray,
+    states: set[CubeState],
+    plies: int,
+    met: Optional[MatchEquityTable],
+    expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
+) -> dict[CubeState, float]:
+    """The side on roll's raw value after its right cube action at each of ``states`` (``plies`` > 0); ``five``
+    its 0-ply probabilities, ``expanded`` as for ``_search``."""
+    searched = _search(evaluator, board, states, plies, met, expanded=expanded)
+    return {
+        s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
+        for s, (no_double, double_take) in searched.raw.items()
+    }
+
+
+def _decision(
+    raw: tuple[float, Optional[float]], state: CubeState, searched: _Searched, met: Optional[MatchEquityTable]
+) -> CubeDecision:
+    """The decision from raw no-double and double/take values (the latter priced)."""
+    no_double, double_take = raw
+    assert double_take is not None  # only a priced double makes a decision
+    mwcs: tuple[Optional[float], Optional[float], Optional[float]] = (None, None, None)
+    if not state.is_money:
+        mwcs = (no_double, double_take, MatchScore.of(state, met).after(state.cube))
+    nd, dt = _normalised(no_double, state, met), _normalised(double_take, state, met)
+    return decision_from_equities(nd, dt, 1.0, state, searched.can_win_gammon, searched.efficiency, mwcs)
+
+
+def _before_roll(mover_five: np.ndarray) -> np.ndarray:
+    """The opponent's probabilities before it rolls, from the mover's of the afterstate."""
+    return np.clip(invert(mover_five.astype(np.float64)), 0.0, 1.0)
+
+
+def _raw(decision: CubeDecision, state: CubeState) -> float:
+    """The side on roll's value after its right cube action: points (money) or MWC (match)."""
+    if state.is_money:
+        return decision.equity * state.cube
+    assert decision.mwc is not None  # a match's cube decision has its match-winning chances
+    return decision.mwc
+
+
+def _turned(raw: float, state: CubeState) -> float:
+    """The opponent's ``raw`` value as the other side's (``state`` that side's)."""
+    return -raw if state.is_money else 1.0 - raw
+
+
+def _won(child: np.ndarray, state: CubeState, met: Optional[MatchEquityTable]) -> float:
+    """The raw value of a finished game to the mover, who has borne off (``state`` the mover's)."""
+    points = int(round(float(equity(finished_probabilities(child[None]))[0])))
+    if state.is_money:
+        if state.jacoby and state.owner is Owner.CENTERED:
+            points = 1
+        return float(points * state.cube)
+    return MatchScore.of(state, met).after(points * state.cube)
+
+
+def _normalised(raw: float, state: CubeState, met: Optional[MatchEquityTable]) -> float:
+    """A raw value as ``bot.equity.cube`` reports it: per unit of cube (money), or MWC mapped so a pass is +1."""
+    if state.is_money:
+        return raw / state.cube
+    return MatchScore.of(state, met).normalise(raw, state.cube)
