@@ -9,7 +9,7 @@ player and match: unforced moves and the chequer-play error rate (mEMG per unfor
 move), and the overall error rate; then the rank correlation (Spearman) and the mean
 difference between the two analyses.
 
-    PYTHONPATH=. python benchmarks/analysis.py --matches 6 --length 3 [--gnubg-plies 0 --plies 0]
+    python -m benchmarks.analysis --matches 6 --length 3 [--gnubg-plies 0 --plies 0]
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ round to round.
 ``--gnubg`` also prints the same means against GNU Backgammon's 2-ply (gnubg-nn): a
 measure only, nothing of it goes into training.
 
-    python benchmarks/calibration.py [--checkpoint PATH] [--trials 324] [--groups 10] [--gnubg]
+    python -m benchmarks.calibration [--checkpoint PATH] [--trials 324] [--groups 10] [--gnubg]
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from bot.equity.outcomes import equity
 from bot.search.rollout import RolloutSettings, rollout_boards
 from engine import decode_position_id
 
-from cube import DEFAULT_CHECKPOINT, gnubg_probabilities, load_records, network_probabilities  # beside this script
+from benchmarks.common import DEFAULT_CHECKPOINT, load_records
+from benchmarks.cube import OFFICIAL_FIXTURE, gnubg_probabilities, network_probabilities
 
 
 def group_bias(values: np.ndarray, reference: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -61,7 +62,7 @@ def main() -> None:
     if args.groups < 2:
         parser.error("--groups: at least 2, for an interval")
 
-    boards = np.array([decode_position_id(r["position_id"]) for r in load_records()])
+    boards = np.array([decode_position_id(r["position_id"]) for r in load_records(OFFICIAL_FIXTURE)])
     boards = boards[
         np.isin(classify(boards), (PositionClass.CONTACT, PositionClass.LATE_CONTACT, PositionClass.CRASHED))
     ]

@@ -9,7 +9,7 @@ sensitive than a few hundred fixture positions or a 10,000-game match. With
 ``--position-class`` (``crashed``, say) only positions of that class (``bot.evaluation.classes``)
 are kept, from ``--games`` games: where a class's own network is what differs.
 
-    python benchmarks/compare_plays.py BASELINE.npz CANDIDATE.npz [...] [--positions 15000] [--seed 99] [--plies 1]
+    python -m benchmarks.compare_plays BASELINE.npz CANDIDATE.npz [...] [--positions 15000] [--seed 99] [--plies 1]
         [--position-class crashed --games 6000]
 """
 
@@ -28,8 +28,8 @@ from bot.evaluation.classes import NETWORK_CLASSES
 from training.distill import class_rows, sample_positions
 from training.selfplay import roll_dice
 
-from cube import gnubg_board  # benchmarks/cube.py, beside this script
-from strength import served_search  # benchmarks/strength.py: move choice searched as the doors search
+from benchmarks.common import gnubg_board
+from benchmarks.strength import served_search
 
 
 def gnubg_two_ply(afterstates: np.ndarray) -> np.ndarray:

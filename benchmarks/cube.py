@@ -28,7 +28,7 @@ two-sided database exact cube values (money equities, or match-winning chances s
 the score); and split by position class. A bot with a learned cube correction
 (``bot.evaluation.cube_correction``, applied at 0-ply) gets a third line between them, "no correction".
 
-    python benchmarks/cube.py [--probabilities network|gnubg|rollout] [--rollout-trials 36] [--rollout-truncate 10]
+    python -m benchmarks.cube [--probabilities network|gnubg|rollout] [--rollout-trials 36] [--rollout-truncate 10]
         [--checkpoint PATH] [--plies 0|1|2] [--no-lookahead] [--fixture PATH]
 """
 
@@ -36,8 +36,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
-import os
 import sys
 import time
 from collections import Counter
@@ -46,13 +44,11 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from benchmarks.common import DEFAULT_CHECKPOINT, FIXTURES, gnubg_board, load_records
 from bot.evaluation.classes import PositionClass
 from bot.equity.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
-DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.pt"
 TIE = 1e-5
 NO_CUBE_ACCESS = {"NOT_AVAILABLE", "NODOUBLE_DEADCUBE", "NO_REDOUBLE_DEADCUBE"}
 # The order of the by-class tables here and in benchmarks/strength.py.
@@ -65,14 +61,7 @@ CLASS_COLUMNS = (
 )
 
 
-OFFICIAL_FIXTURE = SHARED / "fixtures" / "cube.jsonl"
-
-
-def load_records(path: Path = OFFICIAL_FIXTURE) -> list[dict]:
-    """A .jsonl fixture's records, one dict per line: by default the bar's ``fixtures/cube.jsonl`` (or a larger cube
-    fixture of ``benchmarks/cube_fixture.py``, or ``strength.MOVE_FIXTURE``)."""
-    with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+OFFICIAL_FIXTURE = FIXTURES / "cube.jsonl"
 
 
 def state_of(record: dict) -> CubeState:
@@ -83,13 +72,6 @@ def state_of(record: dict) -> CubeState:
         score=tuple(record["score"]),
         crawford=record["crawford"],
     )
-
-
-def gnubg_board(board: np.ndarray) -> list[list[int]]:
-    """Our board (side on roll's view) as gnubg's 2 x 25 lists: [opponent, side on roll], bar last."""
-    on_roll = [max(int(board[i]), 0) for i in range(1, 25)] + [int(board[25])]
-    opponent = [max(-int(board[25 - k]), 0) for k in range(1, 25)] + [-int(board[0])]
-    return [opponent, on_roll]
 
 
 def gnubg_probabilities(boards: np.ndarray, plies: int) -> np.ndarray:

@@ -20,10 +20,10 @@ the same format, for telling such candidates apart; the issue's bars stay on ``f
   the scale of the bar's; fewer than ``--positions`` where a pair has too few candidates. A
   measure only: nothing of it goes into training.
 
-    python benchmarks/cube_fixture.py [--positions 4000] [--candidates 20000] [--seed 2027]
+    python -m benchmarks.cube_fixture [--positions 4000] [--candidates 20000] [--seed 2027]
         [--out benchmarks/data/cube_large.jsonl] [--workers 2]
 
-then ``python benchmarks/cube.py --fixture benchmarks/data/cube_large.jsonl``.
+then ``python -m benchmarks.cube --fixture benchmarks/data/cube_large.jsonl``.
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ from engine import encode_position_id
 from training.cube_correction import random_state
 from training.distill import sample_positions
 
-from cube import ROOT, load_records  # benchmarks/cube.py, beside this script
-from gnubg_cube import ask_gnubg, gnubg_answers
-from strength import GnubgEvaluator
+from benchmarks.cube import OFFICIAL_FIXTURE
+from benchmarks.common import ROOT, load_records
+from benchmarks.gnubg_cube import ask_gnubg, gnubg_answers
+from benchmarks.strength import GnubgEvaluator
 
 DEFAULT_OUT = ROOT / "benchmarks" / "data" / "cube_large.jsonl"
 DOUBLES = {"DOUBLE_TAKE", "DOUBLE_PASS", "REDOUBLE_TAKE", "REDOUBLE_PASS"}
@@ -113,7 +114,7 @@ def check_against_fixture(program: str, workers: int) -> tuple[list[dict], float
     """GNU Backgammon's answers to ``fixtures/cube.jsonl``'s positions (those it answers), and the largest equity
     difference from the fixture's; ValueError on a verdict that differs or an equity off by more than
     ``EQUITY_SLACK``."""
-    official = load_records()
+    official = load_records(OFFICIAL_FIXTURE)
     keys = ("position_id", "match_length", "score", "crawford", "cube", "owner")
     ours = answered([{key: record[key] for key in keys} for record in official], program, workers)
     by_key = {json.dumps([record[key] for key in keys]): record for record in official}

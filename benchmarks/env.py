@@ -12,7 +12,7 @@ skipped without it. On a shared machine the load changes from one measurement to
 so every measurement is taken in each of ``--rounds`` rounds, in turn: the best of each is
 compared, and each round's own ratio is printed to show the noise.
 
-    python benchmarks/env.py [--seconds 5] [--rounds 3]
+    python -m benchmarks.env [--seconds 5] [--rounds 3]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Boards come from random self-play from the start (hits, bar checkers and bear-offs among
 them), one batch; the features are checked on the starting position before timing.
 
-    python benchmarks/features.py [--batch 4096] [--seconds 2]
+    python -m benchmarks.features [--batch 4096] [--seconds 2]
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ networks of one lineage differ in a handful of positions. This lists those posit
   the two agrees with GNU Backgammon on the double, or on the take, and an exact two-sided sign test on them
   (the chance of a split at least that uneven between two equally good bots).
 
-    python benchmarks/fixture_diff.py BASELINE CANDIDATE [--plies 0 1] [--cube-fixture PATH] [--show 8]
+    python -m benchmarks.fixture_diff BASELINE CANDIDATE [--plies 0 1] [--cube-fixture PATH] [--show 8]
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from bot.evaluation.classes import PositionClass
 from bot.equity.cube import CubeDecision
 from engine import decode_position_id
 
-from cube import OFFICIAL_FIXTURE, load_records, network_decisions, verdicts  # benchmarks/, beside this script
-from strength import MOVE_FIXTURE, fixture_classes, move_losses, served_search
+from benchmarks.common import load_records
+from benchmarks.cube import OFFICIAL_FIXTURE, network_decisions, verdicts
+from benchmarks.strength import MOVE_FIXTURE, fixture_classes, move_losses, served_search
 
 
 def paired_interval(differences: np.ndarray) -> tuple[float, float]:

@@ -10,7 +10,7 @@ elsewhere: the opponent owns the cube, or it is dead), so the take figures and t
 list of misses cover those positions; the double figure over all positions counts the
 others as "no double", which is what the fixture says there.
 
-    python benchmarks/gnubg_cube.py [--plies 0] [--gnubg /usr/games/gnubg] [--checkpoint PATH] [--fixture PATH]
+    python -m benchmarks.gnubg_cube [--plies 0] [--gnubg /usr/games/gnubg] [--checkpoint PATH] [--fixture PATH]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.equity.cube import CubeDecision, Owner, decision_from_equities
 from engine import decode_position_id
 from engine.match_id import MatchId, encode_match_id
 
-from cube import (
+from benchmarks.cube import (
     DEFAULT_CHECKPOINT,
     OFFICIAL_FIXTURE,
     load_records,

@@ -12,7 +12,7 @@ latency, and the median time of the same ``rank_plays`` call in-process.
 1-ply with a large ``top``, 10 KB query strings, ...): each must get a 4xx or
 503, never a 5xx, and the figures are those of the good requests among them.
 
-    python benchmarks/http_api.py [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30] [--hostile 0.2]
+    python -m benchmarks.http_api [--checkpoint PATH] [--clients 16] [--requests 3000] [--seconds 30] [--hostile 0.2]
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -32,18 +31,18 @@ import numpy as np
 
 import torch
 
+from benchmarks.common import FIXTURES
 from bot.doors.cli import INFERENCE_THREADS
 from bot.facade import Bot, default_checkpoint
 from engine import decode_position_id
 
-SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 REPO = Path(__file__).resolve().parents[1]
 
 
 def load_queries() -> list[tuple[np.ndarray, tuple[int, int], str]]:
     """(board, dice, /move URL) for each move-choice fixture, board in the mover's view."""
     queries = []
-    for line in open(SHARED / "fixtures" / "move_choice.jsonl"):
+    for line in open(FIXTURES / "move_choice.jsonl"):
         record = json.loads(line)
         board = decode_position_id(record["position_id"])
         dice = tuple(record["dice"])

@@ -8,14 +8,13 @@ evaluations, round and round (each answered 200 or refused 503 with Retry-After,
 open). Printed: the idle and loaded medians and 95th percentiles, their ratio, and how the
 heavy requests were answered.
 
-    python benchmarks/http_load.py [--checkpoint PATH] [--clients 30] [--probes 40] [--seconds 60]
+    python -m benchmarks.http_load [--checkpoint PATH] [--clients 30] [--probes 40] [--seconds 60]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -23,8 +22,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from http_api import free_port, start_server  # noqa: E402
+from benchmarks.http_api import free_port, start_server
 
 from bot.doors.positions import parse_position  # noqa: E402
 from bot.facade import Bot, default_checkpoint  # noqa: E402

@@ -5,7 +5,7 @@ game, whatever the cube) with a 95% normal interval; the level's PR (error per u
 move and close cube decision x 500) from ``bot.play.analysis`` at ``--analysis-plies`` on the
 first ``--analysed`` games, with a 95% interval over games.
 
-    PYTHONPATH=. python benchmarks/levels.py --games 200 --analysed 40
+    python -m benchmarks.levels --games 200 --analysed 40
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ generator picks each side's plays). Before anything is timed, the batched
 afterstates of 500 of them are checked against the checked single-position path
 (``engine.long_nardy.plays.legal_plays``). The ratio printed is batched over single.
 
-    python benchmarks/long_nardy_movegen.py [--seconds 2] [--block-check step|turn]
+    python -m benchmarks.long_nardy_movegen [--seconds 2] [--block-check step|turn]
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from movegen import rate
+from benchmarks.movegen import rate
 
 from engine.long_nardy import START, Rules, afterstates, flip, legal_plays
 

@@ -5,7 +5,7 @@ oin 1 point, mars 2. Each figure is printed with its 95% confidence interval ove
 With ``--record``, the figures and the command go into the ``results`` of the checkpoint's
 ``.json`` (the one ``python -m training ship`` wrote beside it).
 
-    python benchmarks/long_nardy_strength.py [--checkpoint checkpoints/long_nardy.npz] [--games 400] [--plies 0]
+    python -m benchmarks.long_nardy_strength [--checkpoint checkpoints/long_nardy.npz] [--games 400] [--plies 0]
         [--record]
 """
 

@@ -13,32 +13,30 @@ Baselines: the project's plain one-position-at-a-time Python generator (``engine
 and, when the PyPI package ``gnubg-nn`` is installed, GNU Backgammon's C generator called
 in a Python loop.
 
-    python benchmarks/movegen.py [--seconds 2] [--repeats 3]
+    python -m benchmarks.movegen [--seconds 2] [--repeats 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
-from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import FIXTURES
 from bot.evaluation.evaluator import choose_afterstates
 from bot.evaluation.pubeval import Pubeval
 from engine import START, afterstates, decode_position_id, encode_position_id, flip
 from engine.movegen import numpy_afterstates
 from engine.plays import legal_plays
 
-SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 BATCH_SIZES = (1, 64, 1024, 4096)
 
 
 def load_sample() -> tuple[np.ndarray, np.ndarray, int]:
     """Boards, dice and GNU Backgammon's total number of afterstates (a blocked roll counts one)."""
-    records = [json.loads(line) for line in open(SHARED / "fixtures" / "movegen.jsonl")]
+    records = [json.loads(line) for line in open(FIXTURES / "movegen.jsonl")]
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
     dice = np.array([r["dice"] for r in records])
     expected = sum(max(1, len(r["afterstates"])) for r in records)

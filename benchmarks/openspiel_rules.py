@@ -7,7 +7,7 @@ its actions, ``bot.envs.openspiel.turn_afterstates``) are compared with
 first differences, each with its GNU Backgammon Position ID, the roll and the plays one
 side allows and the other does not. Needs the ``envs`` extra (open_spiel).
 
-    python benchmarks/openspiel_rules.py [--states 100000] [--seed 0]
+    python -m benchmarks.openspiel_rules [--states 100000] [--seed 0]
 """
 
 from __future__ import annotations

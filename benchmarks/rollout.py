@@ -13,7 +13,7 @@ each counts: the machines are shared, and a burst of other work slows one run, n
 Ours plays as the bot rolls out: with its move pruner where it has one (``bot.evaluation.prune``);
 ``--full`` times it without too, every play scored by the full networks.
 
-    python benchmarks/rollout.py [--trials 1296] [--vr-trials 144] [--repeats 3] [--full]
+    python -m benchmarks.rollout [--trials 1296] [--vr-trials 144] [--repeats 3] [--full]
 """
 
 from __future__ import annotations

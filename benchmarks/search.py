@@ -9,7 +9,7 @@
 2. Move-choice error (x1000 equity per move against gnubg's 2-ply, as in
    benchmarks/strength.py) at each depth over all 300 positions, batched.
 
-    python benchmarks/search.py [--checkpoint checkpoints/default.npz] [--positions 40]
+    python -m benchmarks.search [--checkpoint checkpoints/default.npz] [--positions 40]
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.facade import default_checkpoint, search_filters
 from bot.search.nply import SearchEvaluator, rank_afterstates
 from engine import START, afterstates
-from cube import load_records  # benchmarks/cube.py, beside this script
-from strength import MOVE_FIXTURE, decision_ms, error_rate  # benchmarks/strength.py, beside this script
+from benchmarks.common import load_records
+from benchmarks.strength import MOVE_FIXTURE, decision_ms, error_rate
 
 DEPTHS = (0, 1, 2)
 

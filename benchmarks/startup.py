@@ -1,6 +1,6 @@
 """Serving speed: a cold command line against GNU Backgammon's, and in-process decisions, numpy against torch.
 
-    python benchmarks/startup.py [--runs 7] [--positions 100] [--no-cold | --cold-only]
+    python -m benchmarks.startup [--runs 7] [--positions 100] [--no-cold | --cold-only]
 
 1. Cold start, as a script calling the command line once per position sees it:
    ``nardy hint POSITION DICE`` and ``nardy eval POSITION`` (median wall time and peak

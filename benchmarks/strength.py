@@ -25,7 +25,7 @@
    installed, their own move-choice errors on the fixture at 0-ply and 1-ply (every play
    scored at that depth) are printed beside the bot's, as references.
 
-    python benchmarks/strength.py [--checkpoint checkpoints/default.pt] [--games 10000]
+    python -m benchmarks.strength [--checkpoint checkpoints/default.pt] [--games 10000]
         [--gnubg-games 10000] [--gnubg-plies 0 1] [--bgsage-games 10000] [--record]
 
 ``--games 0`` skips the games against pubeval, ``--gnubg-games 0`` those against gnubg.
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -55,12 +54,11 @@ from bot.search.nply import SearchEvaluator, rank_afterstates
 from engine import afterstates, decode_position_id, encode_position_id, flip
 from training.evaluate import evaluate
 
-from cube import CLASS_COLUMNS, gnubg_board, load_records  # benchmarks/cube.py, beside this script
+from benchmarks.common import FIXTURES, ROOT, gnubg_board, load_records
+from benchmarks.cube import CLASS_COLUMNS
 from training.ship import write_json_atomically
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("NARDY_SHARED", ROOT.parent / "shared"))
-MOVE_FIXTURE = SHARED / "fixtures" / "move_choice.jsonl"
+MOVE_FIXTURE = FIXTURES / "move_choice.jsonl"
 
 
 def gnubg_two_ply(position_id: str) -> float | None:
@@ -328,7 +326,7 @@ def main() -> None:
     if args.record:
         path = Path(args.checkpoint).with_suffix(".json")
         metadata = json.loads(path.read_text()) if path.exists() else {}
-        metadata["results"] = {"command": "python benchmarks/strength.py --record", **results}
+        metadata["results"] = {"command": "python -m benchmarks.strength --record", **results}
         write_json_atomically(path, metadata)
         print(f"recorded in {path}")
 

@@ -9,7 +9,7 @@ from GNU Backgammon's 2-ply (gnubg-nn, in-process; it shares networks with GNU B
 2-ply in the same run. A rollout line also prints its own standard error (RMS over the
 positions): the part of its difference that is the dice's.
 
-    python benchmarks/take_point.py [--checkpoint PATH ...] [--plies 2] [--rollout-trials 36]
+    python -m benchmarks.take_point [--checkpoint PATH ...] [--plies 2] [--rollout-trials 36]
         [--rollout-truncate 10] [--limit N]
 """
 
@@ -23,7 +23,8 @@ import numpy as np
 
 from bot.evaluation.checkpoint import load_evaluator
 from bot.evaluation.classes import PositionClass, classify
-from cube import DEFAULT_CHECKPOINT, gnubg_probabilities, load_records, network_probabilities, rollout_probabilities
+from benchmarks.common import DEFAULT_CHECKPOINT, load_records
+from benchmarks.cube import gnubg_probabilities, network_probabilities, rollout_probabilities
 from engine import decode_position_id
 
 LARGE_FIXTURE = Path(__file__).resolve().parent / "data" / "cube_large.jsonl"

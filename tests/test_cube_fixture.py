@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from cube_fixture import DEFAULT_OUT, answer_mix, answer_pair, answered, fixture_record, verdict_name  # noqa: E402
+from benchmarks.cube_fixture import DEFAULT_OUT, answer_mix, answer_pair, answered, fixture_record, verdict_name
 
 GNUBG = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
 

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from cube import network_decisions, verdicts  # noqa: E402
-from fixture_diff import cube_split, paired_interval, sign_test  # noqa: E402
+from benchmarks.cube import network_decisions, verdicts
+from benchmarks.fixture_diff import cube_split, paired_interval, sign_test
 
 from bot.evaluation.checkpoint import load_evaluator  # noqa: E402
 from engine import decode_position_id  # noqa: E402

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 
-sys.path.append(str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from cube import load_records, rollout_probabilities  # noqa: E402
-from take_point import LARGE_FIXTURE, NEAR, near_take_point  # noqa: E402
+from benchmarks.cube import load_records, rollout_probabilities
+from benchmarks.take_point import LARGE_FIXTURE, NEAR, near_take_point
 
 from bot.evaluation.checkpoint import load_evaluator  # noqa: E402
 from bot.evaluation.classes import PositionClass, classify  # noqa: E402
