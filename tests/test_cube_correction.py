@@ -274,10 +274,10 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
                 str(tmp_path / "unused.pt"),
                 "--out",
                 str(run),
-                "--samples",
-                "200",
-                "--hidden",
-                "4",
+                "--set",
+                "samples=200",
+                "--set",
+                "hidden=4",
             ]
         )
         == 0
@@ -287,8 +287,8 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
     assert fitted.shifts(inputs(samples["boards"][:5], probs[:5], model[:5], states[:5])) == pytest.approx(
         0.1, abs=0.05
     )
-    assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run), "--samples", "0"]) == 2
-    assert "--samples 0: expected at least 100" in capsys.readouterr().err
+    assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run), "--set", "samples=0"]) == 2
+    assert "'cube_correction.samples': expected at least 100, got 0" in capsys.readouterr().err
     np.savez(run / "samples.npz", **{**samples, "probs": probs[:, :3]})
     assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run)]) == 2
     assert "not a cube-correction sample file" in capsys.readouterr().err

@@ -137,7 +137,7 @@ def test_a_round_writes_resumable_chunks_and_a_checkpoint(tmp_path, capsys):
     assert json.loads((run / "fit.json").read_text())["held_out_positions"] == 1
 
     # The same run directory with other sampling settings is refused with one error line.
-    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--games", "3"]) == 2
+    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--set", "games=3"]) == 2
     assert "other settings" in capsys.readouterr().err
 
 
@@ -150,20 +150,20 @@ def test_command_line_runs_a_round(tmp_path, capsys):
         str(path),
         "--out",
         str(run),
-        "--games",
-        "2",
-        "--max-positions",
-        "6",
-        "--chunk",
-        "3",
-        "--epochs",
-        "1",
+        "--set",
+        "games=2",
+        "--set",
+        "max_positions=6",
+        "--set",
+        "chunk=3",
+        "--set",
+        "epochs=1",
     ]
     assert main(args) == 0
     assert (run / "distilled.pt").is_file() and (run / "distilled.npz").is_file()
     stamp = (run / "targets-00000.npz").stat().st_mtime_ns
     # A refit reuses the targets and need not repeat the sampling settings.
-    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--stage", "fit", "--epochs", "2"]) == 0
+    assert main(["distill", "--checkpoint", str(path), "--out", str(run), "--stage", "fit", "--set", "epochs=2"]) == 0
     assert (run / "targets-00000.npz").stat().st_mtime_ns == stamp
     assert json.loads((run / "fit.json").read_text())["settings"]["epochs"] == 2
     assert "run directory" in capsys.readouterr().out
@@ -196,7 +196,7 @@ def test_teachers_average_and_workers_change_nothing(tmp_path, capsys):
             np.load(chunk_path(parallel, index))["targets"], np.load(chunk_path(serial, index))["targets"]
         )
     # The teachers are part of a run's settings: a run made without them refuses them.
-    assert main(["distill", "--checkpoint", str(student), "--out", str(alone), "--teachers", str(teacher)]) == 2
+    assert main(["distill", "--checkpoint", str(student), "--out", str(alone), "--set", f'teachers=["{teacher}"]']) == 2
     assert "teachers" in capsys.readouterr().err
 
 
@@ -308,28 +308,30 @@ def test_also_fits_other_runs_targets_and_refuses_an_unfinished_run(tmp_path, ca
         str(path),
         "--out",
         str(rolled),
-        "--games",
-        "2",
-        "--max-positions",
-        "4",
-        "--seed",
-        "2",
-        "--rollout-trials",
-        "2",
-        "--epochs",
-        "1",
-        "--also",
-        str(searched),
+        "--set",
+        "games=2",
+        "--set",
+        "max_positions=4",
+        "--set",
+        "seed=2",
+        "--set",
+        "rollout_trials=2",
+        "--set",
+        "epochs=1",
+        "--set",
+        f'also=["{searched}"]',
     ]
     assert main(args) == 0
     assert load_checkpoint(rolled / "distilled.pt")["training"]["distill"]["also_positions"] == 5
     assert json.loads((rolled / "fit.json").read_text())["train_positions"] + 1 == 9
     chunk_path(searched, 0).unlink()
-    assert main(args[:-2] + ["--stage", "fit", "--also", str(searched)]) == 2
+    assert main(args[:-2] + ["--stage", "fit", "--set", f'also=["{searched}"]']) == 2
     assert "targets-00000.npz is missing" in capsys.readouterr().err
-    assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "one"), "--rollout-trials", "1"]) == 2
+    assert (
+        main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "one"), "--set", "rollout_trials=1"]) == 2
+    )
     assert "rollout trials 1" in capsys.readouterr().err
-    assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "two"), "--rollout-vr"]) == 2
+    assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "two"), "--set", "rollout_vr=true"]) == 2
     assert "give rollout trials too" in capsys.readouterr().err
 
 
@@ -379,5 +381,18 @@ def test_a_win_range_keeps_the_positions_whose_side_on_roll_wins_that_often(tmp_
     with pytest.raises(ValueError, match="win_range"):
         distill(DistillConfig(checkpoint=str(path), games=4, parallel_games=4, chunk=64), leads, stages=("positions",))
     for bad in (["0.9", "0.5"], ["-0.1", "0.5"], ["0.5", "1.5"]):
-        assert main(["distill", "--checkpoint", str(path), "--out", str(tmp_path / "bad"), "--win-range", *bad]) == 2
+        assert (
+            main(
+                [
+                    "distill",
+                    "--checkpoint",
+                    str(path),
+                    "--out",
+                    str(tmp_path / "bad"),
+                    "--set",
+                    f"win_range=[{bad[0]}, {bad[1]}]",
+                ]
+            )
+            == 2
+        )
         assert "win range" in capsys.readouterr().err

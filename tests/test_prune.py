@@ -89,11 +89,12 @@ def test_rollouts_with_the_pruner_agree_with_the_full_networks_within_their_stan
 @shipped
 def test_fit_pruner_writes_a_pruner_the_bot_then_uses(tmp_path):
     pytest.importorskip("torch")
+    from training.config import PrunerSettings
     from training.pruner import fit_pruner
 
     bot = tmp_path / "bot.npz"
     shutil.copyfile(REPO_CHECKPOINT, bot)
-    report = fit_pruner(str(bot), games=8, hidden=4, epochs=1, keep=3)
+    report = fit_pruner(str(bot), PrunerSettings(games=8, hidden=4, epochs=1, keep=3))
     assert 0.0 <= report["ranking"]["best_kept"] <= 1.0 and report["ranking"]["equity_lost"] >= 0.0
     record = json.loads(pruner_paths(bot)[1].read_text())
     assert record["keep"] == 3 and record["network"]["hidden"] == [4]

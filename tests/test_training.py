@@ -198,7 +198,7 @@ def test_ctrl_c_saves_latest_and_resume_continues(tmp_path, monkeypatch, capsys)
     assert saved["learner"]["steps"] == math.ceil(fakes[0].updates[0] / quick().learning.batch_size)
     assert 0 < saved["games"] < quick().games
     monkeypatch.undo()
-    assert main(["train", "--resume", "--out", str(out), "--games", str(saved["games"] + 100)]) == 0
+    assert main(["train", "--resume", "--out", str(out), "--set", f"games={saved['games'] + 100}"]) == 0
     resumed = load_checkpoint(out / LATEST)["training"]
     assert resumed["games"] >= saved["games"] + 100 and resumed["learner"]["steps"] > saved["learner"]["steps"]
 
@@ -223,9 +223,9 @@ def test_worker_processes_feed_the_learner(tmp_path):
 
 def test_command_line_train_and_evaluate(tmp_path, capsys):
     out = tmp_path / "run"
-    assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--games", "100", "--out", str(out)]) == 0
+    assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--set", "games=100", "--out", str(out)]) == 0
     assert load_network(out / LATEST).config == quick().network
-    assert main(["evaluate", "--checkpoint", str(out / LATEST), "--opponent", "random", "--games", "20"]) == 0
+    assert main(["evaluate", "--checkpoint", str(out / LATEST), "--opponent", "random", "--set", "games=20"]) == 0
     assert "vs random: games 20  win rate" in capsys.readouterr().out
     assert main(["train", "--config", str(tmp_path / "absent.toml")]) == 2
     assert "cannot read" in capsys.readouterr().err

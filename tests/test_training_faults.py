@@ -137,12 +137,12 @@ def _distill_with_workers(tmp_path: Path) -> subprocess.Popen:
             str(shipped),
             "--out",
             str(tmp_path / "run"),
-            "--games",
-            "400",
-            "--chunk",
-            "256",
-            "--workers",
-            "2",
+            "--set",
+            "games=400",
+            "--set",
+            "chunk=256",
+            "--set",
+            "workers=2",
             "--stage",
             "targets",
         ],
@@ -203,7 +203,7 @@ def test_sigterm_saves_a_resumable_latest_and_exits_like_an_interrupt(tmp_path):
     saved = load_checkpoint(out / LATEST)["training"]
     assert saved["games"] >= 0 and "learner" in saved and "torch_rng" in saved
     assert not list(out.glob(".*.tmp"))
-    assert main(["train", "--resume", "--out", str(out), "--games", str(saved["games"] + 100)]) == 0
+    assert main(["train", "--resume", "--out", str(out), "--set", f"games={saved['games'] + 100}"]) == 0
     assert load_checkpoint(out / LATEST)["training"]["games"] >= saved["games"] + 100
 
 
@@ -332,7 +332,7 @@ def test_malformed_checkpoints_give_one_clear_error(tmp_path, capsys, good_run, 
     for args in (
         ["train", "--config", str(CONFIGS / "quick.toml"), "--resume", "--out", str(bad.parent)],
         ["train", "--resume", "--out", str(bad.parent)],
-        ["evaluate", "--checkpoint", str(bad), "--opponent", "random", "--games", "2"],
+        ["evaluate", "--checkpoint", str(bad), "--opponent", "random", "--set", "games=2"],
     ):
         assert main(args) == 2, args
         err = capsys.readouterr().err.strip()

@@ -35,7 +35,7 @@ from bot.evaluation.evaluator import NetworkEvaluator
 from bot.evaluation.games import get_game
 from training.network import ValueNetwork
 from training.config import WORKERS_PER_CORE, Config, ConfigError
-from training.selfplay import Samples, SelfPlay
+from training.selfplay import Samples, self_play_of
 
 
 class Actors(Protocol):
@@ -46,21 +46,11 @@ class Actors(Protocol):
     def close(self) -> None: ...
 
 
-def _self_play(config: Config, seed: np.random.SeedSequence) -> SelfPlay:
-    return SelfPlay(
-        config.selfplay.parallel_games,
-        config.learning.td_lambda,
-        config.selfplay.epsilon,
-        np.random.default_rng(seed),
-        get_game(config.game),
-    )
-
-
 class InProcessActor:
     """Self-play in the learner's process, with the learner's own network."""
 
     def __init__(self, config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> None:
-        self.selfplay = _self_play(config, seed)
+        self.selfplay = self_play_of(config, seed)
         self.evaluator = NetworkEvaluator(network, get_game(config.game))
         self.samples_per_update = config.learning.samples_per_update
 
@@ -146,7 +136,7 @@ def _worker(
         nonlocal seen
         seen = weights.fetch(network, seen)
 
-    selfplay = _self_play(config, seed)
+    selfplay = self_play_of(config, seed)
     evaluator = NetworkEvaluator(network, get_game(config.game))
     while not stop.is_set():
         batch = selfplay.play(evaluator, config.learning.samples_per_update, before_ply=refresh)

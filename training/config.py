@@ -1,8 +1,12 @@
-"""Typed, frozen training configuration, loaded from TOML and recorded with every run.
+"""Typed, frozen training configuration: one TOML file, one override mechanism, for every command.
 
-A config file has top-level run keys and three tables, ``[network]``,
-``[selfplay]`` and ``[learning]``; every key is optional (the defaults below) and
-an unknown key or a value of the wrong type is an error naming it.
+A config file's top-level keys and its ``[network]``, ``[selfplay]`` and ``[learning]``
+tables configure ``train`` (recorded with every run); the tables ``[distill]``,
+``[cube_correction]``, ``[pruner]``, ``[evaluate]`` and ``[ship]`` configure those
+commands. Every key is optional (the defaults in the dataclasses); on the command line
+``--set KEY=VALUE`` overrides one key of the command's part (``--set selfplay.workers=2``
+for ``train``, ``--set epochs=4`` for ``distill``), the value read as TOML (a bare word is
+a string). An unknown key or a value of the wrong type is an error naming it.
 """
 
 from __future__ import annotations
@@ -13,11 +17,12 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, TypeVar
 
 from bot.evaluation.encoding import get_encoding
 from bot.evaluation.games import GAMES
 from bot.evaluation.network import NetworkConfig
+from engine.errors import BackgammonError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,8 +30,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-class ConfigError(ValueError):
-    """A config file or value that cannot be used, with the offending key named."""
+class ConfigError(BackgammonError):
+    """A config file, override or value that cannot be used, with the offending key named."""
 
 
 # (lowest, highest) of every size and count, by config key. A run allocates and starts processes
@@ -192,6 +197,67 @@ class Config:
         return dataclasses.replace(self, **changes)
 
 
+@dataclass(frozen=True)
+class EvaluateSettings:
+    """``[evaluate]``: cubeless money games of a checkpoint against an opponent."""
+
+    games: int = 1000  # played in pairs with the same dice and sides swapped, so even
+    seed: int = 1  # seed of the dice
+
+    def __post_init__(self) -> None:
+        if self.games < 2 or self.games % 2:
+            raise ConfigError(f"config key 'evaluate.games': expected an even number of at least 2, got {self.games}")
+
+
+@dataclass(frozen=True)
+class PrunerSettings:
+    """``[pruner]``: the rollouts' move pruner, fitted to a bot's own evaluations."""
+
+    games: int = 2000  # self-play games that give the positions
+    hidden: int = 48  # hidden units of the pruner
+    epochs: int = 8  # passes over the plays
+    keep: int = 5  # plays a position keeps for the full networks
+    seed: int = 1  # seed of the games and the fit
+
+    def __post_init__(self) -> None:
+        _at_least(self, "pruner", games=1, hidden=1, epochs=1, keep=1)
+
+
+MIN_CORRECTION_SAMPLES = 100  # a tenth is held out to choose the epoch
+
+
+@dataclass(frozen=True)
+class CubeCorrectionSettings:
+    """``[cube_correction]``: the learned correction of the 0-ply cube model to the bot's own 2-ply lookahead."""
+
+    samples: int = 24000  # positions near a cube decision; a tenth is held out to choose the epoch
+    workers: int = 2  # processes searching the samples
+    hidden: int = 64  # hidden units of the correction
+    seed: int = 1  # seed of the games, cube states and fit
+
+    def __post_init__(self) -> None:
+        _at_least(self, "cube_correction", samples=MIN_CORRECTION_SAMPLES, workers=1, hidden=1)
+
+
+@dataclass(frozen=True)
+class ShipSettings:
+    """``[ship]``: making a training checkpoint the shipped bot, behind the speed gate."""
+
+    speed_repeats: int = 3  # runs of each speed measure, the fastest counting
+    wall_seconds: float = 0.0  # training wall time, when the checkpoint lacks it (0: unknown)
+
+    def __post_init__(self) -> None:
+        _at_least(self, "ship", speed_repeats=1)
+
+
+def _at_least(settings: Any, section: str, **least: int) -> None:
+    """Refuse a count of ``settings`` below its least value, naming the config key."""
+    for name, low in least.items():
+        value = getattr(settings, name)
+        if value < low:
+            raise ConfigError(f"config key '{section}.{name}': expected at least {low}, got {value}")
+
+
 _SECTIONS = {"network": NetworkConfig, "selfplay": SelfPlayConfig, "learning": LearningConfig}
 
 
@@ -212,6 +278,9 @@ def _checked(cls: type, data: dict[str, Any], prefix: str) -> dict[str, Any]:
             values[key] = _SECTIONS[key](**_checked(_SECTIONS[key], value, key + "."))
             continue
         default = fields[key].default
+        factory = fields[key].default_factory
+        if default is dataclasses.MISSING and factory is not dataclasses.MISSING:
+            default = factory()
         if isinstance(default, bool) or isinstance(default, str):
             ok = isinstance(value, type(default))
         elif isinstance(default, int):
@@ -219,12 +288,23 @@ def _checked(cls: type, data: dict[str, Any], prefix: str) -> dict[str, Any]:
         elif isinstance(default, float):
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             value = float(value) if ok else value
-        else:  # tuples of ints (network.hidden)
-            ok = isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        elif isinstance(default, tuple):  # lists: of the type of the default's items, strings when it has none
+            item = type(default[0]) if default else str
+            ok = isinstance(value, (list, tuple)) and all(_is(v, item) for v in value)
+            value = tuple(float(v) if item is float else v for v in value) if ok else value
+        else:  # a required key without a default (distill's checkpoint): a string
+            ok, default = isinstance(value, str), ""
         if not ok:
             raise ConfigError(f"config key {name!r}: expected {type(default).__name__}, got {value!r}")
         values[key] = value
     return values
+
+
+def _is(value: Any, kind: type) -> bool:
+    """Whether a TOML value is of ``kind`` (an int is a float; a bool is neither)."""
+    if isinstance(value, bool) or kind is bool:
+        return isinstance(value, bool) and kind is bool
+    return isinstance(value, (int, float)) if kind is float else isinstance(value, kind)
 
 
 def config_from_dict(data: dict[str, Any]) -> Config:
@@ -239,19 +319,82 @@ def config_from_dict(data: dict[str, Any]) -> Config:
         raise ConfigError(str(error)) from None
 
 
-def load_config(path: str | os.PathLike) -> Config:
-    """The Config of a TOML file; raise ConfigError naming the file and the problem."""
+# The tables of a config file that configure the commands other than ``train``.
+COMMAND_SECTIONS = ("distill", "cube_correction", "pruner", "evaluate", "ship")
+Settings = TypeVar("Settings")
+
+
+def read_toml(path: str | os.PathLike | None) -> dict[str, Any]:
+    """A config file's data ({} for no file); ConfigError naming the file if it cannot be read."""
+    if path is None:
+        return {}
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except OSError as error:
         raise ConfigError(f"config {str(path)!r}: cannot read ({error.strerror})") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"config {str(path)!r}: not valid TOML ({error})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config {str(path)!r}: not a text file") from None
+
+
+def with_overrides(data: dict[str, Any], assignments: Sequence[str]) -> dict[str, Any]:
+    """``data`` with each ``KEY=VALUE`` of ``assignments`` set (dotted keys reach into tables).
+
+    VALUE is read as a TOML value (``4``, ``0.5``, ``true``, ``[64, 32]``, ``"text"``); one that is
+    not TOML is taken as a string, so ``--set opponent=random`` needs no quotes.
+    """
+    data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    for assignment in assignments:
+        key, equals, raw = assignment.partition("=")
+        if not equals or not key.strip():
+            raise ConfigError(f"override {assignment!r}: expected KEY=VALUE")
+        try:
+            value = tomllib.loads(f"value = {raw}")["value"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        *tables, name = key.strip().split(".")
+        table = data
+        for part in tables:
+            table = table.setdefault(part, {})
+            if not isinstance(table, dict):
+                raise ConfigError(f"override {assignment!r}: {part!r} is not a table")
+        table[name] = value
+    return data
+
+
+def command_settings(
+    cls: type[Settings],
+    section: str,
+    path: str | os.PathLike | None,
+    assignments: Sequence[str],
+    base: dict[str, Any] | None = None,
+    **given: Any,
+) -> Settings:
+    """The settings ``cls`` of the command reading ``[section]``: ``base`` (what a run recorded), the file's
+    table, the overrides, then ``given`` (the command's own arguments, e.g. distill's checkpoint)."""
+    where = f"config {str(path)!r}: " if path is not None else ""
+    table = read_toml(path).get(section, {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}config key {section!r}: expected a table")
+    data = (base or {}) | with_overrides(table, assignments) | given
     try:
-        return config_from_dict(data)
+        return cls(**_checked(cls, data, section + "."))
     except ConfigError as error:
-        raise ConfigError(f"config {str(path)!r}: {error}") from None
+        raise ConfigError(f"{where}{error}") from None
+    except ValueError as error:  # the settings' own checks (a network config's, say)
+        raise ConfigError(f"{where}{section}: {error}") from None
+
+
+def load_config(path: str | os.PathLike | None, assignments: Sequence[str] = ()) -> Config:
+    """``train``'s Config: a TOML file's top level and tables (not the other commands'), then the overrides;
+    ConfigError naming the file and the problem."""
+    data = {key: value for key, value in read_toml(path).items() if key not in COMMAND_SECTIONS}
+    try:
+        return config_from_dict(with_overrides(data, assignments))
+    except ConfigError as error:
+        raise ConfigError(f"config {str(path)!r}: {error}" if path is not None else str(error)) from None
 
 
 def _toml_value(value: Any) -> str:

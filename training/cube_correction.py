@@ -41,6 +41,8 @@ from bot.evaluation.cube_correction import (
 )
 from bot.search.cube_decision import lookahead_cube_decision
 from bot.evaluation.storage import atomic_write
+from training.config import MIN_CORRECTION_SAMPLES as MIN_SAMPLES
+from training.config import ConfigError, CubeCorrectionSettings
 from training.distill import sample_positions
 
 if TYPE_CHECKING:
@@ -48,7 +50,6 @@ if TYPE_CHECKING:
 
 LENGTHS = (3, 5, 7, 9, 11, 13)
 SAMPLES_FILE, CORRECTION_FILE = "samples.npz", "correction.npz"
-MIN_SAMPLES = 100  # a tenth is held out to choose the epoch
 MARGIN_WEIGHT = 1.0  # of the double margin's loss beside the shifts': it is what moves the double decision
 WIDTHS = {"boards": 26, "states": 6, "probs": 5, "model": 7, "lookahead": 2}  # the sample file's columns
 _evaluator: ClassEvaluator | None = None
@@ -115,13 +116,13 @@ def read_samples(path: Path) -> dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as stored:
             data = {name: stored[name] for name in stored.files}
     except Exception as error:  # zip and numpy errors of a damaged file
-        raise ValueError(
+        raise ConfigError(
             f"samples {str(path)!r}: unreadable ({type(error).__name__}); delete it to start again"
         ) from None
     if {name: array.shape[1:] for name, array in data.items()} != {
         name: (width,) for name, width in WIDTHS.items()
     } or len({len(array) for array in data.values()}) != 1:
-        raise ValueError(f"samples {str(path)!r}: not a cube-correction sample file; delete it to start again")
+        raise ConfigError(f"samples {str(path)!r}: not a cube-correction sample file; delete it to start again")
     return data
 
 
@@ -258,20 +259,18 @@ def held_out_report(data: dict[str, np.ndarray], held: np.ndarray, shift: Callab
     )
 
 
-def run(checkpoint: Path, out: Path, samples: int, workers: int, hidden: int, seed: int) -> CubeCorrection:
+def run(checkpoint: Path, out: Path, settings: CubeCorrectionSettings) -> CubeCorrection:
     """Gather (or reuse) the samples in ``out``, fit, write ``out/correction.npz``; print the held-out agreement."""
-    for name, value, least in (("samples", samples, MIN_SAMPLES), ("workers", workers, 1), ("hidden", hidden, 1)):
-        if value < least:
-            raise ValueError(f"cube-correction: --{name} {value}: expected at least {least}")
+    samples, workers, hidden, seed = settings.samples, settings.workers, settings.hidden, settings.seed
     out.mkdir(parents=True, exist_ok=True)
     data = gather(checkpoint, out / SAMPLES_FILE, samples, workers, seed)
     model = data["model"][:, :2]
     # Sample files gathered before the domain left races out hold races; the fit skips them.
     use = in_domain(data["boards"], data["probs"], model)
     if use.sum() < MIN_SAMPLES:
-        raise ValueError(
+        raise ConfigError(
             f"cube-correction: only {int(use.sum())} samples near a cube decision in "
-            f"{out / SAMPLES_FILE}; rerun with a larger --samples"
+            f"{out / SAMPLES_FILE}; rerun with a larger samples setting (--set samples=N)"
         )
     correction, held = fit(sample_inputs(data), data["lookahead"] - model, model, hidden, seed, use=use)
     print(
@@ -290,8 +289,8 @@ def load_correction(path: Path) -> CubeCorrection:
         with np.load(path, allow_pickle=False) as stored:
             arrays = {name: stored[name] for name in stored.files}
     except Exception as error:  # a missing, damaged or foreign file
-        raise ValueError(f"cube correction {str(path)!r}: unreadable ({type(error).__name__})") from None
+        raise ConfigError(f"cube correction {str(path)!r}: unreadable ({type(error).__name__})") from None
     try:
         return CubeCorrection.from_arrays(arrays)
     except ValueError as error:
-        raise ValueError(f"{str(path)!r}: {error}") from None
+        raise ConfigError(f"{str(path)!r}: {error}") from None

@@ -39,11 +39,13 @@ A checkpoint with a network per class plays the games and searches the targets a
 Only the bot's own network makes positions and targets: no other program's
 evaluation enters the data (fixtures are for measurement only).
 
-    python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/a --games 6000
+    python -m training distill --checkpoint checkpoints/default.pt --out runs/distill/a --set games=6000
     python -m training distill --checkpoint runs/distill/a/distilled.pt --out runs/distill/b   # iterate
-    python -m training distill --checkpoint bot.pt --teachers older.pt other.pt --workers 2 --out runs/distill/ensemble
-    python -m training distill --checkpoint bot.pt --rollout-trials 36 --also runs/distill/b --out runs/distill/rollouts
-    python -m training distill --checkpoint bot.pt --plies 2 --position-class crashed --games 30000
+    python -m training distill --checkpoint bot.pt --set 'teachers=["older.pt", "other.pt"]' --set workers=2
+        --out runs/distill/ensemble
+    python -m training distill --checkpoint bot.pt --set rollout_trials=36 --set 'also=["runs/distill/b"]'
+        --out runs/distill/rollouts
+    python -m training distill --checkpoint bot.pt --set plies=2 --set position_class=crashed --set games=30000
         --out runs/distill/crashed
 """
 
@@ -75,6 +77,7 @@ from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import probabilities_at
 from engine import flip
+from training.config import ConfigError
 from training.selfplay import SelfPlay
 
 POSITIONS = "positions.npz"
@@ -125,20 +128,20 @@ class DistillConfig:
         for name in ("teachers", "also"):  # JSON lists when read back
             object.__setattr__(self, name, tuple(str(t) for t in getattr(self, name)))
         if self.workers < 1:
-            raise ValueError(f"workers {self.workers!r}: expected 1 or more")
+            raise ConfigError(f"workers {self.workers!r}: expected 1 or more")
         if self.rollout_trials < 0 or self.rollout_trials == 1:
-            raise ValueError(f"rollout trials {self.rollout_trials!r}: expected 0 (search targets) or 2 or more")
+            raise ConfigError(f"rollout trials {self.rollout_trials!r}: expected 0 (search targets) or 2 or more")
         if self.rollout_truncate < 0:
-            raise ValueError(f"rollout truncate {self.rollout_truncate!r}: expected 0 (play to the end) or more plies")
+            raise ConfigError(f"rollout truncate {self.rollout_truncate!r}: expected 0 (play to the end) or more plies")
         if not self.rollout_trials and (self.rollout_truncate or self.rollout_vr):
-            raise ValueError("rollout truncate and rollout vr shape rollout targets: give rollout trials too")
+            raise ConfigError("rollout truncate and rollout vr shape rollout targets: give rollout trials too")
         if self.rollout_trials and self.teachers:
-            raise ValueError("teachers average searched values; rollout targets are the checkpoint's own games")
+            raise ConfigError("teachers average searched values; rollout targets are the checkpoint's own games")
         object.__setattr__(self, "win_range", tuple(float(p) for p in self.win_range))
         if len(self.win_range) != 2 or not 0.0 <= self.win_range[0] < self.win_range[1] <= 1.0:
-            raise ValueError(f"win range {list(self.win_range)!r}: expected two chances, 0 <= low < high <= 1")
+            raise ConfigError(f"win range {list(self.win_range)!r}: expected two chances, 0 <= low < high <= 1")
         if self.position_class and self.position_class not in NETWORK_CLASSES:
-            raise ValueError(f"position class {self.position_class!r}: expected one of {list(NETWORK_CLASSES)}")
+            raise ConfigError(f"position class {self.position_class!r}: expected one of {list(NETWORK_CLASSES)}")
 
 
 def _save_npz(path: Path, **arrays: Any) -> None:
@@ -181,7 +184,7 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
             if stored.get(k, default[k]) != asked[k]
         ]
         if differ:
-            raise ValueError(
+            raise ConfigError(
                 f"{path}: the run was started with other settings ({'; '.join(differ)}); use another --out"
             )
     with atomic_write(path, "w") as f:
@@ -189,17 +192,16 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
     return config
 
 
-def run_config(run_dir: Path, checkpoint: str, settings: dict[str, Any]) -> DistillConfig:
-    """The settings of a round: those ``run_dir`` recorded (when it has a record), updated by ``settings``.
+def recorded_settings(run_dir: Path) -> dict[str, Any]:
+    """The settings ``run_dir`` recorded when it started ({} for a new run), the base a resume or refit builds on.
 
-    So a resume or a refit (``--stage fit --epochs 10``) need not repeat the sampling
-    settings; ``prepare`` still refuses a change to them.
+    So a rerun (``--stage fit --set epochs=10``) need not repeat the sampling settings;
+    ``prepare`` still refuses a change to them.
     """
     path = Path(run_dir) / SETTINGS
     stored = json.loads(path.read_text()) if path.exists() else {}
-    known = {f.name for f in fields(DistillConfig)}
-    merged = {k: v for k, v in stored.items() if k in known} | settings | {"checkpoint": checkpoint}
-    return DistillConfig(**merged)
+    known = {f.name for f in fields(DistillConfig)} - {"checkpoint"}
+    return {key: value for key, value in stored.items() if key in known}
 
 
 def sample_positions(
@@ -288,13 +290,13 @@ def finished_targets(run_dir: Path, position_class: str = "") -> tuple[np.ndarra
     """(boards, (P, 5) targets) of a run whose targets are all written, those of ``position_class`` only
     when given (``class_rows``); ValueError naming what is not written."""
     if not (run_dir / POSITIONS).is_file() or not (run_dir / SETTINGS).is_file():
-        raise ValueError(f"{run_dir}: not a distillation run (no {POSITIONS} or {SETTINGS})")
+        raise ConfigError(f"{run_dir}: not a distillation run (no {POSITIONS} or {SETTINGS})")
     with np.load(run_dir / POSITIONS, allow_pickle=False) as data:
         boards = data["boards"]
     parts = read_chunks(run_dir, split_chunks(boards, int(json.loads((run_dir / SETTINGS).read_text())["chunk"])))
     for i, part in enumerate(parts):
         if part is None:
-            raise ValueError(
+            raise ConfigError(
                 f"{run_dir}: {chunk_path(run_dir, i).name} is missing or damaged; "
                 "finish that run first (its command with --stage targets)"
             )

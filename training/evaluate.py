@@ -17,6 +17,7 @@ import numpy as np
 from bot.evaluation.evaluator import Evaluator, choose_afterstates
 from bot.evaluation.games import Game
 from bot.equity.outcomes import is_finished
+from training.config import ConfigError
 from training.selfplay import first_dice, roll_dice
 
 DICE_CHUNK = 128  # plies of dice drawn at a time for every pair
@@ -80,7 +81,7 @@ def play_pairs(first: Evaluator, second: Evaluator, pairs: int, rng: np.random.G
     """
     game = first.game
     if second.game is not game:
-        raise ValueError(f"a {game.name} player against a {second.game.name} player")
+        raise ConfigError(f"a {game.name} player against a {second.game.name} player")
     dice = _Dice(pairs, rng, game)
     count = 2 * pairs
     pair = np.arange(count) // 2
@@ -110,7 +111,7 @@ def evaluate(first: Evaluator, second: Evaluator, games: int, seed: int, batch_p
     Pairs are played ``batch_pairs`` at a time to bound memory; dice come from ``seed``.
     """
     if games < 2 or games % 2:
-        raise ValueError(f"games {games}: expected an even number of at least 2")
+        raise ConfigError(f"games {games}: expected an even number of at least 2")
     rng = np.random.default_rng(seed)
     pairs = games // 2
     parts = [play_pairs(first, second, min(batch_pairs, pairs - start), rng) for start in range(0, pairs, batch_pairs)]

@@ -23,6 +23,7 @@ from bot.evaluation.checkpoint import checked_weights
 from bot.evaluation.encoding import get_encoding, slot_indices
 from bot.evaluation.network import NetworkConfig
 from bot.equity.outcomes import CUMULATIVE
+from training.config import ConfigError
 
 TABLE_BATCH = 1024  # from this batch size on, inference folds the first layer into the embedding-bag
 ACTIVATIONS = {"sigmoid": torch.sigmoid, "relu": torch.relu, "tanh": torch.tanh, "elu": F.elu}
@@ -114,7 +115,7 @@ def widen(network: ValueNetwork, hidden: int, seed: int = 0) -> ValueNetwork:
     """
     old = network.config.hidden
     if len(old) != 1 or hidden < old[0]:
-        raise ValueError(
+        raise ConfigError(
             f"widen to {hidden} hidden units: needs one hidden layer of at most that many (has {list(old)})"
         )
     wide = ValueNetwork(NetworkConfig(network.config.encoding, (hidden,), network.config.activation))
@@ -146,7 +147,7 @@ def reencode(network: ValueNetwork, encoding: str) -> ValueNetwork:
     missing = [name for name in old.global_names if name not in new.global_names]
     if not np.array_equal(old.slot_table, new.slot_table) or missing:
         reason = f"lacks its global features {missing}" if missing else "has other slot features"
-        raise ValueError(f"encoding {encoding!r} does not extend {old.name!r}: it {reason}")
+        raise ConfigError(f"encoding {encoding!r} does not extend {old.name!r}: it {reason}")
     wider = ValueNetwork(NetworkConfig(encoding, network.config.hidden, network.config.activation))
     state = network.state_dict()
     first = state["hidden_layers.0.weight"]

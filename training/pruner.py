@@ -26,6 +26,7 @@ from bot.equity.outcomes import equity
 from bot.evaluation.prune import Pruner, fingerprint, in_contact, pruner_paths
 from bot.evaluation.storage import atomic_write
 from engine import afterstates, flip
+from training.config import PrunerSettings
 from training.distill import DistillConfig, fit, sample_positions
 
 
@@ -66,19 +67,15 @@ def ranking_report(pruner: Pruner, plays: np.ndarray, parent: np.ndarray, five: 
 
 
 def fit_pruner(
-    checkpoint: str,
-    games: int = 2000,
-    hidden: int = 48,
-    epochs: int = 8,
-    keep: int = 5,
-    seed: int = 1,
-    encoding: str = "extended",
+    checkpoint: str, settings: PrunerSettings = PrunerSettings(), encoding: str = "extended"
 ) -> dict[str, Any]:
-    """Fit a ``hidden``-unit pruner to the bot ``checkpoint``'s own evaluations and write it beside the bot
-    (``bot.evaluation.prune.pruner_paths``); its report, also written there."""
+    """Fit a pruner of ``settings.hidden`` units to the bot ``checkpoint``'s own evaluations and write it beside
+    the bot (``bot.evaluation.prune.pruner_paths``); its report, also written there."""
     import torch
 
     from training.network import ValueNetwork
+
+    games, hidden, epochs, keep, seed = settings.games, settings.hidden, settings.epochs, settings.keep, settings.seed
 
     plays, parent, five = sample_plays(checkpoint, games, seed)
     torch.manual_seed(seed)  # the initial weights: the same command fits the same pruner
@@ -92,10 +89,10 @@ def fit_pruner(
         "weights": weights,
         "weights_sha256": weights_checksum(weights),
     }
-    settings = DistillConfig(
+    fit_settings = DistillConfig(
         checkpoint=checkpoint, epochs=epochs, learning_rate=3e-3, batch_size=1024, holdout=0.0, seed=seed
     )
-    network, report = fit(payload, plays[~held], five[~held], settings, log=False)
+    network, report = fit(payload, plays[~held], five[~held], fit_settings, log=False)
     state = {name: value.numpy() for name, value in network.state_dict().items()}
     pruner = Pruner(Network(config, state), keep)
     report["ranking"] = ranking_report(pruner, plays[held], parent[held] - parent[held][0], five[held])
@@ -109,8 +106,8 @@ def fit_pruner(
         "games": games,
         "epochs": epochs,
         "seed": seed,
-        "command": f"python -m training pruner --checkpoint {checkpoint} --games {games} --hidden {hidden} "
-        f"--epochs {epochs} --keep {keep} --seed {seed}",
+        "command": f"python -m training pruner --checkpoint {checkpoint} --set games={games} --set hidden={hidden} "
+        f"--set epochs={epochs} --set keep={keep} --set seed={seed}",
         "ranking": report["ranking"],
     }
     with atomic_write(record_path, "w") as f:

@@ -36,8 +36,7 @@ import torch
 from bot.evaluation.evaluator import NetworkEvaluator
 from training.config import Config, ConfigError
 from training.network import ValueNetwork
-from training.actors import _self_play
-from training.selfplay import Samples
+from training.selfplay import Samples, self_play_of
 
 INSTALL = "pip install 'nardy[ray]'"
 WAIT_SECONDS = 1.0  # ray.wait slices, so that Ctrl-C and SIGTERM reach the learner promptly
@@ -87,7 +86,7 @@ class SelfPlayWorker:
         self.network = ValueNetwork(config.network)  # its weights come with the first batch asked for
         self.seen = -1
         self.newest: tuple[int, dict[str, np.ndarray]] = (-1, {})
-        self.selfplay = _self_play(config, seed)
+        self.selfplay = self_play_of(config, seed)
         self.evaluator = NetworkEvaluator(self.network, self.selfplay.game)
         self.samples_per_update = config.learning.samples_per_update
 

@@ -26,8 +26,9 @@ from typing import Callable
 import numpy as np
 
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
-from bot.evaluation.games import BACKGAMMON, Game
+from bot.evaluation.games import BACKGAMMON, Game, get_game
 from bot.equity.outcomes import INVERT6, equity, is_finished, to_six
+from training.config import Config
 
 # The opening roll: each player throws one die and the higher one moves first with both,
 # so the first move of a game is never a double.
@@ -162,3 +163,14 @@ class SelfPlay:
         final = steps[np.arange(len(games)), lengths - 1]
         results = np.bincount(final[:, :3].argmax(axis=1), minlength=3)
         return Samples(self.history_boards[games, :longest][played], returns[played], len(games), results)
+
+
+def self_play_of(config: Config, seed: np.random.SeedSequence) -> SelfPlay:
+    """The self-play a run's config asks for: its game, games in flight, exploration and TD(lambda)."""
+    return SelfPlay(
+        config.selfplay.parallel_games,
+        config.learning.td_lambda,
+        config.selfplay.epsilon,
+        np.random.default_rng(seed),
+        get_game(config.game),
+    )

@@ -45,6 +45,8 @@ from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.evaluation.prune import fingerprint, pruner_paths
 from bot.play.speed import measure_speeds
 from bot.evaluation.storage import atomic_write
+from engine.errors import BackgammonError
+from training.config import ConfigError
 from training.network import network_from_payload
 
 
@@ -93,7 +95,7 @@ def ship_classes(
     correction to its 0-ply cube decisions too.
     """
     if "contact" not in sources:
-        raise ValueError("ship: a multi-network bot needs a contact network (--contact)")
+        raise ConfigError("ship: a multi-network bot needs a contact network (--contact)")
     payloads = {label: load_class_payload(path, label, fallback=False) for label, path in sources.items()}
     networks = {
         label: network_from_payload(payload, source=f"checkpoint {str(sources[label])!r}")
@@ -145,7 +147,7 @@ def ship_classes(
 SLOWER_LIMIT = 1.10
 
 
-class SlowerCandidate(ValueError):
+class SlowerCandidate(BackgammonError):
     """A candidate bot slower than the shipped one by more than ``SLOWER_LIMIT`` at some measure."""
 
 
