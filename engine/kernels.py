@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numba
 import numpy as np
-from numba.core import types
+from numba.core import cgutils, types
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.extending import intrinsic
 
@@ -167,8 +167,30 @@ def _ctlz(typingctx: Any, mask: Any) -> Any:  # pragma: no cover - compiled
     return types.int64(types.int64), codegen
 
 
+def _copy_row(typingctx: Any, rows: Any, row: Any, source: Any, source_row: Any) -> Any:  # pragma: no cover
+    """``rows[row] = source[source_row]`` for (n, 26) int8 arrays: one 26-byte memcpy, which LLVM turns into a few
+    wide loads and stores (a loop over the points moves a byte at a time; a row view would cost a reference count)."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        zero = context.get_constant(types.intp, 0)
+        pointers = []
+        for array_type, array, index in ((signature.args[0], args[0], args[1]), (signature.args[2], args[2], args[3])):
+            array_struct = context.make_array(array_type)(context, builder, array)
+            pointers.append(cgutils.get_item_pointer(context, builder, array_type, array_struct, [index, zero]))
+        cgutils.raw_memcpy(builder, pointers[0], pointers[1], context.get_constant(types.intp, 26), 1)
+        return context.get_dummy_value()
+
+    for array in (rows, source):  # only C-contiguous int8 rows are 26 bytes one after the other
+        if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"):
+            return None
+        if array.dtype != types.int8:
+            return None
+    return types.none(rows, row, source, source_row), codegen
+
+
 _lowest: Any = intrinsic(_cttz)
 leading_zeros: Any = intrinsic(_ctlz)
+_copy: Any = intrinsic(_copy_row)
 
 
 @_inlined
@@ -190,13 +212,6 @@ def _sources(own: int, blocked: int, die: int, cap: int) -> int:  # pragma: no c
         if highest < die:
             sources |= 1 << highest
     return sources & ((2 << cap) - 1)
-
-
-@_inlined
-def _copy(rows: np.ndarray, row: int, source: np.ndarray, source_row: int) -> None:  # pragma: no cover - compiled
-    """``rows[row] = source[source_row]``, element by element: a row view would cost a reference count."""
-    for point in range(26):
-        rows[row, point] = source[source_row, point]
 
 
 @_inlined

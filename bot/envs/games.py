@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bot.evaluation.evaluator import group_starts
 from engine import afterstates, flip
 from engine.board import START
 from engine.compiled import use_compiled_generator
@@ -66,7 +65,9 @@ class Legal:
 def legal(boards: np.ndarray, dice: np.ndarray) -> Legal:
     """The legal plays of each board (M, 26, mover's view) and roll (M, 2), from one batched generator call."""
     children, parent = afterstates(boards, dice)
-    starts, sizes = group_starts(parent, len(boards))
+    # Every board has at least one afterstate and ``parent`` is sorted: a binary search per board, not a count per row.
+    starts = np.searchsorted(parent, np.arange(len(boards)))
+    sizes = np.diff(starts, append=len(parent))
     if len(sizes) and sizes.max() > MAX_ACTIONS:
         worst = int(np.argmax(sizes))
         raise TooManyPlaysError(
@@ -152,9 +153,10 @@ class Games:
         index = np.asarray(index, dtype=np.int64)
         over = ~np.any(chosen > 0, axis=1)
         points = np.zeros(len(index), dtype=np.int64)
-        points[over] = winning_points(chosen[over])  # scored where games ended only: few per step
         self.boards[index] = flip(chosen)
-        self.boards[index[over]] = chosen[over]
+        if over.any():  # scored where games ended only: few per step
+            points[over] = winning_points(chosen[over])
+            self.boards[index[over]] = chosen[over]
         on = index[~over]
         self.turn[on] ^= 1
         self.dice[on] = rng.integers(1, 7, size=(len(on), 2))

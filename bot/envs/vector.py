@@ -47,19 +47,22 @@ class BackgammonVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.moves: Legal | None = None  # the agents' legal plays, None before reset
 
-    def _agent_boards(self, index: np.ndarray) -> np.ndarray:
-        """The boards of games ``index`` in the agent's view."""
-        boards = self.games.boards[index]
-        return np.where((self.games.turn[index] == 0)[:, None], boards, flip(boards))
+    def _agent_boards(self) -> np.ndarray:
+        """Every game's board in the agent's view: only boards the opponent sees (seat 1's) are turned, few after a
+        step (the games it won)."""
+        boards = self.games.boards.copy()
+        theirs = np.flatnonzero(self.games.turn)
+        boards[theirs] = flip(boards[theirs])
+        return boards
 
     def _opponents_move(self, index: np.ndarray) -> np.ndarray:
         """The opponents of games ``index`` (all on roll) play, in one batch; the points each won (0: game on)."""
         if len(index) == 0:
             return np.zeros(0, dtype=np.int64)
-        boards, dice = self.games.boards[index], self.games.dice[index]
+        boards, dice = np.take(self.games.boards, index, axis=0), np.take(self.games.dice, index, axis=0)
         moves = legal(boards, dice)
         choice = self.opponent.choose(boards, dice, moves, self.np_random)
-        _, points = self.games.advance(index, moves.children[moves.starts + choice], self.np_random)
+        _, points = self.games.advance(index, np.take(moves.children, moves.starts + choice, axis=0), self.np_random)
         return points
 
     def _start(self, index: np.ndarray) -> None:
@@ -84,14 +87,15 @@ class BackgammonVectorEnv(VectorEnv):
         moves = self.moves
         choice = check_actions(actions, moves)
         everyone = np.arange(self.num_envs)
-        over, points = self.games.advance(everyone, moves.children[moves.starts + choice], self.np_random)
+        chosen = np.take(moves.children, moves.starts + choice, axis=0)
+        over, points = self.games.advance(everyone, chosen, self.np_random)
         rewards = points.astype(np.float64)
         on = everyone[~over]
         lost = self._opponents_move(on)
         rewards[on] -= lost
         over[on] = lost > 0
         ended = everyone[over]
-        final = observe(self._agent_boards(everyone), None) if len(ended) else None
+        final = observe(self._agent_boards(), None) if len(ended) else None
         self._start(ended)
         observations, infos = self._observe()
         if final is not None:
