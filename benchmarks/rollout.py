@@ -13,15 +13,23 @@ each counts: the machines are shared, and a burst of other work slows one run, n
 Ours plays as the bot rolls out: with its move pruner where it has one (``bot.evaluation.prune``);
 ``--full`` times it without too, every play scored by the full networks.
 
+``--command`` times the command line instead: ``nardy rollout`` of the opening with ``--command-trials``
+trials (5,184 by default) and the command's own defaults (variance reduction, the pruner, 0-ply play),
+a whole process as a user runs it (start-up, network, compiled kernels included), against gnubg's rollout
+of the same position with the same trials and variance reduction on (its start-up subtracted).
+
     python -m benchmarks.rollout [--trials 1296] [--vr-trials 144] [--repeats 3] [--full]
+    python -m benchmarks.rollout --command [--command-trials 5184] [--repeats 1]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -84,6 +92,35 @@ def gnubg_rollout(position_id: str, trials: int, vr: bool, startup: float) -> tu
     return trials / max(seconds - startup, 1e-9), float(match.group(7))
 
 
+def command_rollout(trials: int, seed: int, repeats: int) -> None:
+    """``--command``: ``nardy rollout`` of the opening, whole processes, against gnubg's rollout of it; the fastest
+    of ``repeats`` runs of each counts."""
+    nardy = shutil.which("nardy") or str(Path(sys.executable).with_name("nardy"))
+    position_id = POSITIONS["opening (before the roll)"]
+    command = [nardy, "rollout", position_id, "--trials", str(trials), "--seed", str(seed), "--json"]
+    have_gnubg = shutil.which("script") is not None and Path(GNUBG).exists()
+    startup = gnubg_seconds(SETUP)[0] if have_gnubg else 0.0
+    if have_gnubg:
+        print(f"gnubg start-up (subtracted): {startup:.2f} s")
+    ours = theirs = 0.0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
+        ours = max(ours, trials / (time.perf_counter() - start))
+        if have_gnubg:
+            rate, their_equity = gnubg_rollout(position_id, trials, True, startup)
+            theirs = max(theirs, rate)
+    data = json.loads(done.stdout)
+    assert data["trials"] == trials
+    line = (
+        f"{' '.join(['nardy', *command[1:]])}: {ours:6.1f} trials/s "
+        f"(equity {data['equity']:+.3f} +- {data['equity_std_error']:.3f})"
+    )
+    if have_gnubg:
+        line += f", gnubg {theirs:6.1f} trials/s (equity {their_equity:+.3f}), ratio {ours / theirs:5.2f}x (goal: 1.8x)"
+    print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", default=str(default_checkpoint()))
@@ -97,7 +134,16 @@ def main() -> None:
         action="store_true",
         help="also time ours without the move pruner (bot.evaluation.prune): every play scored by the full networks",
     )
+    parser.add_argument(
+        "--command",
+        action="store_true",
+        help="time the nardy rollout command line on the opening against gnubg's rollout (see above)",
+    )
+    parser.add_argument("--command-trials", type=int, default=5184, help="trials of --command (default 5184)")
     args = parser.parse_args()
+    if args.command:
+        command_rollout(args.command_trials, args.seed, args.repeats)
+        return
     threadpool_limits(limits=args.threads, user_api="blas")
     evaluator = load_evaluator(args.checkpoint)  # the bot as served: numpy network, exact bear-offs
     have_gnubg = shutil.which("script") is not None and Path(GNUBG).exists()

@@ -6,7 +6,8 @@
    ``nardy hint POSITION DICE`` and ``nardy eval POSITION`` (median wall time and peak
    memory over ``--runs`` runs), beside GNU Backgammon's own cold ``hint`` of the same
    position (Debian's ``gnubg -t``) in the same run, when it is installed, and beside
-   Python importing numpy alone: the floor of any command line of ours.
+   Python importing numpy alone, its BLAS on one thread as the command line starts it
+   (``bot.__main__``): the floor of any command line of ours.
 2. In-process decisions: ``Bot.rank_plays`` at 0-ply and 1-ply (median ms per position
    of ``fixtures/move_choice.jsonl``) with the numpy network the doors serve from
    against the torch network training uses (one thread each), same checkpoint.
@@ -139,7 +140,11 @@ def cold_start(runs: int) -> None:
     rows: list[tuple[str, list[str], str | None]] = [
         (f"nardy hint {POSITION} {DICE}", [nardy, "hint", POSITION, DICE], None),
         (f"nardy eval {POSITION}", [nardy, "eval", POSITION], None),
-        ("python -c 'import numpy' (the floor)", [sys.executable, "-c", "import numpy"], None),
+        (
+            "python -c 'import numpy' (the floor)",
+            ["env", "OPENBLAS_NUM_THREADS=1", sys.executable, "-c", "import numpy"],
+            None,
+        ),
     ]
     if GNUBG.exists():
         script = f"set board {POSITION}\nset dice {DICE.replace('', ' ').strip()}\nhint\n"

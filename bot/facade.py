@@ -25,25 +25,25 @@ from __future__ import annotations
 
 import math
 import os
-import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from bot.evaluation.checkpoint import CheckpointError, load_evaluator
 from bot.equity.cube import CubeDecision, CubeState, cube_efficiencies, model_decisions, swap_state
-from bot.search.cube_decision import lookahead_cube_decision
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.equity.outcomes import equity, invert
 from bot.search.nply import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
-from bot.equity.resign import ResignationAnswer, ResignationOffer, accept_resignation, offer_resignation
 from engine.board import CHECKERS, Dice, borne_off, flip, validate_board, validate_dice
 from engine.errors import InvalidPositionError
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 from engine.position import Position
+
+if TYPE_CHECKING:  # loaded where a cube or resignation is decided: a hint of a roll uses neither
+    from bot.equity.resign import ResignationAnswer, ResignationOffer
 
 # Where the shipped network lives (its numpy export, read without torch): in the repository
 # (a source checkout, an editable install), and, relative to an installation's data
@@ -63,6 +63,8 @@ BoardLike = np.ndarray | Position
 def _data_directories() -> list[Path]:
     """Where installers put data files: this environment's (``sys.prefix`` in a virtual
     environment), then the user's (``pip install --user``)."""
+    import sysconfig
+
     user = sysconfig.get_preferred_scheme("user")
     return [Path(sysconfig.get_path("data")), Path(sysconfig.get_path("data", user))]
 
@@ -79,6 +81,8 @@ def default_checkpoint() -> Path:
     ``shipped_checkpoints()`` that exists (the repository's path when none does)."""
     if os.environ.get(CHECKPOINT_ENV):
         return Path(os.environ[CHECKPOINT_ENV])
+    if REPO_CHECKPOINT.is_file():  # the first place looked: no need to ask sysconfig for the others
+        return REPO_CHECKPOINT
     return next((path for path in shipped_checkpoints() if path.is_file()), REPO_CHECKPOINT)
 
 
@@ -268,6 +272,8 @@ class Bot:
         on them at 0-ply (with the bot's learned correction, ``bot.evaluation.cube_correction``, if it has
         one), and deeper a cubeful lookahead (``bot.search.cube_decision``).
         """
+        from bot.search.cube_decision import lookahead_cube_decision
+
         board = check_game_on(board)
         five = self.probabilities(board, plies)
         decision = lookahead_cube_decision(self.evaluator, board, state, plies, five=five if plies == 0 else None)
@@ -291,6 +297,8 @@ class Bot:
 
         ``level``: 1 single, 2 gammon, 3 backgammon (InvalidResignationError otherwise).
         """
+        from bot.equity.resign import accept_resignation, offer_resignation
+
         board = check_game_on(board)
         five = self.probabilities(board, plies)
         return Resignations(

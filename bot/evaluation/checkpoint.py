@@ -41,6 +41,7 @@ from bot.evaluation.cube_correction import CubeCorrection
 from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.evaluation.network import Network, NetworkConfig, weight_shapes
 from bot.evaluation.prune import Pruner, fingerprint, pruner_paths
+from engine.errors import BackgammonError
 from bot.evaluation.storage import atomic_write, warn
 
 FORMAT = 1
@@ -51,7 +52,7 @@ _OPTIONAL = ("weights_sha256", "training_sha256")
 _NPZ_META = ("format", "network_config", "weights_sha256")
 
 
-class CheckpointError(ValueError):
+class CheckpointError(BackgammonError):
     """A checkpoint file that is missing, unreadable, damaged, or does not fit the network asked for."""
 
 
@@ -66,7 +67,7 @@ def weights_checksum(weights: Mapping[str, Any]) -> str:
     for name in sorted(weights):
         array = np.ascontiguousarray(_as_array(weights[name]))
         digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
-        digest.update(array.tobytes())
+        digest.update(array.data)  # its bytes in place (C-contiguous): no copy of the weights
     return digest.hexdigest()
 
 
@@ -180,10 +181,14 @@ def _check_archive(path: Path, source: str) -> None:
         raise CheckpointError(f"{source}: damaged (its zip directory claims more data than the file holds)")
 
 
-def _check_npz(path: Path, source: str) -> None:
-    """Refuse a ``.npz`` file whose zip directory, or any array's ``.npy`` header, claims more than the file
-    holds: numpy allocates an array's whole claimed size before reading its data. Only the headers are read."""
+def _read_npz(path: Path, source: str) -> dict[str, np.ndarray]:
+    """Every array of the ``.npz`` file at ``path`` by name, in one pass over its zip archive.
+
+    The zip directory, and each array's ``.npy`` header before its data, must claim no more than the file
+    holds: numpy's own reader allocates an array's whole claimed size before reading its data.
+    """
     size = path.stat().st_size
+    arrays: dict[str, np.ndarray] = {}
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
@@ -192,7 +197,7 @@ def _check_npz(path: Path, source: str) -> None:
             for member in members:
                 with archive.open(member) as f:
                     version = np.lib.format.read_magic(f)
-                    shape, _, dtype = (
+                    shape, fortran_order, dtype = (
                         np.lib.format.read_array_header_1_0(f)
                         if version == (1, 0)
                         else np.lib.format.read_array_header_2_0(f)
@@ -203,10 +208,14 @@ def _check_npz(path: Path, source: str) -> None:
                             f"{source}: damaged (array {member.filename!r} claims "
                             f"{dtype}{list(shape)}, more than the file holds)"
                         )
+                    flat = np.frombuffer(bytearray(f.read(claimed)), dtype=dtype)  # writable, as np.load's
+                array = flat.reshape(shape[::-1]).T if fortran_order else flat.reshape(shape)
+                arrays[member.filename.removesuffix(".npy")] = array
     except CheckpointError:
         raise
-    except Exception as error:  # zip and .npy header errors of a damaged or foreign file
+    except Exception as error:  # zip and .npy errors of a damaged or foreign file
         raise CheckpointError(f"{source}: unreadable numpy export ({type(error).__name__})") from None
+    return arrays
 
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
@@ -270,11 +279,9 @@ def checked_weights(
     return config, weights
 
 
-def _load_npz(path: Path, source: str) -> dict[str, Any]:
-    """A numpy export read back as a payload dict (weights as arrays)."""
+def _load_npz(arrays: dict[str, np.ndarray], source: str) -> dict[str, Any]:
+    """A numpy export's arrays (``_read_npz``) as a payload dict (weights as arrays)."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
         meta = {key: arrays.pop(key) for key in _NPZ_META}
         payload = {
             "format": int(meta["format"]),
@@ -282,7 +289,7 @@ def _load_npz(path: Path, source: str) -> dict[str, Any]:
             "weights_sha256": str(meta["weights_sha256"]),
             "weights": arrays,
         }
-    except Exception as error:  # zip, numpy and JSON errors of a damaged or foreign file
+    except Exception as error:  # missing keys, wrong types and JSON errors of a damaged or foreign file
         raise CheckpointError(f"{source}: unreadable numpy export ({type(error).__name__})") from None
     return _check_payload(payload, source)
 
@@ -434,16 +441,16 @@ def _class_manifest(payload: Any, source: str) -> tuple[dict[str, Any], str]:
     return networks, bearoff
 
 
-def _npz_class_payloads(path: Path, source: str) -> tuple[dict[str, dict[str, Any]], str, CubeCorrection | None] | None:
-    """The per-class payloads, bear-off mode and cube correction of a multi-network ``.npz``; None for a
-    single-network one."""
+def _npz_class_payloads(
+    arrays: dict[str, np.ndarray], source: str
+) -> tuple[dict[str, dict[str, Any]], str, CubeCorrection | None] | None:
+    """The per-class payloads, bear-off mode and cube correction of a multi-network ``.npz``'s arrays
+    (``_read_npz``); None for a single-network one."""
+    if CLASSES_KEY not in arrays:
+        return None
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if CLASSES_KEY not in data.files:
-                return None
-            arrays = {name: data[name] for name in data.files}
         manifest = json.loads(str(arrays.pop(CLASSES_KEY)))
-    except Exception as error:  # zip, numpy and JSON errors of a damaged or foreign file
+    except Exception as error:  # the manifest of a damaged or foreign file: not JSON
         raise CheckpointError(f"{source}: unreadable numpy export ({type(error).__name__})") from None
     networks, bearoff = _class_manifest(manifest, source)
     payloads: dict[str, dict[str, Any]] = {}
@@ -514,10 +521,10 @@ def _read_class_file(path: str | os.PathLike) -> tuple[dict[str, dict[str, Any]]
     if path.suffix == ".npz":
         if not path.is_file():
             raise CheckpointError(f"{source}: no such file")
-        _check_npz(path, source)
-        multi = _npz_class_payloads(path, source)
+        arrays = _read_npz(path, source)
+        multi = _npz_class_payloads(arrays, source)
         if multi is None:
-            return {"contact": _load_npz(path, source)}, "databases", False, None
+            return {"contact": _load_npz(arrays, source)}, "databases", False, None
         payloads, bearoff, correction = multi
     else:
         raw = _read_torch_file(path, source)

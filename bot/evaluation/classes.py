@@ -32,7 +32,6 @@ from enum import IntEnum
 import numpy as np
 
 from bot.evaluation import bearoff as bo
-from bot.evaluation import bearoff_match
 from bot.equity.cube import (
     CubeDecision,
     CubeState,
@@ -196,6 +195,8 @@ class BearoffDatabases:
             return cubes
         pairs = list(zip(bo.home_index(mine[rows]).tolist(), bo.home_index(theirs[rows]).tolist()))
         if not state.is_money:
+            from bot.evaluation import bearoff_match  # match bear-offs' cube: loaded only where one is solved
+
             playing = [k for k, (i, j) in enumerate(pairs) if i and j]  # with a side off the game is over
             for k, solved in zip(playing, bearoff_match.solve_many([pairs[k] for k in playing], state)):
                 cubes[rows[k]] = solved

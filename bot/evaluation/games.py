@@ -16,15 +16,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-import engine
-import engine.long_nardy as long_nardy
-from engine.long_nardy.board import CHECKERS
-from engine.long_nardy.rules import DEFAULT_RULES, Rules
+import engine.board
+import engine.movegen
 from engine.match import winning_points as backgammon_points
+
+if TYPE_CHECKING:
+    from engine.long_nardy.rules import Rules
+
+    # Built on first use (module ``__getattr__``): a backgammon program never loads long nardy's rules.
+    LONG_NARDY: Game
+    GAMES: dict[str, Game]
 
 Generator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -34,6 +39,8 @@ def long_nardy_points(boards: np.ndarray) -> np.ndarray:
 
     Mars (2) when the loser has borne off none, else oin (1): rule R12, no koks.
     """
+    from engine.long_nardy.board import CHECKERS
+
     loser_on_board = -np.minimum(boards, 0).sum(axis=-1, dtype=np.int64)
     return 1 + (loser_on_board == CHECKERS).astype(np.int64)
 
@@ -68,11 +75,15 @@ class Game:
         return five
 
 
-BACKGAMMON = Game("backgammon", engine.START, engine.afterstates, engine.flip, backgammon_points)
+BACKGAMMON = Game("backgammon", engine.board.START, engine.movegen.afterstates, engine.board.flip, backgammon_points)
 
 
-def long_nardy_game(rules: Rules = DEFAULT_RULES) -> Game:
-    """Long nardy under the rule flags ``rules`` (docs/long_nardy.md)."""
+def long_nardy_game(rules: Rules | None = None) -> Game:
+    """Long nardy under the rule flags ``rules`` (default: ``DEFAULT_RULES``, docs/long_nardy.md)."""
+    import engine.long_nardy as long_nardy
+    from engine.long_nardy.rules import DEFAULT_RULES
+
+    rules = DEFAULT_RULES if rules is None else rules
     return Game(
         "long_nardy",
         long_nardy.START,
@@ -84,14 +95,28 @@ def long_nardy_game(rules: Rules = DEFAULT_RULES) -> Game:
     )
 
 
-LONG_NARDY = long_nardy_game()
+def __getattr__(name: str) -> Any:
+    """``LONG_NARDY`` (long nardy under the default rules) and ``GAMES`` (every game by name), built on first use
+    and kept: one ``Game`` each, since a ``Game`` is equal only to itself."""
+    if name == "LONG_NARDY":
+        value: Any = long_nardy_game()
+    elif name == "GAMES":
+        value = {game.name: game for game in (BACKGAMMON, _built("LONG_NARDY"))}
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return globals().setdefault(name, value)  # a thread that lost a race takes the winner's
 
-GAMES: dict[str, Game] = {game.name: game for game in (BACKGAMMON, LONG_NARDY)}
+
+def _built(name: str) -> Any:
+    """The module's lazily built ``name``, built now if it is not yet (inside the module, ``__getattr__`` is not
+    consulted)."""
+    return globals()[name] if name in globals() else __getattr__(name)
 
 
 def get_game(name: str) -> Game:
     """The game called ``name`` (default rules); raise ValueError listing the known ones otherwise."""
+    games: dict[str, Game] = _built("GAMES")
     try:
-        return GAMES[name]
+        return games[name]
     except KeyError:
-        raise ValueError(f"game {name!r}: unknown, expected one of {sorted(GAMES)}") from None
+        raise ValueError(f"game {name!r}: unknown, expected one of {sorted(games)}") from None

@@ -247,29 +247,32 @@ class Network:
         self.config = config
         self.encoding = get_encoding(config.encoding)
         names = [f"hidden_layers.{i}" for i in range(len(config.hidden))] + ["output_layer"]
+        # Looked up now (a missing one fails here), prepared for serving when first used (``_served``).
+        self._weights = [(weights[f"{name}.weight"], weights[f"{name}.bias"]) for name in names]
+
+    @functools.cached_property
+    def _served(self) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+        """(the first layer's float64 weight and bias, each later layer's float32 weight.T and bias, the output
+        layer's (6, H) float32 rows for the compiled layer), prepared when first used: a bot loads four networks,
+        and a hint may use one."""
         layers = [
-            (
-                np.asarray(weights[f"{name}.weight"], dtype=np.float64),
-                np.asarray(weights[f"{name}.bias"], dtype=np.float64),
-            )
-            for name in names
+            (np.asarray(weight, dtype=np.float64), np.asarray(bias, dtype=np.float64)) for weight, bias in self._weights
         ]
-        if config.activation == "sigmoid":  # served as 1 + tanh(z / 2): see the class docstring
+        if self.config.activation == "sigmoid":  # served as 1 + tanh(z / 2): see the class docstring
             for i in range(len(layers) - 1):
                 weight, bias = layers[i]
                 layers[i] = (weight / 2.0, bias / 2.0)
                 after, after_bias = layers[i + 1]
                 layers[i + 1] = (after / 2.0, after_bias)
-        self._first_weights = layers[0]
-        self._layers = [
+        later = [
             (np.ascontiguousarray(weight.T, dtype=np.float32), bias.astype(np.float32)) for weight, bias in layers[1:]
         ]
-        self._output_rows = np.ascontiguousarray(layers[-1][0], dtype=np.float32)  # (6, H), for the compiled layer
+        return layers[0], later, np.ascontiguousarray(layers[-1][0], dtype=np.float32)
 
     @functools.cached_property
     def _first(self) -> _FirstLayer:
         """The first layer, factored when first used: a bot loads four networks, and a hint may use one."""
-        return _FirstLayer(self.encoding, *self._first_weights)
+        return _FirstLayer(self.encoding, *self._served[0])
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) float32 [win, wg, wbg, lg, lbg] of the side on roll of each board (B, 26).
@@ -284,16 +287,15 @@ class Network:
 
     def _probabilities(self, boards: np.ndarray) -> np.ndarray:
         activation = self.config.activation
+        _, layers, output_rows = self._served
         x = self._first(boards)
-        for weight, bias in self._layers[:-1]:
+        for weight, bias in layers[:-1]:
             x = _activate(x, activation) @ weight + bias
-        weight, bias = self._layers[-1]
+        weight, bias = layers[-1]
         output = kernel("output_probabilities", len(boards))
         if output is not None:
             five = np.empty((len(boards), 5), dtype=np.float32)
-            output(
-                _activate(x, activation, offset=False), _offset(activation), self._output_rows, bias, _CUMULATIVE, five
-            )
+            output(_activate(x, activation, offset=False), _offset(activation), output_rows, bias, _CUMULATIVE, five)
             return five
         z = _activate(x, activation) @ weight + bias
         z -= z.max(axis=1, keepdims=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Iterator
@@ -24,6 +23,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb") -> Iterator[IO[Any]]
     The temporary file (``.NAME.*.tmp`` beside ``path``) is flushed to disk before the
     rename and removed if the block raises.
     """
+    import tempfile  # here: a program that only reads (a cold hint) need not load it
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
