@@ -194,9 +194,9 @@ def test_play_door_plays_the_bot_and_quits(trained):
 
 def test_training_evaluate_command_knows_the_game(trained, capsys):
     checkpoint = str(trained / LATEST)
-    assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "heuristic", "--games", "4"]) == 0
+    assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "heuristic", "--set", "games=4"]) == 0
     assert "vs heuristic" in capsys.readouterr().out
-    assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "pubeval", "--games", "4"]) == 2
+    assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "pubeval", "--set", "games=4"]) == 2
     assert "does not play long_nardy" in capsys.readouterr().err
 
 

@@ -14,31 +14,23 @@ port, a missing file) gives one ``error: ...`` line on stderr and exit status 2;
 anything else is a bug: one ``internal error: ...`` line and exit status 1 (the
 traceback too with ``-v``).
 
-A subcommand is a function ``add(subparsers)`` in ``SUBCOMMANDS``: it adds its
-parser and sets ``run=handler`` (``handler(args, stdin, stdout) -> int``).
+A subcommand is a function ``add(subparsers)`` named in ``SUBCOMMANDS``: it adds its
+parser and sets ``run=handler`` (``handler(args, stdin, stdout) -> int``). Its module is
+imported only when the command line names it, so a cold ``hint`` loads no server.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
+import importlib
 import sys
-import traceback
 from contextlib import contextmanager
-from typing import Callable, Iterator, Optional, TextIO
+from typing import Iterator, Optional, TextIO
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from bot.evaluation.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
-from bot.doors.engine_command import add_bei, add_ubgi
-from bot.doors.match_command import add_match
-from bot.doors.rollout_command import add_rollout
-from bot.play.levels import LEVEL_NAMES, level_named
-from bot.doors.analyze_command import add_analyze
-from bot.doors.cube_command import add_cube
-from bot.doors import long_nardy_command
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_PORT, MAX_SEED, MAX_TOP, Bounded
 from bot.doors.positions import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
@@ -51,7 +43,11 @@ EXIT_INTERNAL_ERROR = 1
 # more the threads wait on each other, and on a busy machine a move choice slows many times over.
 INFERENCE_THREADS = 1
 DEFAULT_TOP = 10
+# Subcommands whose code logs nothing: they skip importing and configuring ``logging`` (a cold hint's cost).
+UNLOGGED = frozenset({"hint", "eval", "cube"})
 HTTP_PORT = 8080  # the HTTP API's default port (wildbg's server uses 8080 too)
+# ``--game``'s names; long nardy's command line (``bot.doors.long_nardy_command``) loads only when asked for.
+GAME_NAMES = ("backgammon", "long-nardy")
 
 
 @contextmanager
@@ -59,8 +55,10 @@ def inference_threads() -> Iterator[None]:
     """Run numpy's BLAS on ``INFERENCE_THREADS`` threads inside the block, then restore the count.
 
     The count is process-wide (the servers' worker threads share it). ``bot.__main__.main``
-    runs every subcommand inside it.
+    runs every subcommand inside it, unless numpy's BLAS started on that count.
     """
+    from threadpoolctl import threadpool_limits
+
     with threadpool_limits(limits=INFERENCE_THREADS, user_api="blas"):
         yield
 
@@ -73,12 +71,25 @@ def _add_position(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
 
 
+def game_of_variant(variant: str) -> str:
+    """``--variant``'s name of a game as ``--game`` spells it (the HTTP API's ``long`` is ``long-nardy``)."""
+    return "long-nardy" if variant == "long" else variant
+
+
 def _add_game(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
-        choices=long_nardy_command.GAME_NAMES,
+        choices=GAME_NAMES,
         default="backgammon",
         help="backgammon (default) or long-nardy (long nardy Position IDs, its own network)",
+    )
+    parser.add_argument(
+        "--variant",
+        dest="game",
+        type=game_of_variant,
+        choices=GAME_NAMES,
+        metavar="{backgammon,long}",
+        help="the same as --game: long is long-nardy",
     )
 
 
@@ -87,6 +98,8 @@ def _add_plies(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_level(parser: argparse.ArgumentParser) -> None:
+    from bot.play.levels import LEVEL_NAMES, level_named
+
     parser.add_argument(
         "--level",
         type=level_named,
@@ -120,6 +133,8 @@ def _load(args: argparse.Namespace) -> Bot:
 
 def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if args.game == "long-nardy":
+        from bot.doors import long_nardy_command
+
         return long_nardy_command.run_hint(args, stdin, stdout)
     situation = parse_position(args.position)
     dice = validate_dice(args.dice) if args.dice else situation.dice
@@ -149,6 +164,8 @@ def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.terminal import TerminalSession
 
     if args.game == "long-nardy":
+        from bot.doors import long_nardy_command
+
         return long_nardy_command.run_play(args, stdin, stdout)
     rng = np.random.default_rng(args.seed)
     return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies, level=args.level).run()
@@ -187,6 +204,9 @@ def add_play(subparsers) -> None:
     )
     _add_level(p)
     _add_game(p)
+    p.add_argument(
+        "--cube", action="store_true", help="long nardy: play with the doubling cube (backgammon games always have it)"
+    )
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_play)
@@ -236,30 +256,45 @@ def add_serve(subparsers) -> None:
     p.set_defaults(run=_run_serve)
 
 
-# Every subcommand, in the order `--help` lists them; a new one adds its `add(subparsers)` here.
-SUBCOMMANDS: list[Callable] = [
-    add_play,
-    add_match,
-    add_hint,
-    add_cube,
-    add_eval,
-    add_external,
-    add_serve,
-    add_rollout,
-    add_analyze,
-    add_ubgi,
-    add_bei,
-]
+# Every subcommand, in the order `--help` lists them, with its `add(subparsers)` as "module:function";
+# a new one adds its line here.
+SUBCOMMANDS: dict[str, str] = {
+    "play": "bot.doors.cli:add_play",
+    "match": "bot.doors.match_command:add_match",
+    "hint": "bot.doors.cli:add_hint",
+    "cube": "bot.doors.cube_command:add_cube",
+    "eval": "bot.doors.cli:add_eval",
+    "external": "bot.doors.cli:add_external",
+    "serve": "bot.doors.cli:add_serve",
+    "rollout": "bot.doors.rollout_command:add_rollout",
+    "analyze": "bot.doors.analyze_command:add_analyze",
+    "ubgi": "bot.doors.engine_command:add_ubgi",
+    "bei": "bot.doors.engine_command:add_bei",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand of ``SUBCOMMANDS``."""
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand of ``SUBCOMMANDS``, or with ``command`` alone: only its
+    module is then imported."""
     parser = argparse.ArgumentParser(prog="nardy", description="A TD-Gammon-style backgammon bot.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the servers do")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in SUBCOMMANDS:
-        add(subparsers)
+    for name, home in SUBCOMMANDS.items():
+        if command in (None, name):
+            module, function = home.split(":")
+            getattr(importlib.import_module(module), function)(subparsers)
     return parser
+
+
+def _named_command(words: list[str]) -> Optional[str]:
+    """The subcommand ``words`` run, when its parser alone can parse them: None for an unknown one (argparse
+    lists the choices) or when the help of them all is asked for first."""
+    for word in words:
+        if word in ("-h", "--help"):
+            return None
+        if not word.startswith("-"):  # the options before the subcommand take no value
+            return word if word in SUBCOMMANDS else None
+    return None
 
 
 def run(
@@ -269,7 +304,7 @@ def run(
     stderr: TextIO = sys.stderr,
 ) -> int:
     """Run one command line; return its exit status (2 with ``error: ...`` on bad input, 1 on a bug)."""
-    parser = build_parser()
+    parser = build_parser(_named_command(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse has printed its usage and message
@@ -277,7 +312,10 @@ def run(
     except BackgammonError as error:  # a number out of its bounds (bot.doors.bounds.Bounded)
         stderr.write(f"error: {error}\n")
         return EXIT_BAD_INPUT
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
+    if args.verbose or args.command not in UNLOGGED:
+        import logging
+
+        logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=stderr)
     try:
         return args.run(args, stdin, stdout)
     except (BackgammonError, CheckpointError, OSError) as error:  # bad input, a bad checkpoint, a busy port
@@ -287,6 +325,8 @@ def run(
         return 130
     except Exception as error:  # a bug: say so, in one line unless asked for more
         if args.verbose:
+            import traceback
+
             traceback.print_exc(file=stderr)
         hint = "" if args.verbose else " (run with -v for the traceback)"
         stderr.write(f"internal error: {type(error).__name__}: {error}{hint}\n")

@@ -29,6 +29,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.doors import http_views as views
+from bot.doors import long_nardy_views
 from bot.search.cancel import Cancelled
 from bot.doors.http_limits import (
     BUSY_RESPONSES,
@@ -43,6 +44,7 @@ from bot.doors.http_views import (
     CubeResponse,
     ErrorMessage,
     EvalQuery,
+    EvaluateQuery,
     EvalResponse,
     EvaluateResponse,
     MoveQuery,
@@ -213,7 +215,8 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
     app = FastAPI(
         title="nardy",
         description="A TD-Gammon-style backgammon bot. `/move` and `/eval` speak wildbg's API; "
-        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs.\n\n" + limits_description(limits),
+        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs; `/v1/moves` and `/v1/evaluate` "
+        "with `variant=long` long nardy Position IDs.\n\n" + limits_description(limits),
         version="0.1.0",
         lifespan=lifespan,
     )
@@ -235,7 +238,10 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
 
     @app.get("/v1/moves", response_model=MovesResponse, responses=_ERRORS, tags=["positions"])
     async def moves(request: Request, query: Annotated[MovesQuery, Query()]) -> MovesResponse:
-        """Legal plays ranked with probabilities and equities (dice from the query or the IDs)."""
+        """Legal plays ranked with probabilities and equities (dice from the query or the IDs); ``variant=long``:
+        long nardy."""
+        if query.variant == "long":
+            return await compute(request, query.plies > 0, lambda: long_nardy_views.moves(query))
         return await compute(request, query.plies > 0, lambda: views.moves(bot, query))
 
     @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
@@ -244,8 +250,11 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
         return await compute(request, query.plies > 0, lambda: views.cube(bot, query))
 
     @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])
-    async def evaluate(request: Request, query: Annotated[PositionQuery, Query()]) -> EvaluateResponse:
-        """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
+    async def evaluate(request: Request, query: Annotated[EvaluateQuery, Query()]) -> EvaluateResponse:
+        """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll; ``variant=long``:
+        long nardy."""
+        if query.variant == "long":
+            return await compute(request, query.plies > 0, lambda: long_nardy_views.evaluate(query))
         return await compute(request, query.plies > 0, lambda: views.evaluate(bot, query))
 
     @app.get("/v1/resign", response_model=ResignResponse, responses=_ERRORS, tags=["positions"])

@@ -9,7 +9,9 @@
   ``x_away`` and ``o_away`` for a match score (points the side to move, and its
   opponent, still need).
 - ``GET /v1/moves``, ``/v1/cube``, ``/v1/evaluate``, ``/v1/resign`` take
-  ``position``: a Position ID, ``PositionID:MatchID`` or an XGID.
+  ``position``: a Position ID, ``PositionID:MatchID`` or an XGID; ``/v1/moves`` and
+  ``/v1/evaluate`` with ``variant=long`` a long nardy Position ID instead, answered by
+  ``bot.doors.long_nardy_views``.
 
 Each view only reads the query, calls the ``bot.facade.Bot`` and formats the answer;
 bad input raises an engine error naming it.
@@ -97,7 +99,19 @@ class RankedMove(BaseModel):
     plies: int = Field(description="search depth of this evaluation")
 
 
+Variant = Literal["backgammon", "long"]
+
+
+def _variant_field() -> Any:
+    return Field(
+        "backgammon",
+        description="backgammon, or long (long nardy: a long nardy Position ID, money play; "
+        "winG and loseG are mars, winBg and loseBg are 0)",
+    )
+
+
 class MovesResponse(BaseModel):
+    variant: Variant = _variant_field()
     position_id: str
     dice: tuple[int, int]
     moves: list[RankedMove]
@@ -122,6 +136,7 @@ class CubeResponse(BaseModel):
 
 
 class EvaluateResponse(BaseModel):
+    variant: Variant = _variant_field()
     position_id: str
     probabilities: Probabilities
     cubeless_equity: float
@@ -211,12 +226,17 @@ class PositionQuery(BaseModel):
     position: str = Field(
         min_length=1,
         max_length=MAX_POSITION_TEXT,
-        description="Position ID, PositionID:MatchID or XGID (a '+' may arrive as a space; both are read)",
+        description="Position ID, PositionID:MatchID or XGID; with variant=long a long nardy Position ID "
+        "(13 characters); a '+' may arrive as a space, both are read",
     )
     plies: int = Field(0, ge=0, le=2, description="search depth: 0, 1 or 2 rolls deeper")
 
 
-class MovesQuery(PositionQuery):
+class EvaluateQuery(PositionQuery):
+    variant: Variant = _variant_field()
+
+
+class MovesQuery(EvaluateQuery):
     dice: Optional[str] = Field(
         None, pattern="^[1-6]{2}$", description="the roll, e.g. 31; needed unless the Match ID or XGID has dice"
     )
@@ -288,6 +308,12 @@ def _state_of(query: EvalQuery) -> CubeState:
     return CubeState(match_length=length, score=(length - x_away, length - o_away))
 
 
+def check_top(query: MovesQuery) -> None:
+    """Refuse a search above 0-ply of more plays than ``MAX_TOP_ONE_PLY``."""
+    if query.plies >= 1 and query.top is not None and query.top > MAX_TOP_ONE_PLY:
+        raise InvalidOptionError(f"top {query.top}: at most {MAX_TOP_ONE_PLY} with plies={query.plies}")
+
+
 def _situation(query: PositionQuery) -> Situation:
     return parse_position(query.position.replace(" ", "+"))
 
@@ -318,8 +344,7 @@ def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
     dice = validate_dice(query.dice) if query.dice else situation.dice
     if dice is None:
         raise InvalidDiceError(f"position {quote(query.position)}: no dice rolled, give dice=XY")
-    if query.plies >= 1 and query.top is not None and query.top > MAX_TOP_ONE_PLY:
-        raise InvalidOptionError(f"top {query.top}: at most {MAX_TOP_ONE_PLY} with plies={query.plies}")
+    check_top(query)
     ranked = bot.rank_plays(situation.board, dice, plies=query.plies, top=query.top, state=situation.state)
     return MovesResponse(
         position_id=situation.position_id,

@@ -2,19 +2,28 @@
 
 Only parsing, calling ``bot.play.long_nardy`` and printing, as the backgammon doors do.
 Positions are long nardy Position IDs (13 characters, docs/long_nardy.md), seen by the
-side on roll; probabilities are the mover's after its play. Money play, no cube, the
-default rule flags.
+side on roll; probabilities are the mover's after its play. Money play with the default
+rule flags, the doubling cube when asked for (``--cube``); no matches.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TextIO
 
 import numpy as np
 
+from bot.equity.cube import CubeDecision, Owner
 from bot.evaluation.evaluator import ProbabilityEvaluator
-from bot.play.long_nardy import RankedPlay, best_play, load_long_nardy_player, rank_plays
+from bot.play.long_nardy import (
+    RankedPlay,
+    best_play,
+    load_long_nardy_player,
+    money_cube_decision,
+    position_probabilities,
+    rank_plays,
+)
 from engine.board import validate_dice
 from engine.errors import BackgammonError
 from engine.game import Phase
@@ -22,6 +31,7 @@ from engine.long_nardy import (
     LongGame,
     LongGameResult,
     LongPosition,
+    Rules,
     format_play,
     legal_plays,
     parse_long_move,
@@ -32,7 +42,7 @@ from engine.long_nardy import (
 from engine.match import roll_dice
 from engine.plays import Play
 
-GAME_NAMES = ("backgammon", "long-nardy")
+HUMAN, BOT = 0, 1
 
 
 def format_long_ranked_plays(ranked: list[RankedPlay], top: int) -> list[str]:
@@ -71,61 +81,136 @@ class LongNardySession:
     """One money game of long nardy in the terminal: the person is X (seat 0), the bot O (seat 1).
 
     The dice come from ``rng``. The person types a move (``24/18 24/21``), ``hint``,
-    ``moves`` (every legal play) or ``quit``.
+    ``moves`` (every legal play) or ``quit``; with the doubling cube (``rules.cube``), before
+    each roll ``roll`` or ``double``, and ``take`` or ``pass`` when the bot doubles.
     """
 
     def __init__(
-        self, player: ProbabilityEvaluator, rng: np.random.Generator, stdin: TextIO, stdout: TextIO, plies: int = 0
+        self,
+        player: ProbabilityEvaluator,
+        rng: np.random.Generator,
+        stdin: TextIO,
+        stdout: TextIO,
+        plies: int = 0,
+        rules: Rules | None = None,
     ) -> None:
         self.player = player
         self.rng = rng
         self.stdin = stdin
         self.stdout = stdout
         self.plies = plies
+        rules = player.game.rules if rules is None else rules
+        assert rules is not None, "a long nardy player"
+        self.rules: Rules = rules
 
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
-    def run(self) -> int:
-        rules = self.player.game.rules
-        assert rules is not None, "a long nardy player"
-        game: LongGame | LongGameResult = start_long_game(None, rules, self.rng)
-        while isinstance(game, LongGame):
-            if game.phase is Phase.BEFORE_ROLL:
-                game = game.roll(roll_dice(self.rng))
-                continue
-            assert game.dice is not None and game.turn is not None
-            if game.turn == 1:
-                play = best_play(self.player, game.board, game.dice, self.plies)
-                self.say(f"O rolls {game.dice[0]}{game.dice[1]} and plays {_move_text(play)}")
-                game = game.move(play)
-                continue
-            chosen = self._ask(game)
-            if chosen is None:
-                self.say("You leave the game.")
-                return 0
-            game = chosen
-        winner = "You win" if game.winner == 0 else "O wins"
-        kind = "mars" if game.points == 2 else "oin"
-        self.say(f"{winner} {game.points} point{'s' if game.points > 1 else ''} ({kind}).")
+    def run(self, game: LongGame | None = None) -> int:
+        """Play ``game`` (default: a new one after its opening throw) to its end, or until the person quits."""
+        step: LongGame | LongGameResult | None = start_long_game(None, self.rules, self.rng) if game is None else game
+        while isinstance(step, LongGame):
+            if step.phase is Phase.BEFORE_ROLL:
+                step = self._before_roll(step)
+            elif step.phase is Phase.DOUBLED:
+                step = self._answer_double(step) if step.actor == HUMAN else self._bot_answers(step)
+            elif step.turn == BOT:
+                assert step.dice is not None
+                play = best_play(self.player, step.board, step.dice, self.plies)
+                self.say(f"O rolls {step.dice[0]}{step.dice[1]} and plays {_move_text(play)}")
+                step = step.move(play)
+            else:
+                step = self._ask(step)
+        if step is None:
+            self.say("You leave the game.")
+            return 0
+        winner = "You win" if step.winner == HUMAN else "O wins"
+        kind = "double passed" if step.outcome is None else "mars" if int(step.outcome) == 2 else "oin"
+        self.say(f"{winner} {step.points} point{'s' if step.points > 1 else ''} ({kind}).")
         return 0
+
+    def _cube(self, game: LongGame, seat: int) -> CubeDecision:
+        """The money cube decision of ``seat`` on roll in ``game`` (before its roll), by the network."""
+        owner = Owner.CENTERED if game.cube_owner is None else Owner.ME if game.cube_owner == seat else Owner.OPP
+        five = position_probabilities(self.player, game.board, self.plies)
+        return money_cube_decision(game.board, five, owner)
+
+    def _roll(self, game: LongGame) -> LongGame:
+        return game.roll(roll_dice(self.rng))
+
+    def _before_roll(self, game: LongGame) -> LongGame | LongGameResult | None:
+        """The side on roll may double (the other answers), then rolls; None: the person quits."""
+        if not game.may_double:
+            return self._roll(game)
+        if game.turn == BOT:
+            if not self._cube(game, BOT).should_double:
+                return self._roll(game)
+            self.say(f"O doubles to {game.raised_cube}.")
+            return game.double()
+        self.say(render_long_board(game.board, cube=_cube_note(game), names=("you (X)", "bot (O)")))
+        while True:
+            text = self._line("Roll or double (roll / double / hint / quit): ")
+            if text is None:
+                return None
+            if text in ("", "roll", "r"):
+                return self._roll(game)
+            if text == "hint":
+                decision = self._cube(game, HUMAN)
+                self.say(
+                    f"{decision.verdict.value}: no double {decision.no_double:+.3f}, "
+                    f"double/take {decision.double_take:+.3f}, double/pass {decision.double_pass:+.3f}"
+                )
+            elif text == "double":
+                return game.double()
+            else:
+                self.say("error: type roll, double, hint or quit")
+
+    def _bot_answers(self, offered: LongGame) -> LongGame | LongGameResult:
+        """The bot takes or passes the person's double."""
+        if self._cube(offered, HUMAN).should_take:  # the board and the cube as before the double
+            self.say(f"O takes; the cube is on {offered.raised_cube}.")
+            return offered.take()
+        self.say("O passes.")
+        return offered.drop()
+
+    def _answer_double(self, offered: LongGame) -> LongGame | LongGameResult | None:
+        """The person takes or passes the bot's double; None: the person quits."""
+        while True:
+            text = self._line("Take or pass (take / pass / hint / quit): ")
+            if text is None:
+                return None
+            if text == "take":
+                return offered.take()
+            if text == "pass":
+                return offered.drop()
+            if text == "hint":
+                decision = self._cube(offered, BOT)  # the board and the cube as before the double
+                advice = "take" if decision.should_take else "pass"
+                self.say(f"{advice}: double/take {-decision.double_take:+.3f} for you, pass -1.000")
+            else:
+                self.say("error: type take, pass, hint or quit")
+
+    def _line(self, prompt: str) -> str | None:
+        """The next line typed, stripped; None at the end of input or on ``quit``."""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        text = line.strip()
+        return None if not line or text in ("quit", "q") else text
 
     def _ask(self, game: LongGame) -> LongGame | LongGameResult | None:
         """The person's turn: the game after the move typed, or None to quit."""
         assert game.dice is not None
-        self.say(render_long_board(game.board, dice=game.dice, names=("you (X)", "bot (O)")))
+        self.say(render_long_board(game.board, dice=game.dice, cube=_cube_note(game), names=("you (X)", "bot (O)")))
         plays = legal_plays(game.board, game.dice, game.rules)
         if len(plays) == 1 and not plays[0].steps:
             self.say(f"You rolled {game.dice[0]}{game.dice[1]}: no legal move.")
             return game.move(plays[0])
         while True:
-            self.stdout.write(f"Your move ({game.dice[0]}{game.dice[1]}), or hint / moves / quit: ")
-            self.stdout.flush()
-            line = self.stdin.readline()
-            if not line or line.strip() in ("quit", "q"):
+            text = self._line(f"Your move ({game.dice[0]}{game.dice[1]}), or hint / moves / quit: ")
+            if text is None:
                 return None
-            text = line.strip()
             if text == "hint":
                 ranked = rank_plays(self.player, game.board, game.dice, self.plies)
                 self.say("\n".join(format_long_ranked_plays(ranked, 5)))
@@ -138,15 +223,25 @@ class LongNardySession:
                     self.say(f"error: {error}")
 
 
+def _cube_note(game: LongGame) -> str:
+    """The stake as the board shows it: empty without a cube."""
+    if game.rules.cube == "none":
+        return ""
+    owner = "centred" if game.cube_owner is None else "owned by X" if game.cube_owner == HUMAN else "owned by O"
+    return f"cube {game.cube}, {owner}"
+
+
 def _move_text(play: Play) -> str:
     return format_play(play) or "(no move)"
 
 
 def run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    """``nardy play --game long-nardy``: a money game against the long nardy bot."""
+    """``nardy play --game long-nardy [--cube]``: a money game against the long nardy bot, with the doubling cube
+    when asked for."""
     if args.length or args.level is not None:
         raise BackgammonError("long nardy play: money games at a search depth only; leave out --length and --level")
-    session = LongNardySession(
-        load_long_nardy_player(args.checkpoint), np.random.default_rng(args.seed), stdin, stdout, args.plies
-    )
+    player = load_long_nardy_player(args.checkpoint)
+    assert player.game.rules is not None
+    rules = replace(player.game.rules, cube="doubling") if args.cube else player.game.rules
+    session = LongNardySession(player, np.random.default_rng(args.seed), stdin, stdout, args.plies, rules)
     return session.run()

@@ -5,7 +5,9 @@
 - ``GET /``: the web application (``bot/doors/web/index.html``; its CSS and JavaScript
   modules under ``/web/``, package data, no build step);
 - ``POST /v1/game/...``: the stateless game steps of ``bot.doors.web_views`` (the page
-  holds the game token and sends it back) and ``GET /v1/game/board`` to draw a position;
+  holds the game token and sends it back), or of ``bot.doors.long_nardy_web`` for a long
+  nardy game (``variant=long`` at ``/v1/game/new``, then its token), and ``GET /v1/game/board``
+  to draw a position;
 - ``GET /docs``: Swagger UI served from the installed ``fastapi_offline`` package's
   assets under ``/docs-assets/`` instead of a CDN, so that it renders offline (the
   application's own CDN-backed ``/docs`` and ``/redoc`` routes are replaced).
@@ -27,6 +29,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from bot.doors import long_nardy_web as long_views
 from bot.doors import web_views as views
 from bot.doors.http_limits import BUSY_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
@@ -74,59 +77,73 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
 
     @app.post("/v1/game/new", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def new_game(request: NewGameRequest) -> GameView:
-        """A new match (length 0: a money game) before its opening roll; the human is to roll."""
-        return views.new_game(request)
+        """A new match (length 0: a money game) before its opening roll, or a long nardy money game
+        (``variant=long``); the human is to roll."""
+        return long_views.new_game(request) if request.variant == "long" else views.new_game(request)
 
     @app.post("/v1/game/view", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def show(request: GameRequest) -> GameView:
         """The game a token describes, to draw it (e.g. the next game of a match, before its opening roll)."""
-        return views.show(request)
+        return long_views.show(request) if long_views.is_long_token(request.game) else views.show(request)
 
     @app.post("/v1/game/roll", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def roll(request: GameRequest) -> GameView:
         """The human's roll, dice from the server (``seed`` makes them repeatable); the opening roll decides who
         starts."""
-        return views.roll(request)
+        return long_views.roll(request) if long_views.is_long_token(request.game) else views.roll(request)
 
     @app.post("/v1/game/play", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def play(request: PlayRequest) -> GameView:
         """The human's play of its dice, checked against the legal plays; the bot is on roll next, or the game is
         over."""
-        return views.play(request)
+        return long_views.play(request) if long_views.is_long_token(request.game) else views.play(request)
 
     @app.post("/v1/game/bot", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def bot_turn(http: Request, request: GameRequest) -> GameView:
         """The bot's turn: it offers to resign or doubles (the human must answer), or rolls and plays."""
+        if long_views.is_long_token(request.game):
+            return await compute(http, views.searches(request), lambda: long_views.bot_turn(request))
         return await compute(http, views.searches(request), lambda: views.bot_turn(bot, request))
 
     @app.post("/v1/game/double", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def double(http: Request, request: GameRequest) -> GameView:
         """The human doubles (Crawford and cube-ownership rules checked); the bot takes or passes."""
+        if long_views.is_long_token(request.game):
+            return await compute(http, views.searches(request), lambda: long_views.double(request))
         return await compute(http, views.searches(request), lambda: views.double(bot, request))
 
     @app.post("/v1/game/take", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def take(request: GameRequest) -> GameView:
         """The human takes the bot's double; the bot rolls next."""
-        return views.take(request)
+        return long_views.take(request) if long_views.is_long_token(request.game) else views.take(request)
 
     @app.post("/v1/game/pass", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def pass_double(request: GameRequest) -> GameView:
         """The human passes the bot's double and loses the current cube's value."""
+        if long_views.is_long_token(request.game):
+            return long_views.pass_double(request)
         return views.pass_double(request)
 
     @app.post("/v1/game/resign", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def resign(http: Request, request: ResignRequest) -> GameView:
-        """The human resigns (single, gammon or backgammon); the bot accepts or plays on."""
+        """The human resigns (single, gammon or backgammon); the bot accepts or plays on. Long nardy: the game
+        ends at once, oin or mars (``level`` is not read)."""
+        if long_views.is_long_token(request.game):
+            return long_views.resign(request)
         return await compute(http, views.searches(request), lambda: views.resign(bot, request))
 
     @app.post("/v1/game/accept", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def accept(request: GameRequest) -> GameView:
         """The human accepts the bot's resignation (phase resigned) and wins its level times the cube."""
+        if long_views.is_long_token(request.game):
+            return long_views.answer_resignation(request)
         return views.accept_resignation(request)
 
     @app.post("/v1/game/reject", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def reject(http: Request, request: GameRequest) -> GameView:
         """The human rejects the bot's resignation; the bot plays on (it doubles, or rolls and plays)."""
+        if long_views.is_long_token(request.game):
+            return long_views.answer_resignation(request)
         return await compute(http, views.searches(request), lambda: views.reject_resignation(bot, request))
 
     @app.get("/v1/game/board", response_model=BoardView, responses=_ERRORS, tags=_TAGS)

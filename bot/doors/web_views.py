@@ -50,7 +50,8 @@ from engine.plays import Play, legal_plays
 HUMAN, BOT = 0, 1
 Side = Literal["human", "bot"]
 Phase = Literal["opening", "roll", "move", "doubled", "resigned", "over"]
-HowEnded = Literal["single", "gammon", "backgammon", "pass", "resign"]
+HowEnded = Literal["single", "gammon", "backgammon", "oin", "mars", "pass", "resign"]
+Variant = Literal["backgammon", "long"]
 CubeOwner = Literal["on_roll", "opponent"]  # a Position's cube owner, seen by the side on roll
 # A money session's score stays below this, so that the largest win (a backgammon on the largest
 # cube) still fits the Match ID's 15-bit score field.
@@ -75,6 +76,10 @@ class NewGameRequest(BaseModel):
         le=MAX_MATCH_LENGTH,
         description=f"match length in points, at most {MAX_MATCH_LENGTH} (the bot's match equity "
         "table's reach); 0 = money game",
+    )
+    variant: Variant = Field("backgammon", description="backgammon, or long (long nardy: money games only)")
+    cube: bool = Field(
+        False, description="long nardy: play with the doubling cube (a backgammon game always has the cube)"
     )
 
 
@@ -165,9 +170,10 @@ class ResignationView(BaseModel):
 class GameView(BaseModel):
     """A game as the page draws it, after the action asked for."""
 
+    variant: Variant = Field("backgammon", description="backgammon, or long (long nardy: no bar, no hits)")
     game: str = Field(description="the token to send with the next action")
     position_id: str = Field(description="the Position ID, in the view of the player on roll")
-    match_id: str
+    match_id: str = Field(description="the Match ID; '' in long nardy, which has none")
     phase: Phase = Field(
         description="opening: roll for who starts; roll: roll or double; move: play the dice; "
         "doubled: take or pass; over: the game has ended"
@@ -181,7 +187,7 @@ class GameView(BaseModel):
     may_double: bool = Field(
         description="whether the side to act may double now (the rules: cube access, not Crawford)"
     )
-    cube: int
+    cube: int = Field(description="the stake; 0 in a long nardy game without the cube")
     cube_owner: Optional[Side]
     match_length: int = Field(description="0 = money game")
     score: PairView
@@ -283,7 +289,8 @@ def _require(step: Game | Finished, seat: int, action: str, *stages: Stage) -> G
     raise IllegalMoveError(f"{action}: not possible now (phase {_phase(step)}, {_SIDES[_actor(step)]} to act)")
 
 
-def _steps(play: Play) -> list[StepView]:
+def step_views(play: Play) -> list[StepView]:
+    """The checker steps of a play as the page reads them (either game: long nardy never hits)."""
     return [StepView.model_validate({"from": s.src, "to": s.dst, "hit": s.hit}) for s in play.steps]
 
 
@@ -306,7 +313,9 @@ def _view(
     if isinstance(step, Game):
         dice = step.dice
         if step.phase is Stage.ROLLED and on_roll == HUMAN and step.dice is not None:
-            plays = [LegalPlayView(move=format_play(p), steps=_steps(p)) for p in legal_plays(step.board, step.dice)]
+            plays = [
+                LegalPlayView(move=format_play(p), steps=step_views(p)) for p in legal_plays(step.board, step.dice)
+            ]
     m = step.match
     offer = step.resignation if isinstance(step, Game) else None
     resignation = (
@@ -319,6 +328,7 @@ def _view(
         )
     )
     return GameView(
+        variant="backgammon",
         game=f"{position_id}:{match_id}",
         position_id=position_id,
         match_id=match_id,
@@ -444,7 +454,7 @@ def _bot_plays(bot: Bot, request: GameRequest, game: Game, events: list[str]) ->
         if notation
         else f"nardy rolls {dice[0]}{dice[1]} and cannot move"
     )
-    move = BotMoveView(dice=dice, move=notation, steps=_steps(chosen))
+    move = BotMoveView(dice=dice, move=notation, steps=step_views(chosen))
     return _answer(game.move(chosen), events, move)
 
 

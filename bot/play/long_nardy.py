@@ -16,15 +16,25 @@ from pathlib import Path
 
 import numpy as np
 
+from bot.equity.cube import (
+    RACE_EFFICIENCY_BASE,
+    RACE_EFFICIENCY_MAX,
+    RACE_EFFICIENCY_MIN,
+    RACE_EFFICIENCY_PER_PIP,
+    CubeDecision,
+    CubeState,
+    Owner,
+    cube_decision,
+)
 from bot.evaluation.checkpoint import CheckpointError, load_network
 from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.facade import shipped_checkpoints
 from bot.evaluation.games import LONG_NARDY, Game, long_nardy_game
-from bot.equity.outcomes import equity
-from bot.search.nply import DEFAULT_FILTERS, Ranking, rank_afterstates
+from bot.equity.outcomes import equity, invert
+from bot.search.nply import DEFAULT_FILTERS, Ranking, probabilities_at, rank_afterstates
 from engine.board import Dice
 from engine.plays import Play
-from engine.long_nardy import encode_long_position_id, format_play, legal_plays, validate_board
+from engine.long_nardy import encode_long_position_id, format_play, legal_plays, pip_counts, validate_board
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
 
 # The columns of the five probabilities that long nardy has: win, win mars, lose mars.
@@ -66,6 +76,7 @@ class RankedPlay:
     """One legal play of a roll with its value for the mover (the side that rolled), best first in a list."""
 
     move: str  # notation, e.g. "24/18 24/21"; "" when the roll cannot be played
+    play: Play  # the checker steps, in the mover's numbering
     position_id: str  # the long nardy Position ID after the play, the opponent on roll
     probabilities: tuple[float, float, float]  # the mover's [P(win), P(win mars), P(lose mars)]
     equity: float  # the mover's cubeless money equity
@@ -87,6 +98,7 @@ def rank_plays(evaluator: ProbabilityEvaluator, board: np.ndarray, dice: Dice, p
         ranked.append(
             RankedPlay(
                 move=format_play(plays[i]),
+                play=plays[i],
                 position_id=encode_long_position_id(game.flip(children[i])),
                 probabilities=(win, win_mars, lose_mars),
                 equity=float(equity(ranking.probabilities[i])),
@@ -112,3 +124,33 @@ def _ranking(
     plays = legal_plays(validate_board(board), dice, rules)
     children = np.stack([play.afterstate for play in plays])
     return plays, children, rank_afterstates(evaluator, children, plies, filters=DEFAULT_FILTERS)
+
+
+def position_probabilities(evaluator: ProbabilityEvaluator, board: np.ndarray, plies: int = 0) -> np.ndarray:
+    """The five probabilities of the side on roll of ``board`` (its view) before it rolls, searched ``plies`` deep.
+
+    The position is the afterstate of the side that has just moved, so the search of
+    ``bot.search.nply.probabilities_at`` on the flipped board gives the same numbers as the moves'.
+    Long nardy has no backgammons: their two columns are 0.
+    """
+    game = evaluator.game
+    five = invert(probabilities_at(evaluator, game.flip(validate_board(board)[None]), plies))[0].astype(np.float64)
+    five[[2, 4]] = 0.0
+    return five
+
+
+def cube_efficiency(board: np.ndarray) -> float:
+    """The cube's liveness for the side on roll of ``board``: long nardy has no hits, so every position is
+    a race (blocks only slow it), as live as a backgammon race of the mover's pips."""
+    pips = pip_counts(board)[0]
+    return float(
+        np.clip(RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * pips, RACE_EFFICIENCY_MIN, RACE_EFFICIENCY_MAX)
+    )
+
+
+def money_cube_decision(board: np.ndarray, five: np.ndarray, owner: Owner = Owner.CENTERED) -> CubeDecision:
+    """Double / no double for the side on roll of ``board`` (its view, before its roll) and take / pass for
+    its opponent, in money play with the doubling cube: the Janowski model of ``bot.equity.cube`` on
+    ``five`` (``position_probabilities``), mars counted as the gammon. ``owner`` is seen by the side on roll."""
+    state = CubeState(cube=1 if owner is Owner.CENTERED else 2, owner=owner)  # money: per unit of the cube
+    return cube_decision(board, five, state, efficiency=cube_efficiency(board))

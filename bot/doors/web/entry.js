@@ -7,6 +7,8 @@
 // themselves only know how checkers move (a die's distance, not onto two or more of the other
 // side's, a lone one hit); every rule of the game (the bar first, bearing off, playing both dice,
 // the larger die) comes from the goals. Boards are the mover's view: 25 = its bar, 0 = off.
+// Long nardy is the same with `closedBy` 1: a single checker of the other side closes a point, so
+// nothing is ever hit (its head rule and six-blocks come from the goals too).
 
 export const BAR = 25, OFF = 0;
 
@@ -25,10 +27,11 @@ export function applyStep(board, from, to) {
   return { board: b, hit };
 }
 
-// Where a checker on `from` lands with `die`, or null when the other side holds that point.
-function landing(board, from, die) {
+// Where a checker on `from` lands with `die`, or null when the other side holds that point
+// (`closedBy` of its checkers or more).
+function landing(board, from, die, closedBy) {
   const to = Math.max(from - die, OFF);
-  return to !== OFF && board[to] <= -2 ? null : to;
+  return to !== OFF && board[to] <= -closedBy ? null : to;
 }
 
 // Whether the rules allow that step on its own (the bar first; bearing off with all checkers home,
@@ -52,8 +55,10 @@ const distinct = (dice) => [...new Set(dice)].sort((a, b) => a - b);
 const diceKey = (left) => left.slice().sort().join();
 
 export class Entry {
-  // board: 26 numbers, mover's view; dice: the roll [d1, d2]; plays: [{move, steps: [{from, to, hit}]}].
-  constructor(board, dice, plays) {
+  // board: 26 numbers, mover's view; dice: the roll [d1, d2]; plays: [{move, steps: [{from, to, hit}]}];
+  // closedBy: how many of the other side's checkers close a point (backgammon 2, long nardy 1).
+  constructor(board, dice, plays, closedBy = 2) {
+    this.closedBy = closedBy;
     this.start = board.slice();
     this.dice = dice.slice();
     this.goals = new Map();
@@ -105,7 +110,7 @@ export class Entry {
     for (const die of distinct(left)) {
       for (let p = BAR; p >= 1; p--) {
         if ((from !== null && p !== from) || board[p] <= 0) continue;
-        const to = landing(board, p, die);
+        const to = landing(board, p, die, this.closedBy);
         if (to === null) continue;
         const after = applyStep(board, p, to);
         out.push({ from: p, to, die, hit: after.hit, board: after.board, left: without(left, die) });
@@ -212,7 +217,7 @@ export class Entry {
     if (!this.most) return "This roll cannot be played: confirm to pass";
     if (this.complete() && !this.steps().length) return "Your play is complete: confirm it, or undo";
     if (b[from] <= 0) return from === BAR ? "You have no checker on the bar" : `No checker of yours on ${pointName(from)}`;
-    if (to !== OFF && b[to] <= -2) return `Point ${to} is blocked`;
+    if (to !== OFF && b[to] <= -this.closedBy) return `Point ${to} is blocked`;
     const moves = this.chains(from, to, () => true);
     if (!moves.length) return `No legal play moves a checker from ${pointName(from)} to ${pointName(to)}`;
     if (b[BAR] > 0 && from !== BAR) return "You must enter from the bar first";

@@ -10,7 +10,7 @@ const $ = (id) => document.getElementById(id);
 
 const el = {};
 for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", "dice", "error", "notice", "log",
-  "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
+  "variant", "longCube", "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
   "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "matchPanel",
   "copyPosition", "copyMatch", "matInput", "matchDepth", "analyseMatch", "matchResults", "matchStats",
   "matchGames", "matchChart", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList",

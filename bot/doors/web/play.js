@@ -59,7 +59,7 @@ export class Play {
   apply(view) {
     this.view = view;
     const entering = view.phase === "move" && view.turn === "human" && view.dice;
-    this.entry = entering ? new Entry(view.board, view.dice, view.plays) : null;
+    this.entry = entering ? this.newEntry(view) : null;
     this.selected = null;
     this.landed = null;
     if (view.bot_move) this.lastBot = view.bot_move;
@@ -73,10 +73,17 @@ export class Play {
     }
   }
 
+  // The play being entered for the view's dice (long nardy: one checker of the other side closes a point).
+  newEntry(view) {
+    return new Entry(view.board, view.dice, view.plays, view.variant === "long" ? 1 : 2);
+  }
+
   newGame() {
     this.ui.clearLog();
     this.lastBot = null;
-    this.act("/v1/game/new", { length: Number(this.ui.el.length.value) || 0 });
+    const el = this.ui.el;
+    const long = el.variant.value === "long";
+    this.act("/v1/game/new", long ? { variant: "long", cube: el.longCube.checked } : { length: Number(el.length.value) || 0 });
   }
 
   nextGame() {
@@ -165,7 +172,7 @@ export class Play {
   pickHint(m) {
     if (!this.myMove()) return;
     const v = this.view;
-    this.entry = new Entry(v.board, v.dice, v.plays);
+    this.entry = this.newEntry(v);
     this.entry.setPlay(m.play.map((s) => ({ from: s.from, to: s.to, hit: s.hit })));
     this.selected = null;
     this.render();
@@ -176,7 +183,11 @@ export class Play {
     if (!v || this.busy) return;
     try {
       const position = v.game;
-      if (v.phase === "move") {
+      if (v.variant === "long") {
+        const dice = `${v.dice[0]}${v.dice[1]}`;
+        const answer = await get("/v1/moves", { variant: "long", position: v.position_id, dice, plies: this.plies() });
+        showPlays(this.ui.el.results, answer, (m) => this.pickHint(m));
+      } else if (v.phase === "move") {
         const answer = await get("/v1/moves", { position, plies: this.plies() });
         showPlays(this.ui.el.results, answer, (m) => this.pickHint(m));
       } else {
@@ -196,9 +207,9 @@ export class Play {
     el.double.disabled = !(mine && v.phase === "roll" && v.may_double);
     el.confirm.disabled = !this.complete();
     el.undo.disabled = !(this.myMove() && this.entry && (this.entry.history.length || this.selected !== null));
-    el.hint.disabled = !(mine && (v.phase === "roll" || v.phase === "move"));
+    el.hint.disabled = !(mine && (v.phase === "move" || (v.phase === "roll" && v.variant !== "long")));
     el.resign.disabled = !(mine && ["roll", "move", "doubled"].includes(v.phase));
-    el.resignLevel.disabled = el.resign.disabled;
+    el.resignLevel.disabled = el.resign.disabled || (v && v.variant === "long"); // long nardy: oin or mars by the board
     const doubled = v && v.phase === "doubled" && v.turn === "human";
     el.take.hidden = el.pass.hidden = !doubled;
     el.take.disabled = el.pass.disabled = !doubled || this.busy;
@@ -207,7 +218,8 @@ export class Play {
     el.gameOver.hidden = !(v && v.result);
     if (v && v.result) {
       const r = v.result;
-      const how = { single: "", gammon: " (gammon)", backgammon: " (backgammon)", pass: " (double passed)", resign: " (resignation)" }[r.how];
+      const how = { single: "", gammon: " (gammon)", backgammon: " (backgammon)", oin: " (oin)", mars: " (mars)",
+        pass: " (double passed)", resign: " (resignation)" }[r.how];
       el.gameOver.textContent = `${r.winner === "human" ? "You win" : "nardy wins"} ${r.points} point${r.points === 1 ? "" : "s"}${how}` +
         (r.match_over ? ` and the match, ${r.score.human}-${r.score.bot}` : "") + ".";
     }
@@ -233,9 +245,9 @@ export class Play {
     const s = v.result ? v.result.score : v.score;
     el.score.textContent = v.match_length
       ? `${score(s)} in a ${v.match_length}-point match${v.crawford ? " (Crawford game)" : v.post_crawford ? " (post-Crawford)" : ""}`
-      : `Money: ${score(s)}`;
+      : `${v.variant === "long" ? "Long nardy for money" : "Money"}: ${score(s)}`;
     el.pips.textContent = `Pips: you ${v.pips.human}, nardy ${v.pips.bot}`;
-    el.cubeInfo.textContent = `Cube ${v.cube}${v.cube_owner ? (v.cube_owner === "human" ? ", yours" : ", nardy's") : ", centred"}`;
+    el.cubeInfo.textContent = v.cube ? `Cube ${v.cube}${v.cube_owner ? (v.cube_owner === "human" ? ", yours" : ", nardy's") : ", centred"}` : "No cube";
     let turn;
     if (this.busy) turn = "nardy is thinking…";
     else if (v.phase === "over") turn = "Game over";

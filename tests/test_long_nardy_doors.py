@@ -1,0 +1,253 @@
+"""Long nardy at the doors: the HTTP API's ``variant=long``, the terminal game with the cube, the web game steps."""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+from bot.doors.cli import run
+from bot.doors.http_app import create_app
+from bot.doors.long_nardy_command import BOT, LongNardySession
+from bot.play.long_nardy import best_play, load_long_nardy_player, position_probabilities, rank_plays
+from conftest import tiny_bot
+from engine.game import Phase
+from engine.long_nardy import START, LongGame, LongPosition, Rules, encode_long_position_id
+from engine.match import MatchState
+
+with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
+    warnings.filterwarnings("ignore", message=".*httpx2")
+    from fastapi.testclient import TestClient
+
+START_ID = encode_long_position_id(START)
+# Positions (side on roll's view) the shipped network doubles and takes, and finds too good to double.
+DOUBLE_TAKE_ID = "ACBUH/wCQAk/+"
+TOO_GOOD_ID = "vwAAAQAAAAAAA"
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(tiny_bot(2)))
+
+
+@pytest.fixture(scope="module")
+def player():
+    return load_long_nardy_player()
+
+
+# ---------------------------------------------------------------- HTTP API
+
+
+def test_moves_of_a_long_position_are_the_long_networks_ranking(client, player):
+    answer = client.get("/v1/moves", params={"variant": "long", "position": START_ID, "dice": "31"})
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["variant"] == "long" and body["position_id"] == START_ID and body["dice"] == [3, 1]
+    ranked = rank_plays(player, START, (3, 1))
+    assert [m["move"] for m in body["moves"]] == [r.move for r in ranked]
+    first, best = body["moves"][0], ranked[0]
+    assert first["play"] == [{"from": s.src, "to": s.dst} for s in best.play.steps]
+    assert first["position_id"] == best.position_id
+    win, win_mars, lose_mars = best.probabilities
+    assert first["probabilities"] == pytest.approx(
+        {"win": win, "winG": win_mars, "winBg": 0.0, "loseG": lose_mars, "loseBg": 0.0}
+    )
+    assert first["equity"] == pytest.approx(best.equity) and first["mwc"] is None
+
+
+def test_moves_at_one_ply_keep_top_and_read_a_space_as_plus(client):
+    position = START_ID.replace("+", " ")
+    answer = client.get(
+        "/v1/moves", params={"variant": "long", "position": position, "dice": "33", "plies": 1, "top": 1}
+    )
+    assert answer.status_code == 200
+    moves = answer.json()["moves"]
+    assert len(moves) == 1 and moves[0]["plies"] == 1
+
+
+def test_evaluate_a_long_position_gives_mars_probabilities_and_money_equities(client, player):
+    answer = client.get("/v1/evaluate", params={"variant": "long", "position": START_ID})
+    assert answer.status_code == 200
+    body = answer.json()
+    five = position_probabilities(player, START)
+    assert body["variant"] == "long" and body["mwc"] is None and body["plies"] == 0
+    assert body["probabilities"]["win"] == pytest.approx(five[0])
+    assert body["probabilities"]["winBg"] == 0.0 and body["probabilities"]["loseBg"] == 0.0
+    assert body["cubeless_equity"] == pytest.approx(2 * five[0] - 1 + five[1] - five[3])
+    assert -3.0 < body["cubeful_equity"] < 3.0
+
+
+def test_backgammon_stays_the_default_variant(client):
+    answer = client.get("/v1/evaluate", params={"position": "4HPwATDgc/ABMA"})
+    assert answer.status_code == 200 and answer.json()["variant"] == "backgammon"
+
+
+@pytest.mark.parametrize(
+    "path, params, words",
+    [
+        ("/v1/moves", {"variant": "long", "position": "4HPwATDgc/ABMA", "dice": "31"}, "long nardy Position ID"),
+        ("/v1/moves", {"variant": "long", "position": START_ID}, "give dice"),
+        ("/v1/moves", {"variant": "long", "position": START_ID, "dice": "31", "plies": 1, "top": 50}, "top 50"),
+        ("/v1/evaluate", {"variant": "long", "position": "/////////////"}, "long nardy Position ID"),
+        ("/v1/evaluate", {"variant": "short", "position": START_ID}, "variant"),
+    ],
+)
+def test_bad_long_queries_get_400_naming_the_problem(client, path, params, words):
+    answer = client.get(path, params=params)
+    assert answer.status_code == 400
+    assert words in answer.json()["message"]
+
+
+# ---------------------------------------------------------------- terminal
+
+
+def test_hint_takes_variant_long_as_the_game(player):
+    out = io.StringIO()
+    assert run(["hint", "--variant", "long", START_ID, "65"], stdout=out) == 0
+    assert "24/13" in out.getvalue()
+
+
+def session(player, typed: str, seed: int = 1) -> tuple[LongNardySession, io.StringIO]:
+    out = io.StringIO()
+    rules = Rules(cube="doubling")
+    return LongNardySession(player, np.random.default_rng(seed), io.StringIO(typed), out, rules=rules), out
+
+
+def bot_on_roll(position_id: str) -> LongGame:
+    """A money game with the doubling cube, the bot (seat 1) to roll in ``position_id`` (its view)."""
+    return LongGame(
+        Rules(cube="doubling"), MatchState(), Phase.BEFORE_ROLL, BOT, LongPosition.from_id(position_id), first_mover=0
+    )
+
+
+def test_play_with_the_cube_the_bot_takes_a_double_at_the_start(player):
+    out = io.StringIO()
+    status = run(
+        ["play", "--variant", "long", "--cube", "--seed", "3"],
+        stdin=io.StringIO("hint\ndouble\nquit\n"),
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    text = out.getvalue()
+    assert status == 0 and "cube 1, centred" in text and "NODOUBLE_TAKE" in text
+    assert "O takes; the cube is on 2." in text and "cube 2, owned by O" in text and "You leave the game." in text
+
+
+def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(player):
+    game = bot_on_roll(DOUBLE_TAKE_ID)
+    play, out = session(player, "hint\npass\n")
+    assert play.run(game) == 0
+    text = out.getvalue()
+    assert "O doubles to 2." in text and "take:" in text and "O wins 1 point (double passed)." in text
+
+
+def test_a_taken_double_turns_the_cube_and_the_game_goes_on(player):
+    play, out = session(player, "take\nquit\n")
+    assert play.run(bot_on_roll(DOUBLE_TAKE_ID)) == 0
+    text = out.getvalue()
+    assert "O doubles to 2." in text and "O rolls" in text and "cube 2, owned by X" in text
+
+
+def test_the_bot_does_not_double_a_position_too_good_to_double(player):
+    play, out = session(player, "quit\n")
+    play.run(bot_on_roll(TOO_GOOD_ID))
+    assert "doubles" not in out.getvalue()
+    assert "O wins" in out.getvalue() or "O rolls" in out.getvalue()
+
+
+def test_a_whole_money_game_with_the_cube_ends_with_a_result(player, monkeypatch):
+    """The person rolls, takes every double and plays the bot's own choice: the game ends with a result."""
+
+    def answer(self, prompt):
+        return "take" if prompt.startswith("Take") else "roll"
+
+    def bots_choice(self, game):
+        return game.move(best_play(self.player, game.board, game.dice))
+
+    monkeypatch.setattr(LongNardySession, "_line", answer)
+    monkeypatch.setattr(LongNardySession, "_ask", bots_choice)
+    play, out = session(player, "", seed=5)
+    assert play.run() == 0
+    text = out.getvalue()
+    assert "O doubles to 2." in text
+    assert "You win" in text or "O wins" in text
+
+
+# ---------------------------------------------------------------- web game steps
+
+
+def act(client, path: str, body: dict) -> dict:
+    answer = client.post(path, json=body)
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_a_whole_long_game_through_the_web_steps_with_the_cube(client):
+    view = act(client, "/v1/game/new", {"variant": "long", "cube": True})
+    assert view["variant"] == "long" and view["phase"] == "opening" and view["cube"] == 1
+    assert view["board"][24] == 15 and view["board"][12] == -15 and view["match_id"] == ""
+    seed = 0
+    for _ in range(400):
+        seed += 1
+        if view["phase"] == "over":
+            break
+        token = view["game"]
+        if view["turn"] == "bot":
+            view = act(client, "/v1/game/bot", {"game": token, "seed": seed})
+        elif view["phase"] == "doubled":
+            view = act(client, "/v1/game/take", {"game": token})
+        elif view["phase"] in ("opening", "roll"):
+            view = act(client, "/v1/game/roll", {"game": token, "seed": seed})
+        else:
+            assert view["plays"] and all(not s["hit"] for p in view["plays"] for s in p["steps"])
+            view = act(client, "/v1/game/play", {"game": token, "move": view["plays"][0]["move"]})
+    assert view["phase"] == "over"
+    result = view["result"]
+    assert result["how"] in ("oin", "mars") and result["next_game"].startswith("long:")
+    assert view["score"] == result["score"] and sum(result["score"].values()) == result["points"]
+    assert act(client, "/v1/game/view", {"game": result["next_game"]})["phase"] == "opening"
+
+
+def test_the_human_doubles_and_resigns_a_long_game(client):
+    view = act(client, "/v1/game/new", {"variant": "long", "cube": True})
+    seed = 0
+    while not (view["turn"] == "human" and view["phase"] == "roll"):
+        seed += 1
+        path = "/v1/game/roll" if view["turn"] == "human" else "/v1/game/bot"
+        view = act(client, path, {"game": view["game"], "seed": seed})
+    assert view["may_double"]
+    doubled = act(client, "/v1/game/double", {"game": view["game"]})
+    assert doubled["events"][0] == "You double to 2"
+    assert doubled["cube"] == 2 and doubled["cube_owner"] == "bot" or doubled["result"]["how"] == "pass"
+    resigned = act(client, "/v1/game/resign", {"game": view["game"]})
+    assert resigned["result"] == {**resigned["result"], "winner": "bot", "how": "resign", "points": 2}
+
+
+def test_a_long_game_without_the_cube_has_no_cube(client):
+    view = act(client, "/v1/game/new", {"variant": "long"})
+    assert view["cube"] == 0
+    answer = client.post("/v1/game/new", json={"variant": "long", "length": 3})
+    assert answer.status_code == 400 and "money" in answer.json()["message"]
+
+
+@pytest.mark.parametrize(
+    "path, token, words",
+    [
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll", "expected long:"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:fly:h:h:-:1:-:0-0:none", "expected long:"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:3:-:0-0:doubling", "cube 3"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:2:-:0-0:none", "cube"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:move:h:h:79:1:-:0-0:none", "dice"),
+        ("/v1/game/bot", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "not possible now"),
+        ("/v1/game/take", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "not possible now"),
+        ("/v1/game/play", "long:AAAB//wAAAP/+:move:h:h:31:1:-:0-0:none", "24/18"),
+        ("/v1/game/accept", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "never offers"),
+        ("/v1/game/double", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "no access to the cube"),
+    ],
+)
+def test_bad_long_game_requests_get_400(client, path, token, words):
+    answer = client.post(path, json={"game": token, "move": "24/18"})
+    assert answer.status_code == 400
+    assert words in answer.json()["message"]
