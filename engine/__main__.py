@@ -2,10 +2,14 @@
 
 ``python -m engine moves POSITION_ID DICE [--json]``: every legal play, one per
 line as ``notation<TAB>Position ID after the play`` (opponent on roll).
+``python -m engine moves --variant long POSITION DICE [--json]``: every legal long
+nardy play and the position text after it, still in the mover's view; with
+``--json`` one ``{"play": ..., "after": ...}`` object per line.
 ``python -m engine show POSITION``: the board as text; POSITION is a Position
 ID, ``PositionID:MatchID`` or an XGID.
-``python -m engine long-nardy moves|show ...``: the same for long nardy, whose
-positions are long nardy Position IDs (docs/long_nardy.md).
+``python -m engine long-nardy moves|show ...``: long nardy with the Position ID
+after each play (opponent on roll). Long nardy positions are Position IDs or
+position text such as ``24x15/24x15`` (docs/long_nardy.md).
 
 Bad input prints one ``error: ...`` line on stderr and exits with status 2.
 """
@@ -19,7 +23,7 @@ from typing import NoReturn, Sequence
 
 from engine.board import flip
 from engine.errors import BackgammonError
-from engine.long_nardy import LongPosition, Rules, render_long_board
+from engine.long_nardy import LongPosition, Rules, format_long_text, render_long_board
 from engine.long_nardy import legal_plays as long_legal_plays
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
@@ -67,15 +71,48 @@ def show_command(position: str) -> str:
     )
 
 
-def long_moves_command(position_id: str, dice: str, as_json: bool, rules: Rules) -> str:
-    """The text ``long-nardy moves`` prints: each legal play and the long nardy Position ID after it."""
-    position = LongPosition.from_id(position_id)
-    plays = [p for p in long_legal_plays(position.board, dice, rules) if p.steps]
+def _long_plays(position: str, dice: str, rules: Rules) -> list[Play]:
+    """The legal plays of a long nardy Position ID or position text, highest steps first (none when it cannot move)."""
+    board = LongPosition.from_id(position).board
+    plays = [p for p in long_legal_plays(board, dice, rules) if p.steps]
     plays.sort(key=_play_order, reverse=True)
-    rows = [(format_play(p), LongPosition(p.afterstate).flipped().id) for p in plays]
+    return plays
+
+
+def long_moves_command(position: str, dice: str, as_json: bool, rules: Rules) -> str:
+    """The text ``long-nardy moves`` prints: each legal play and the long nardy Position ID after it."""
+    rows = [(format_play(p), LongPosition(p.afterstate).flipped().id) for p in _long_plays(position, dice, rules)]
     if as_json:
         return json.dumps({"moves": [{"move": m, "position_id": pid} for m, pid in rows]}) + "\n"
     return "".join(f"{m}\t{pid}\n" for m, pid in rows)
+
+
+def long_text_moves_command(position: str, dice: str, as_json: bool, rules: Rules) -> str:
+    """The text ``moves --variant long`` prints: each legal play and the position text after it, mover's view."""
+    rows = [(format_play(p), format_long_text(p.afterstate)) for p in _long_plays(position, dice, rules)]
+    if as_json:
+        return "".join(json.dumps({"play": m, "after": after}) + "\n" for m, after in rows)
+    width = max((len(m) for m, _ in rows), default=0)
+    return "".join(f"{m:<{width}}  {after}\n" for m, after in rows)
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """The long nardy rule flags a moves command takes (absent: the default rules)."""
+    parser.add_argument(
+        "--head-doubles",
+        help="long nardy: doubles letting two checkers leave the head on the first turn (default 346)",
+    )
+    parser.add_argument(
+        "--block-check",
+        choices=("step", "turn"),
+        help="long nardy: check the six-point block after every step (default) or at the end of the turn",
+    )
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    """The long nardy rules the command line asked for."""
+    given = {"head_doubles": args.head_doubles, "block_check": args.block_check}
+    return Rules(**{name: value for name, value in given.items() if value is not None})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -83,37 +120,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="python -m engine", description="Backgammon rules engine: legal moves and boards.")
     commands = parser.add_subparsers(dest="command", required=True)
     moves = commands.add_parser("moves", help="list every legal play of a roll")
-    moves.add_argument("position_id", help="GNU Backgammon Position ID, the player to move on roll")
+    moves.add_argument(
+        "position_id",
+        help="GNU Backgammon Position ID, or with --variant long a long nardy Position ID or position text "
+        "(24x15/24x15), the player to move on roll",
+    )
     moves.add_argument("dice", help="the roll, e.g. 31")
-    moves.add_argument("--json", action="store_true", help='print {"moves": [{"move", "position_id"}]}')
+    moves.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"moves": [{"move", "position_id"}]}; with --variant long one {"play", "after"} per line',
+    )
+    moves.add_argument("--variant", choices=("backgammon", "long"), default="backgammon", help="the game")
+    _add_rule_options(moves)
     show = commands.add_parser("show", help="draw a position")
     show.add_argument("position", help="Position ID, PositionID:MatchID or XGID=...")
     long = commands.add_parser("long-nardy", help="long nardy: legal moves and boards")
     long_commands = long.add_subparsers(dest="long_command", required=True)
     long_moves = long_commands.add_parser("moves", help="list every legal long nardy play of a roll")
-    long_moves.add_argument("position_id", help="long nardy Position ID (13 characters), the player to move on roll")
+    long_moves.add_argument("position_id", help="long nardy Position ID or position text, the player to move on roll")
     long_moves.add_argument("dice", help="the roll, e.g. 31")
     long_moves.add_argument("--json", action="store_true", help='print {"moves": [{"move", "position_id"}]}')
-    long_moves.add_argument(
-        "--head-doubles",
-        default="346",
-        help="doubles letting two checkers leave the head on the first turn (default 346)",
-    )
-    long_moves.add_argument(
-        "--block-check",
-        choices=("step", "turn"),
-        default="step",
-        help="check the six-point block after every step (default) or at the end of the turn",
-    )
+    _add_rule_options(long_moves)
     long_show = long_commands.add_parser("show", help="draw a long nardy position")
-    long_show.add_argument("position_id", help="long nardy Position ID (13 characters)")
+    long_show.add_argument("position_id", help="long nardy Position ID or position text (24x15/24x15)")
     args = parser.parse_args(argv)
+    if args.command == "moves" and args.variant == "backgammon" and {args.head_doubles, args.block_check} != {None}:
+        parser.error("--head-doubles and --block-check need --variant long")
     try:
         if args.command == "long-nardy" and args.long_command == "moves":
-            rules = Rules(head_doubles=args.head_doubles, block_check=args.block_check)
-            output = long_moves_command(args.position_id, args.dice, args.json, rules)
+            output = long_moves_command(args.position_id, args.dice, args.json, _rules(args))
         elif args.command == "long-nardy":
             output = render_long_board(LongPosition.from_id(args.position_id).board)
+        elif args.command == "moves" and args.variant == "long":
+            output = long_text_moves_command(args.position_id, args.dice, args.json, _rules(args))
         elif args.command == "moves":
             output = moves_command(args.position_id, args.dice, args.json)
         else:

@@ -28,6 +28,7 @@ from engine.long_nardy.plays import legal_plays
 from engine.long_nardy.position import LongPosition, decode_long_position_id, encode_long_position_id
 from engine.long_nardy.render import render_long_board
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
+from engine.long_nardy.text import format_long_text, parse_long_text
 
 __all__ = [
     "DEFAULT_RULES",
@@ -42,6 +43,7 @@ __all__ = [
     "decode_long_position_id",
     "encode_long_position_id",
     "flip",
+    "format_long_text",
     "format_play",
     "game_outcome",
     "illegal_block",
@@ -50,6 +52,7 @@ __all__ = [
     "new_long_game",
     "other_point",
     "parse_long_move",
+    "parse_long_text",
     "pip_counts",
     "render_long_board",
     "start_long_game",

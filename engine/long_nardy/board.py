@@ -18,6 +18,8 @@ board, 12 points), the opponent's head is the mover's 12 and its home the mover'
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from engine.board import CHECKERS, borne_off
@@ -29,11 +31,13 @@ __all__ = [
     "HEAD",
     "OPPONENT_HEAD",
     "START",
+    "board_from_side_counts",
     "borne_off",
     "flip",
     "illegal_block",
     "other_point",
     "pip_counts",
+    "side_counts",
     "validate_board",
 ]
 
@@ -76,6 +80,37 @@ def validate_board(board: np.ndarray, what: str = "long nardy board") -> np.ndar
     if arr[0] or arr[25]:
         raise InvalidPositionError(f"{what}: long nardy has no bar, but index {0 if arr[0] else 25} holds checkers")
     return arr
+
+
+def side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
+    """(mover, opponent): each side's checkers on its own points 1..24 (index 0 is point 1), of a mover's-view board.
+
+    The form in which the Position ID and the position text write a board.
+    """
+    b = np.asarray(board)
+    mover = [max(int(b[p]), 0) for p in range(1, 25)]
+    opponent = [max(-int(b[other_point(q)]), 0) for q in range(1, 25)]
+    return mover, opponent
+
+
+def board_from_side_counts(mover: Sequence[int], opponent: Sequence[int], what: str) -> np.ndarray:
+    """The board (mover's view) of each side's checkers on its own points 1..24, as ``side_counts`` gives them.
+
+    InvalidPositionError naming ``what`` when a side has more than 15 checkers or both
+    sides have checkers on one point.
+    """
+    for name, counts in (("side on roll", mover), ("opponent", opponent)):
+        if sum(counts) > CHECKERS:
+            raise InvalidPositionError(f"{what}: the {name} has {sum(counts)} checkers, at most {CHECKERS}")
+    board = np.zeros(26, dtype=np.int8)
+    for p in range(1, 25):
+        q = int(other_point(p))
+        if mover[p - 1] and opponent[q - 1]:
+            raise InvalidPositionError(
+                f"{what}: both sides have checkers on the side on roll's point {p} (the opponent's {q})"
+            )
+        board[p] = mover[p - 1] - opponent[q - 1]
+    return board
 
 
 def pip_counts(board: np.ndarray) -> tuple[int, int]:

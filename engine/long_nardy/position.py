@@ -16,6 +16,8 @@ of the bit string gives the other side's ID (the same position, the other side o
 LongPosition.from_id('AAAB//wAAAP/+')
 >>> eval(repr(p)) == p and p.flipped() == p
 True
+>>> LongPosition.from_id('24x15/24x15') == p, p.text
+(True, '24x15/24x15')
 """
 
 from __future__ import annotations
@@ -27,26 +29,50 @@ import re
 import numpy as np
 
 from engine.errors import InvalidPositionError, quote
-from engine.long_nardy.board import CHECKERS, START, flip, other_point, pip_counts, validate_board
+from engine.long_nardy.board import (
+    CHECKERS,
+    START,
+    board_from_side_counts,
+    flip,
+    illegal_block,
+    pip_counts,
+    side_counts,
+    validate_board,
+)
+from engine.long_nardy.text import format_long_text, parse_long_text
 
-__all__ = ["LongPosition", "START_POSITION", "decode_long_position_id", "encode_long_position_id"]
+__all__ = ["LongPosition", "START_POSITION", "decode_long_position_id", "encode_long_position_id", "is_long_text"]
 
 ID_LENGTH = 13
 _BITS = 78
 _ALPHABET = re.compile(r"[A-Za-z0-9+/]{13}", re.ASCII)
+# Every character position text may hold. No valid Position ID is made of these alone:
+# each such Base64 character carries at least three 1 bits, and 13 of them exceed 30 checkers.
+_TEXT_CHARACTERS = re.compile(r"[0-9xX,/\s]*", re.ASCII)
+_ITEM_START = re.compile(r"\d\s*[xX]", re.ASCII)
 
 
-def _side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
-    """(opponent, mover) checker counts on each side's own points 1..24."""
-    opponent = [max(-int(board[other_point(q)]), 0) for q in range(1, 25)]
-    mover = [max(int(board[p]), 0) for p in range(1, 25)]
-    return opponent, mover
+def is_long_text(text: object) -> bool:
+    """Whether ``text`` is to be read as position text rather than as a Position ID.
+
+    Text with a ``point x`` in it or made only of position text's characters, unless it
+    has an ID's shape: then both (no valid ID is made of those characters alone), so
+    that a malformed text is explained as text and a malformed ID as an ID.
+    """
+    if not isinstance(text, str):
+        return False
+    has_item = _ITEM_START.search(text) is not None
+    text_only = _TEXT_CHARACTERS.fullmatch(text) is not None
+    if _ALPHABET.fullmatch(text.strip()):
+        return has_item and text_only
+    return has_item or text_only
 
 
 def encode_long_position_id(board: np.ndarray) -> str:
     """The Position ID of ``board`` (mover's view, the mover on roll)."""
     board = validate_board(board)
-    bits = "".join("1" * n + "0" for counts in _side_counts(board) for n in counts)
+    mover, opponent = side_counts(board)
+    bits = "".join("1" * n + "0" for counts in (opponent, mover) for n in counts)
     bits = bits.ljust(_BITS + 2, "0")  # 80 bits: ten bytes
     data = int(bits, 2).to_bytes(10, "big")
     return base64.b64encode(data).decode("ascii")[:ID_LENGTH]
@@ -71,17 +97,7 @@ def decode_long_position_id(position_id: str) -> np.ndarray:
     # 48 zeros close the 48 points; after the last one only zeros may follow (one empty run each).
     if bits.count("0") < 48 or any(runs[48:]):
         raise InvalidPositionError(f"{what}: more than {2 * CHECKERS} checkers, or not 24 points a side")
-    opponent, mover = runs[:24], runs[24:48]
-    for name, counts in (("opponent", opponent), ("side on roll", mover)):
-        if sum(counts) > CHECKERS:
-            raise InvalidPositionError(f"{what}: the {name} has {sum(counts)} checkers, at most {CHECKERS}")
-    board = np.zeros(26, dtype=np.int8)
-    for p in range(1, 25):
-        theirs = opponent[int(other_point(p)) - 1]
-        if mover[p - 1] and theirs:
-            raise InvalidPositionError(f"{what}: both sides have checkers on the side on roll's point {p}")
-        board[p] = mover[p - 1] - theirs
-    return board
+    return board_from_side_counts(runs[24:48], runs[:24], what)
 
 
 class LongPosition:
@@ -104,14 +120,32 @@ class LongPosition:
         raise AttributeError(f"LongPosition is immutable: cannot set {name!r}")
 
     @classmethod
-    def from_id(cls, position_id: str) -> LongPosition:
-        """The position of a long nardy Position ID (the side on roll's view); InvalidPositionError if bad."""
-        return cls(decode_long_position_id(position_id))
+    def from_id(cls, position: str) -> LongPosition:
+        """The position of a long nardy Position ID or position text (``24x15/24x15``), the side on roll's view.
+
+        Both forms are read wherever a long nardy position comes in from outside.
+        InvalidPositionError when the text is neither form, or when a side holds a
+        six-point block R9 forbids (the rules never reach one; a board handed to
+        ``legal_plays`` directly may still hold one).
+        """
+        board = parse_long_text(position) if is_long_text(position) else decode_long_position_id(position)
+        for name, view in (("side on roll", board), ("opponent", flip(board))):
+            if illegal_block(view):
+                raise InvalidPositionError(
+                    f"long nardy position {quote(position)}: the {name} holds a six-point block "
+                    "with none of the other side's checkers past it, which the rules forbid (R9)"
+                )
+        return cls(board)
 
     @property
     def board(self) -> np.ndarray:
         """The (26,) int8 board, read-only, seen by the side to move."""
         return self._board
+
+    @property
+    def text(self) -> str:
+        """The position text (``24x15/24x15``): the side to move first, each side in its own numbering."""
+        return format_long_text(self._board)
 
     @property
     def id(self) -> str:
