@@ -266,11 +266,14 @@ def write_mat(match: MatMatch, path: str | os.PathLike) -> None:
 
 # Numbers are read by _number: ASCII digits, bounded length, so int() never sees '²' or 5,000 digits.
 _HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*", re.IGNORECASE)
-_GAME = re.compile(r"\s*Game\s+(\d+)\s*")
+_GAME = re.compile(r"\s*Game\s+(\d+)\s*", re.IGNORECASE)
 _SCORES = re.compile(r"\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*")
 _ROLL = re.compile(r"([1-6])([1-6]):(.*)")
-_DOUBLE = re.compile(r"(?:Doubles|Beavers)\s*=>\s*(\d+)", re.IGNORECASE)
-_WINS = re.compile(r"Wins\s+(\d+)\s+points?", re.IGNORECASE)
+_DOUBLE = re.compile(r"Doubles\s*=>\s*(\d+)", re.IGNORECASE)
+# GNU Backgammon writes a beaver (the take and a redouble at once, money only) as the taker's "Beavers => 4".
+_BEAVER = re.compile(r"Beavers\s*=>\s*\d+", re.IGNORECASE)
+# Other programs (XG among them) end a match's last game with "Wins 3 points and the match".
+_WINS = re.compile(r"Wins\s+(\d+)\s+points?(?:\s+and\s+the\s+match)?", re.IGNORECASE)
 # Bounds for the text, not for the rules: bot-against-bot money sessions turn the cube without limit
 # (2^50 seen in a test), so numbers get up to 100 digits, far below int()'s 4,300; the rules are
 # checked later.
@@ -328,6 +331,10 @@ class _GameReader:
             self.actions.append(MatAction.of_drop(player))
         elif wins:
             self.winner, self.points = player, _number(wins[1], "points", where)
+        elif _BEAVER.fullmatch(text):
+            raise InvalidMatFileError(
+                f"{where}: {quote(text)}: a beaver cannot be replayed (nardy plays without beavers)"
+            )
         else:
             raise InvalidMatFileError(
                 f"{where}: cannot read {quote(text)} (expected a roll, Doubles, Takes, Drops or Wins)"
@@ -343,8 +350,10 @@ class _GameReader:
 def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
     """The match in a Jellyfish .mat text; raise InvalidMatFileError naming ``source`` and the line.
 
-    Comment lines (``;`` or ``#``) before the header are skipped. The score before
-    each game must be the previous score plus the previous game's points.
+    Blank lines and comment lines (``;`` or ``#``: gnubg's ``; [EventDate ...]``, the ``; [Site ...]``,
+    ``; [Player 1 ...]``, ... that XG and sites write) are skipped wherever they are; a BOM, Windows line ends, any case
+    of the keywords and a last line without a line end are read. The score before each game must be the previous
+    score plus the previous game's points.
     """
     length: Optional[int] = None
     players: Optional[tuple[str, str]] = None
@@ -354,11 +363,9 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.lstrip("\ufeff").rstrip()
         where = f"{source} line {number}"
-        if not line.strip():
+        if not line.strip() or line.lstrip()[0] in ";#":
             continue
         if length is None:
-            if line.lstrip()[0] in ";#":
-                continue
             header = _HEADER.fullmatch(line)
             if not header:
                 raise InvalidMatFileError(f"{where}: expected 'N point match', got {quote(line.strip())}")

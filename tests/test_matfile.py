@@ -273,3 +273,111 @@ def test_bad_records_are_refused():
         MatAction.of_move(1, (7, 1), "")
     with pytest.raises(InvalidMatFileError, match="winner 0 with 0 points"):
         MatGame((0, 0), (), 0, 0)
+
+
+# ---------------------------------------------------------------- variants written by other programs
+
+
+def _bar_and_off(text: str) -> str:
+    """Points 25 and 0 written as words, as XG and most sites write them."""
+    return re.sub(r"/0\b", "/off", text.replace(" 25/", " bar/"))
+
+
+def _grouped(text: str) -> str:
+    """Repeated steps counted, as XG writes doubles."""
+    return (
+        text.replace("18/15 18/15 13/10 13/10", "18/15(2) 13/10(2)")
+        .replace("6/1 6/1 6/1 3/0", "6/1(3) 3/0")
+        .replace("13/10 13/10 10/7", "13/10(2) 10/7")
+    )
+
+
+XG_HEADER = """\
+; [Site "Backgammon Galaxy"]
+; [Match ID "123456"]
+; [Player 1 "gnubg"]
+; [Player 2 "root"]
+; [EventDate "2026.11.30"]
+; [Variation "Backgammon"]
+; [Crawford "On"]
+"""
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        # A UTF-8 byte order mark, as Windows editors save the file.
+        pytest.param("\ufeff" + GNUBG_EXPORT, id="BOM"),
+        # Windows line ends.
+        pytest.param(GNUBG_EXPORT.replace("\n", "\r\n"), id="CRLF"),
+        # The last line without a line end.
+        pytest.param(GNUBG_EXPORT.rstrip("\n"), id="no final newline"),
+        # Header comments in the style of XG and Backgammon Galaxy, and a comment between the header and the first game.
+        pytest.param(
+            XG_HEADER
+            + GNUBG_EXPORT.split("\n", 1)[1].replace(" 5 point match\n", ' 5 point match\n; [Unrated "Off"]\n'),
+            id="header comments",
+        ),
+        # The match's last win as other programs (XG among them) write it.
+        pytest.param(GNUBG_EXPORT.replace("Wins 2 points", "Wins 2 points and the match"), id="and the match"),
+        # Keywords in lower case.
+        pytest.param(
+            re.sub(r"\b(Game|Doubles|Takes|Drops|Wins)\b", lambda m: m[1].lower(), GNUBG_EXPORT), id="lower case"
+        ),
+        # bar/ and /off in lower case, and in upper case.
+        pytest.param(_bar_and_off(GNUBG_EXPORT), id="bar and off"),
+        pytest.param(_bar_and_off(GNUBG_EXPORT).replace("bar/", "Bar/").replace("/off", "/OFF"), id="Bar and OFF"),
+        # No hit markers (a checker landing on a blot hits it).
+        pytest.param(GNUBG_EXPORT.replace("*", ""), id="no hit markers"),
+        # Repeated steps counted: 13/10(2).
+        pytest.param(_grouped(GNUBG_EXPORT), id="(2) repetition"),
+    ],
+)
+def test_variants_of_other_programs_read_as_the_gnubg_export(variant):
+    """Each variant is GNU Backgammon's export edited as another program or site writes it: the same match."""
+    assert variant != GNUBG_EXPORT
+    match = parse_mat(variant)
+    expected = parse_mat(GNUBG_EXPORT)
+    assert (match.length, match.players, match.final_score) == (expected.length, expected.players, (0, 3))
+    for game, reference in zip(match.games, expected.games, strict=True):
+        assert [a.kind for a in game.actions] == [a.kind for a in reference.actions]
+        assert (game.winner, game.points) == (reference.winner, reference.points)
+        replay, reference_replay = replay_game(game), replay_game(reference)
+        np.testing.assert_array_equal(replay.board, reference_replay.board)
+        assert (replay.cube, replay.cube_owner, replay.over) == (
+            reference_replay.cube,
+            reference_replay.cube_owner,
+            reference_replay.over,
+        )
+
+
+# GNU Backgammon 1.07's export of a money game with a beaver (`set beavers 3`, `export match mat`): the taker's
+# "Beavers => 4" takes and redoubles at once.
+GNUBG_BEAVER = """\
+; [EventDate "2026.12.05"]
+
+ 0 point match
+
+ Game 1
+ gnubg : 0                      root : 0
+  1)                             21: 24/23 13/11
+  2) 52: 24/22 13/8              63: 11/5 8/5
+  3)  Doubles => 2                Beavers => 4
+  4) 62: 13/7 7/5
+"""
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (GNUBG_BEAVER, "line 9: 'Beavers => 4': a beaver cannot be replayed"),
+        (
+            GNUBG_EXPORT.replace("Wins 2 points", "Wins 2 points and the game"),
+            "line 46: cannot read 'Wins 2 points and",
+        ),
+        ("\ufeff" + GNUBG_EXPORT.replace("\n", "\r\n").replace(" 2)", " 2]", 1), "line 8: cannot read"),
+    ],
+)
+def test_a_variant_that_cannot_be_read_gets_one_error_naming_the_line(text, message):
+    with pytest.raises(InvalidMatFileError, match=re.escape(message)):
+        parse_mat(text)

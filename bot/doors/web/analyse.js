@@ -3,6 +3,8 @@
 // Set-up mode: checkers clicked onto the board, and the side on roll, dice, cube, score, match length
 // and Crawford chosen; the server writes them as a Position ID and Match ID (GET /v1/setup) as they
 // change. "Play from here" starts a game against the bot from the situation set up or analysed.
+// "Score matrix": the cube decision of the position's side on roll at every score of an N-point match,
+// and for money (GET /v1/cube/matrix), as a colour-coded table that scrolls inside its own box.
 
 import { get, ApiError } from "./api.js";
 import { flip } from "./board.js";
@@ -11,6 +13,111 @@ import { showPlays, showCube } from "./results.js";
 export const START_ID = "4HPwATDgc/ABMA";
 export const START_BOARD = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+// The server's bounds of a matrix at 1-ply (bot/doors/cube_views.py): longer ones are asked at 0-ply.
+const MATRIX_ONE_PLY_LENGTH = 7;
+
+// The colour class of a matrix label (bot/play/score_matrix.py's LABELS): no double, double and take,
+// double and pass, too good, and no decision (dead cube, the Crawford game).
+export function verdictClass(label) {
+  if (/^TG/.test(label)) return "v-too-good";
+  if (/^N/.test(label)) return "v-no-double";
+  if (/^R?D\/T$|^R?D\/B$/.test(label)) return "v-double-take";
+  if (/^R?D\/P$/.test(label)) return "v-double-pass";
+  return "v-none";
+}
+
+const milli = (x) => (x === null || x === undefined ? "" : `${x >= 0 ? "+" : ""}${Math.round(1000 * x)}`);
+
+function matrixCell(row, cell) {
+  const td = document.createElement("td");
+  td.className = `matrix-cell ${verdictClass(cell.label)}`;
+  td.dataset.testid = "matrix-cell";
+  td.title = cell.double_margin === undefined
+    ? cell.name : `${cell.name}: double ${milli(cell.double_margin)}, take ${milli(cell.take_margin)} (x1000)`;
+  const verdict = document.createElement("span");
+  verdict.className = "verdict";
+  verdict.dataset.testid = "matrix-verdict";
+  verdict.textContent = cell.label;
+  td.appendChild(verdict);
+  if (cell.double_margin !== undefined && verdictClass(cell.label) !== "v-none") {
+    const margin = document.createElement("span");
+    margin.className = "margin";
+    margin.textContent = milli(cell.double_margin);
+    td.appendChild(margin);
+  }
+  row.appendChild(td);
+}
+
+// answer: GET /v1/cube/matrix's; crawford: show the Crawford game (no cube) at the 1-away scores.
+export function showMatrix(container, answer, crawford) {
+  container.replaceChildren();
+  const box = document.createElement("div");
+  box.className = "score-matrix";
+  box.dataset.testid = "score-matrix-result";
+  const m = answer.matrix, n = m.length;
+  const title = document.createElement("p");
+  title.className = "verdict";
+  title.textContent = `Score matrix of ${answer.position_id}, ${n}-point match, ${answer.plies}-ply`;
+  const help = document.createElement("p");
+  help.className = "help";
+  help.textContent = "The side on roll's cube decision, cube centred. Rows: its points to go; columns: the " +
+    `opponent's. Under each: doubling minus not doubling, x1000. 1-away: ${crawford ? "the Crawford game" : "post-Crawford"}.`;
+  const crawfordCells = new Map();
+  let k = 0;
+  for (let a = 1; a <= n; a++) {
+    for (let b = 1; b <= n; b++) if ((a === 1) !== (b === 1)) crawfordCells.set(`${a},${b}`, m.crawford[k++]);
+  }
+  const table = document.createElement("table");
+  table.className = "matrix";
+  table.dataset.testid = "matrix-table";
+  const head = table.createTHead().insertRow();
+  const corner = document.createElement("th");
+  corner.textContent = "away";
+  head.appendChild(corner);
+  for (let b = 1; b <= n; b++) {
+    const th = document.createElement("th");
+    th.textContent = String(b);
+    th.scope = "col";
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  m.rows.forEach((cells, i) => {
+    const row = body.insertRow();
+    const th = document.createElement("th");
+    th.textContent = String(i + 1);
+    th.scope = "row";
+    row.appendChild(th);
+    cells.forEach((c, j) => matrixCell(row, (crawford && crawfordCells.get(`${i + 1},${j + 1}`)) || c));
+  });
+  const scroll = document.createElement("div");
+  scroll.className = "matrix-scroll";
+  scroll.appendChild(table);
+  const money = document.createElement("table");
+  money.className = "matrix-money";
+  money.dataset.testid = "matrix-money";
+  for (const c of answer.money) {
+    const row = money.insertRow();
+    const name = document.createElement("th");
+    name.textContent = `Money, ${c.name}`;
+    name.scope = "row";
+    row.appendChild(name);
+    matrixCell(row, c);
+    const take = document.createElement("td");
+    take.textContent = `take ${milli(c.take_margin)}`;
+    row.appendChild(take);
+  }
+  const legend = document.createElement("p");
+  legend.className = "help matrix-legend";
+  for (const [label, text] of [["ND/T", "no double"], ["D/T", "double, take"], ["D/P", "double, pass"],
+    ["TG/P", "too good to double"], ["dead", "no cube decision"]]) {
+    const key = document.createElement("span");
+    key.className = verdictClass(label);
+    key.textContent = `${label} ${text}`;
+    legend.append(key, " ");
+  }
+  box.append(title, help, legend, scroll, money);
+  container.appendChild(box);
+}
 
 // GNU Backgammon's Position ID of a board (26 numbers, the side on roll's view, as engine/position_id.py):
 // the side not on roll first, then the side on roll; points 1..24 in its own numbering, then its bar;
@@ -43,7 +150,9 @@ export class Analyse {
     this.setup = null; // the board being set up (26 numbers, the bottom side's view), or null
     this.ids = null; // GET /v1/setup's answer for the situation set up, or null while it is impossible
     this.asked = 0; // the number of the latest /v1/setup request: an older answer is dropped
+    this.matrixAsked = 0; // the same for /v1/cube/matrix
     const el = ui.el;
+    document.getElementById("score-matrix").addEventListener("click", () => this.scoreMatrix());
     for (const field of [el.setupOnRoll, el.setupCube, el.setupOwner, el.setupLength, el.setupScoreBottom,
       el.setupScoreTop, el.setupCrawford]) {
       field.addEventListener("change", () => this.changed());
@@ -209,6 +318,42 @@ export class Analyse {
       ui.showError(e.message);
     } finally {
       el.analyse.disabled = false;
+    }
+  }
+
+  // The position whose side on roll the score matrix is for: the one set up, shown, or typed.
+  async matrixPosition() {
+    if (this.setup) {
+      const ids = await this.sync(false);
+      return ids ? ids.position_id : null;
+    }
+    if (this.shown) return this.shown.positionId;
+    return this.ui.el.positionInput.value.trim() || START_ID;
+  }
+
+  async scoreMatrix() {
+    const ui = this.ui, el = ui.el;
+    const button = document.getElementById("score-matrix");
+    const length = Number(document.getElementById("matrix-length").value);
+    if (!Number.isInteger(length) || length < 3 || length > 25) {
+      ui.showError("the score matrix's match length is 3 to 25 points");
+      return;
+    }
+    const crawford = document.getElementById("matrix-crawford").checked;
+    const plies = Number(el.depth.value) >= 1 && length <= MATRIX_ONE_PLY_LENGTH ? 1 : 0;
+    const asked = ++this.matrixAsked;
+    button.disabled = true;
+    try {
+      const position = await this.matrixPosition();
+      if (!position) return;
+      const answer = await get("/v1/cube/matrix", { position, length, plies });
+      if (asked !== this.matrixAsked) return;
+      ui.clearError();
+      showMatrix(el.results, answer, crawford);
+    } catch (e) {
+      if (asked === this.matrixAsked) ui.showError(e.message);
+    } finally {
+      button.disabled = false;
     }
   }
 
