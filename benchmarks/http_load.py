@@ -24,7 +24,7 @@ import numpy as np
 
 from benchmarks.http_api import free_port, start_server
 
-from bot.doors.positions import parse_position  # noqa: E402
+from bot.doors.situation import parse_position  # noqa: E402
 from bot.facade import Bot, default_checkpoint  # noqa: E402
 
 POSITIONS = ["4HPwATDgc/ABMA", "4PPgASTg28EBMA"]

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from bot.evaluation.evaluator import NetworkEvaluator
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from engine import START, validate_board
 from training.actors import InProcessActor, WorkerPool
 from training.config import load_config

@@ -75,7 +75,7 @@ def cold_run_isolated(command: list[str], stdin: str | None) -> tuple[float, flo
 
 def decision_times(bot, positions: list[tuple[str, str]], plies: int) -> tuple[float, list[str]]:
     """Median ms of one ``rank_plays`` per position, and the best play chosen in each."""
-    from engine.positions import read_position
+    from engine.position_formats import read_position
 
     times, choices = [], []
     for position_id, dice in positions:
@@ -94,7 +94,7 @@ def throughput(
     import numpy as np
 
     from engine import ROLLS, afterstates, flip
-    from engine.positions import read_position
+    from engine.position_formats import read_position
 
     boards = np.stack([read_position(position_id).board for position_id, _ in positions])
     children, _ = afterstates(np.repeat(boards, len(ROLLS), axis=0), np.tile(ROLLS, (len(boards), 1)))
@@ -175,7 +175,7 @@ def in_process(count: int) -> None:
     from bot.evaluation.checkpoint import load_class_payloads
     from bot.evaluation.classes import ClassEvaluator
     from bot.facade import Bot, default_checkpoint
-    from training.network import network_from_payload
+    from training.torch_network import network_from_payload
 
     torch.set_num_threads(1)
     numpy_bot = Bot.load()

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from engine.notation import format_play, parse_move
     from engine.plays import Play, Step, legal_plays
     from engine.position import Position
-    from engine.positions import PositionSetup, read_position
+    from engine.position_formats import PositionSetup, read_position
     from engine.render import render_board
     from engine.xgid import Xgid, format_xgid, parse_xgid
 
@@ -54,7 +54,7 @@ _HOMES = {
         "engine.notation": ("format_play", "parse_move"),
         "engine.plays": ("Play", "Step", "legal_plays"),
         "engine.position": ("Position",),
-        "engine.positions": ("PositionSetup", "read_position"),
+        "engine.position_formats": ("PositionSetup", "read_position"),
         "engine.render": ("render_board",),
         "engine.xgid": ("Xgid", "format_xgid", "parse_xgid"),
     }.items()

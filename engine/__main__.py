@@ -28,7 +28,7 @@ from engine.long_nardy import legal_plays as long_legal_plays
 from engine.notation import format_play
 from engine.plays import Play, legal_plays
 from engine.position_id import decode_position_id, encode_position_id
-from engine.positions import read_position
+from engine.position_formats import read_position
 from engine.render import render_board
 
 

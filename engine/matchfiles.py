@@ -2,7 +2,7 @@
 
 ``read_records(text)`` reads a Jellyfish .mat match (``engine.matfile``), a GNU Backgammon .sgf
 (``engine.sgf``) or a list of positions, one Position ID, ``PositionID:MatchID`` or XGID a line
-(``engine.positions``), and says which it was. The format comes from the text, never from a file
+(``engine.position_formats``), and says which it was. The format comes from the text, never from a file
 name: a .sgf starts with ``(``; a position list's first line that is neither blank nor a comment
 (``#`` or ``;``) is a position; anything else is read as .mat, whose errors say what was expected.
 A single game or a money session is a match like any other (a .mat of one game; ``save game``,
@@ -21,7 +21,7 @@ from enum import Enum
 
 from engine.errors import BackgammonError, quote
 from engine.matfile import InvalidMatFileError, MatMatch, parse_mat
-from engine.positions import PositionSetup, read_position
+from engine.position_formats import PositionSetup, read_position
 from engine.sgf import parse_sgf
 
 _POSITION_LINE = re.compile(r"(?:XGID=\S+|[A-Za-z0-9+/]{14}(?::[A-Za-z0-9+/]{12})?)", re.IGNORECASE)

@@ -13,7 +13,7 @@ import torch
 from bot.evaluation.evaluator import NetworkEvaluator
 from bot.facade import Bot
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 

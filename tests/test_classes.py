@@ -39,7 +39,7 @@ from bot.evaluation.network import Network, NetworkConfig
 from bot.equity.outcomes import invert
 from engine import START, decode_position_id, flip
 from tests.conftest import load_fixture
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from training.ship import ship_classes
 
 

@@ -19,8 +19,8 @@ from bot.doors.bounds import Bounded
 from bot.doors.cli import INFERENCE_THREADS, build_parser, run
 from bot.facade import Bot
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
-from bot.doors.positions import parse_position
+from training.torch_network import ValueNetwork
+from bot.doors.situation import parse_position
 from engine.board import START
 from engine.notation import format_play
 from engine.plays import legal_plays

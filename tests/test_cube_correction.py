@@ -21,7 +21,7 @@ from bot.facade import Bot
 from bot.evaluation.network import Network, NetworkConfig
 from engine import START
 from training.cube_correction import WIDTHS, correction_loss, fit, load_correction, random_state
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 
 MONEY = CubeState()
 MATCH = CubeState(cube=2, owner=Owner.ME, match_length=7, score=(2, 4))

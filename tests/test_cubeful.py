@@ -14,7 +14,7 @@ from bot.evaluation.network import Network
 from conftest import board, tiny_bot
 from engine import ROLL_WEIGHTS, ROLLS, flip
 from engine.movegen import afterstates
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from bot.evaluation.network import NetworkConfig
 
 # Five checkers against three: one more than the 4-checker two-sided table holds, so the root

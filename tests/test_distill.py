@@ -28,7 +28,7 @@ from training.distill import (
     search_targets,
     six_targets,
 )
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from training.td import target_loss
 
 CONFIG = NetworkConfig(hidden=(8,))
@@ -88,7 +88,7 @@ def test_fitting_lowers_the_loss(tmp_path):
             logits = network(*network.inputs(boards))
             return target_loss(network, logits, torch.from_numpy(six_targets(five)), "cross_entropy").item()
 
-    from training.network import network_from_payload
+    from training.torch_network import network_from_payload
 
     before = loss(network_from_payload(payload))
     network, report = fit(payload, boards, five, config, log=False)
@@ -220,7 +220,7 @@ def test_zero_ply_targets_are_the_network(tmp_path, plies):
 
 
 def test_a_widened_network_computes_the_same_map_and_learns(tmp_path):
-    from training.network import network_from_payload, widen
+    from training.torch_network import network_from_payload, widen
 
     payload = load_checkpoint(tiny_checkpoint(tmp_path))
     narrow = network_from_payload(payload).eval()
@@ -237,7 +237,7 @@ def test_a_widened_network_computes_the_same_map_and_learns(tmp_path):
 
 
 def test_a_reencoded_network_computes_the_same_map_with_the_new_inputs_silent(tmp_path):
-    from training.network import network_from_payload, reencode
+    from training.torch_network import network_from_payload, reencode
 
     narrow = network_from_payload(load_checkpoint(tiny_checkpoint(tmp_path))).eval()
     boards = some_positions(NetworkEvaluator(load_network(tmp_path / "tiny.pt")), 12)
@@ -250,7 +250,7 @@ def test_a_reencoded_network_computes_the_same_map_with_the_new_inputs_silent(tm
 
 def test_reencoding_moves_each_global_input_to_its_named_column(tmp_path):
     """hits -> contact: the shot counts' weights follow their names into contact's columns."""
-    from training.network import network_from_payload, reencode
+    from training.torch_network import network_from_payload, reencode
 
     narrow = network_from_payload(load_checkpoint(tiny_checkpoint(tmp_path))).eval()
     boards = some_positions(NetworkEvaluator(load_network(tmp_path / "tiny.pt")), 12)

@@ -16,9 +16,9 @@ from bot import facade
 from bot.search.nply import InvalidSearchError, probabilities_at
 from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from bot.equity.outcomes import equity, invert
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from bot.equity.resign import InvalidResignationError, accept_resignation, offer_resignation
 from engine.board import START, flip
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidPositionError

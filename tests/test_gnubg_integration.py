@@ -21,7 +21,7 @@ from bot.doors.external import ExternalServer
 from bot.facade import Bot
 from bot.play.match_play import Player
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from engine.fibs import parse_fibs_board
 from engine.notation import parse_move
 

@@ -18,7 +18,7 @@ from conftest import tiny_bot
 from bot.equity.cube import CubeState
 from bot.facade import Bot
 from bot.doors.http_app import create_app
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from engine.board import START, flip
 from engine.position_id import encode_position_id
 

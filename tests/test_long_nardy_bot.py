@@ -22,7 +22,7 @@ from engine.long_nardy import START, Rules, encode_long_position_id, flip, legal
 from training.__main__ import main as training_main
 from training.config import Config, ConfigError, config_from_dict, load_config
 from training.evaluate import evaluate
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from training.selfplay import SelfPlay
 from training.train import LATEST, train
 

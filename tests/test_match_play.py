@@ -27,7 +27,7 @@ from bot.play.match_play import (
 )
 from bot.doors.match_command import add_match
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from engine.board import START
 from engine.errors import IllegalMoveError, InvalidMatchError
 from engine.match import MatchState, Outcome, game_outcome, game_result_points

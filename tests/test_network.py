@@ -29,7 +29,7 @@ from bot.facade import default_checkpoint
 from bot.evaluation import compiled
 from bot.evaluation.network import Network, NetworkConfig
 from bot.search.nply import SearchEvaluator, candidates_filter, probabilities_at
-from training.network import ValueNetwork, network_from_payload
+from training.torch_network import ValueNetwork, network_from_payload
 from bot.equity.outcomes import (
     equity,
     finished_probabilities,

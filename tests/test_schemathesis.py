@@ -18,7 +18,7 @@ from bot.doors.http_app import create_app  # noqa: E402
 from bot.evaluation.evaluator import NetworkEvaluator  # noqa: E402
 from bot.facade import Bot  # noqa: E402
 from bot.evaluation.network import NetworkConfig  # noqa: E402
-from training.network import ValueNetwork  # noqa: E402
+from training.torch_network import ValueNetwork  # noqa: E402
 
 torch.manual_seed(4)
 APP = create_app(Bot(NetworkEvaluator(ValueNetwork(NetworkConfig(hidden=(8,))).eval())))

@@ -14,7 +14,7 @@ from bot.doors.cli import run
 from bot.facade import Bot
 from bot.play.score_matrix import LABELS, NO_CUBE, ScoreMatrixError, format_matrix, max_length, money_cube, score_matrix
 from engine.position_id import decode_position_id
-from engine.positions import read_position
+from engine.position_formats import read_position
 
 START = "4HPwATDgc/ABMA"
 # A strong middle-game position for the side on roll (a doubling position for money: a double and a pass).

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 from bot.evaluation.checkpoint import load_class_payload, load_evaluator, save_checkpoint  # noqa: E402
 from bot.evaluation.prune import pruner_paths  # noqa: E402
-from training.network import network_from_payload, widen  # noqa: E402
+from training.torch_network import network_from_payload, widen  # noqa: E402
 from training.ship import SLOWER_LIMIT  # noqa: E402
 
 from bot.facade import REPO_CHECKPOINT  # noqa: E402

@@ -16,7 +16,7 @@ from conftest import wrap_start_actors
 from bot.evaluation.checkpoint import CheckpointError, load_checkpoint, load_network
 from bot.evaluation.evaluator import NetworkEvaluator, RandomEvaluator
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from bot.equity.outcomes import INVERT6
 from engine import START
 from training.__main__ import main

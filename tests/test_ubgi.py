@@ -18,7 +18,7 @@ from conftest import board, tiny_bot
 from bot.search.cancel import check_cancelled
 from bot.evaluation.checkpoint import CheckpointError
 from bot.equity.cube import CubeState, Owner
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from bot.doors.ubgi import KEYS, MAX_LINE, Answer, Search, UbgiEngine, serve
 from bot.facade import Bot
 from engine.board import START

@@ -14,7 +14,7 @@ from bot.doors.web_views import BOT, HUMAN
 from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.facade import Bot
 from bot.evaluation.network import NetworkConfig
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from engine.board import START
 from engine.game import Game, Phase
 from engine.match import MatchState

@@ -10,7 +10,7 @@ import pytest
 
 from bot.doors.analysis_views import SetupQuery, setup
 from bot.doors.http_app import create_app
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.facade import Bot
 from engine.board import START, flip

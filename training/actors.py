@@ -33,7 +33,7 @@ import torch.multiprocessing as mp
 
 from bot.evaluation.evaluator import NetworkEvaluator
 from bot.evaluation.games import get_game
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from training.config import WORKERS_PER_CORE, Config, ConfigError
 from training.selfplay import Samples, self_play_of
 

@@ -474,7 +474,7 @@ def fit(
     """
     import torch
 
-    from training.network import network_from_payload, reencode, widen
+    from training.torch_network import network_from_payload, reencode, widen
     from training.td import target_loss
 
     torch.manual_seed(config.seed)

@@ -73,7 +73,7 @@ def fit_pruner(
     the bot (``bot.evaluation.prune.pruner_paths``); its report, also written there."""
     import torch
 
-    from training.network import ValueNetwork
+    from training.torch_network import ValueNetwork
 
     games, hidden, epochs, keep, seed = settings.games, settings.hidden, settings.epochs, settings.keep, settings.seed
 

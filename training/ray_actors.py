@@ -35,7 +35,7 @@ import torch
 
 from bot.evaluation.evaluator import NetworkEvaluator
 from training.config import Config, ConfigError
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from training.selfplay import Samples, self_play_of
 
 INSTALL = "pip install 'nardy[ray]'"

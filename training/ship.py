@@ -47,7 +47,7 @@ from bot.play.speed import measure_speeds
 from bot.evaluation.storage import atomic_write
 from engine.errors import BackgammonError
 from training.config import ConfigError
-from training.network import network_from_payload
+from training.torch_network import network_from_payload
 
 
 def write_json_atomically(path: Path, data: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from training.config import ConfigError, LearningConfig
 from training.selfplay import Samples
 

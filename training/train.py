@@ -39,11 +39,11 @@ from tqdm import tqdm
 
 from bot.evaluation.checkpoint import CheckpointError, load_class_payload, save_checkpoint
 from bot.evaluation.storage import remove_stale_temporaries
-from training.network import network_from_payload
+from training.torch_network import network_from_payload
 from bot.evaluation.evaluator import Evaluator, NetworkEvaluator
 from bot.evaluation.games import Game, get_game
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
-from training.network import ValueNetwork
+from training.torch_network import ValueNetwork
 from bot.evaluation.pubeval import Pubeval
 from training.actors import check_backend, start_actors
 from training.config import Config, ConfigError, config_to_toml

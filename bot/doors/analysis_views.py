@@ -24,7 +24,7 @@ from bot.play.analysis import AnalysisError, analyze_match
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.http_limits import Limits, analysis_work, check_work, rollout_work
 from bot.doors.match_chart import match_chart_svg
-from bot.doors.positions import Situation, parse_position
+from bot.doors.situation import Situation, parse_position
 from bot.doors.rollout_command import rollout_json
 from bot.facade import Bot
 from bot.search.rollout import RolloutSettings

@@ -32,7 +32,7 @@ import numpy as np
 from bot.evaluation.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_PORT, MAX_SEED, MAX_TOP, Bounded
-from bot.doors.positions import Situation, parse_position
+from bot.doors.situation import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import pip_counts, validate_dice
 from engine.errors import BackgammonError

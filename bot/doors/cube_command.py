@@ -15,7 +15,7 @@ import json
 from typing import Optional, TextIO
 
 from bot.doors.bounds import MAX_MATCH_LENGTH, Bounded
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from bot.facade import PLIES, Bot, check_game_on
 from bot.play.score_matrix import ScoreMatrix, format_matrix, money_cube, score_matrix
 

@@ -18,7 +18,7 @@ from bot.doors.bounds import MAX_MATCH_LENGTH
 from bot.doors.cube_command import cube_json
 from bot.doors.http_limits import BUSY_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from bot.facade import Bot, check_game_on
 from bot.play.score_matrix import ScoreMatrixError
 

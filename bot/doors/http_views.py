@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bot.equity.cube import CubeState
 from bot.facade import Bot, RankedPlay
 from bot.equity.met import default_met
-from bot.doors.positions import Situation, parse_position
+from bot.doors.situation import Situation, parse_position
 from bot.equity.resign import InvalidResignationError, ResignationAnswer, ResignLevel
 from engine.board import flip, validate_dice
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidOptionError, quote

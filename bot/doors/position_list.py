@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from bot.doors.positions import Situation, parse_position
+from bot.doors.situation import Situation, parse_position
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from bot.facade import Bot, Evaluation, RankedPlay
 from engine.matchfiles import PositionLine

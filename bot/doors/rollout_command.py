@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Optional, TextIO
 import numpy as np
 
 from bot.doors.bounds import MAX_CANDIDATES, MAX_SEED, MAX_TRIALS, MAX_TRUNCATE, Bounded
-from bot.doors.positions import Situation, parse_position
+from bot.doors.situation import Situation, parse_position
 from bot.facade import Bot, check_game_on
 from bot.search.nply import InvalidSearchError
 from engine.board import validate_dice

@@ -57,7 +57,7 @@ from engine.board import read_int, validate_dice
 from engine.errors import BackgammonError, InvalidOptionError, quote
 from engine.match import MAX_CUBE, MatchState, is_cube_value
 from engine.notation import format_steps
-from engine.positions import PositionSetup, read_position
+from engine.position_formats import PositionSetup, read_position
 
 PROTOCOL_VERSION = "0.2"
 ENGINE_NAME = "nardy"

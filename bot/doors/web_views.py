@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.equity.cube import Owner, cube_state_for
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
-from bot.doors.positions import parse_position
+from bot.doors.situation import parse_position
 from bot.facade import Bot
 from bot.play.levels import level_named
 from bot.play.match_play import BotPlayer

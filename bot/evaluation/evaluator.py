@@ -61,7 +61,8 @@ class ProbabilityEvaluator(Evaluator):
 
 
 class ProbabilityModel(Protocol):
-    """A network: ``bot.evaluation.network.Network`` (numpy, serving) or ``training.network.ValueNetwork`` (torch)."""
+    """A network: ``bot.evaluation.network.Network`` (numpy, serving) or
+    ``training.torch_network.ValueNetwork`` (torch)."""
 
     def probabilities(self, boards: np.ndarray) -> np.ndarray:
         """(B, 5) probabilities of the side on roll of each board (B, 26)."""

@@ -6,7 +6,7 @@ single/gammon/backgammon, lose single/gammon/backgammon), summed into
 are consistent by construction (bg <= gammon <= win).
 
 The first layer is a linear map of the dense encoding (``bot.evaluation.encoding``). Training
-(``training.network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
+(``training.torch_network.ValueNetwork``, torch) and serving (``Network`` here, numpy)
 compute the same map from the same weights; the doors never import torch.
 
 Serving factors the first layer by side. A slot's features are a function of the

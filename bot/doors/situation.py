@@ -1,6 +1,6 @@
 """The POSITION argument of the front doors: Position ID, ``PositionID:MatchID`` or XGID.
 
-``parse_position`` reads any of them with ``engine.positions.read_position`` and
+``parse_position`` reads any of them with ``engine.position_formats.read_position`` and
 makes a ``Situation``: the board seen by the side on roll, the dice if they are
 rolled, and the cube and score as ``bot.equity.cube.CubeState`` seen by that side. A
 Position ID alone is a money game with a centred cube and no dice.
@@ -21,7 +21,7 @@ import numpy as np
 
 from bot.equity.cube import CubeState, cube_state_for
 from engine.position_id import encode_position_id
-from engine.positions import read_position
+from engine.position_formats import read_position
 
 
 @dataclass(frozen=True)

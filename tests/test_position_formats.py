@@ -1,4 +1,4 @@
-"""engine.positions.read_position: the POSITION text (Position ID, PositionID:MatchID, XGID) as engine data."""
+"""engine.position_formats.read_position: the POSITION text (Position ID, PositionID:MatchID, XGID) as engine data."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from engine.board import START, flip
 from engine.errors import InvalidMatchError, InvalidPositionError
 from engine.match import MatchState
-from engine.positions import read_position
+from engine.position_formats import read_position
 
 XGID_START = "XGID=-b----E-C---eE---c-e----B-"
 
