@@ -346,3 +346,23 @@ def test_a_single_crawford_game_keeps_its_crawford_rule(bot):
     in_match = analyze_match(bot, read_sgf(DATA / "gnubg_match3.sgf"), 0).games[2]
     assert [d.position_id for d in analysis.games[0].decisions] == [d.position_id for d in in_match.decisions]
     assert "RU[Crawford:CrawfordGame]" in format_sgf(match)
+
+
+@pytest.mark.slow
+def test_the_bots_own_match_as_sgf_and_mat_is_the_same_match(tmp_path):
+    """`nardy match --mat --sgf`: both files read back as the same games, and gnubg loads the .sgf as it was."""
+    mat, sgf = tmp_path / "m.mat", tmp_path / "m.sgf"
+    argv = ["match", "--length", "3", "--opponent", "pubeval", "--seed", "3", "--mat", str(mat), "--sgf", str(sgf)]
+    assert run(argv, stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    from_mat, from_sgf = read_mat(mat), read_sgf(sgf)
+    assert from_sgf.length == from_mat.length == 3 and from_sgf.players == from_mat.players
+    assert [(g.score, g.winner, g.points) for g in from_sgf.games] == [
+        (g.score, g.winner, g.points) for g in from_mat.games
+    ]
+    assert afterstates(from_sgf) == afterstates(from_mat)
+    if GNUBG is not None:
+        theirs = tmp_path / "theirs.sgf"
+        script = f"set display off\nload match {sgf}\nsave match {theirs}\n"
+        done = subprocess.run([GNUBG, "-t", "-q", "-r"], input=script, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "warning" not in (done.stdout + done.stderr).lower()
+        assert afterstates(read_sgf(theirs)) == afterstates(from_sgf)

@@ -1,7 +1,7 @@
 """The ``match`` subcommand: computer players play matches or money sessions (``bot.play.match_play``).
 
 It parses its arguments, plays through ``bot.play.match_play.play_match``, prints each
-result and a summary table, and writes the matches as .mat files when asked.
+result and a summary table, and writes the matches as .mat or .sgf files when asked.
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def _players(args: argparse.Namespace) -> tuple[Player, Player]:
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.play.match_play import play_match, summarize
     from engine.matfile import write_mat
+    from engine.sgf import write_sgf
 
     if args.jacoby and args.length:
         raise InvalidOptionError("--jacoby: only for money sessions (--length 0)")
@@ -110,10 +111,14 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         match = play_match(players, args.length, rng, games=args.games, jacoby=args.jacoby)
         matches.append(match)
         line = result_line(match)
-        if args.mat:
-            path = _numbered(Path(args.mat), k, count)
-            write_mat(match.record(), path)
-            line += f" (written to {path})"
+        written = []
+        for option, write in ((args.mat, write_mat), (args.sgf, write_sgf)):
+            if option:
+                path = _numbered(Path(option), k, count)
+                write(match.record(), path)
+                written.append(str(path))
+        if written:
+            line += f" (written to {' and '.join(written)})"
         stdout.write(line + "\n")
         stdout.flush()
     names = (players[0].name, players[1].name)
@@ -150,6 +155,9 @@ def add_match(subparsers) -> None:
         "--seed", action=Bounded, low=0, high=MAX_SEED, help="random seed of the dice (default: a fresh one, printed)"
     )
     p.add_argument("--mat", metavar="FILE", help="write each match as a .mat file (FILE-1.mat, ... for several)")
+    p.add_argument(
+        "--sgf", metavar="FILE", help="write each match as a GNU Backgammon .sgf file (FILE-1.sgf, ... for several)"
+    )
     p.add_argument("--jacoby", action="store_true", help="money sessions: the Jacoby rule")
     p.add_argument("--plies", type=int, choices=PLIES, default=0, help="the bot's search depth (default 0)")
     p.add_argument(
