@@ -114,6 +114,14 @@ $("tab-play").addEventListener("click", () => show("play"));
 $("tab-analyse").addEventListener("click", () => show("analyse"));
 $("tab-match").addEventListener("click", () => show("match"));
 el.newGame.addEventListener("click", () => play.newGame());
+// Long nardy is played for money with an optional cube; backgammon takes a match length and always has the cube.
+const gameOptions = () => {
+  const long = el.variant.value === "long";
+  el.length.disabled = long;
+  el.longCube.disabled = !long;
+};
+el.variant.addEventListener("change", gameOptions);
+gameOptions();
 el.nextGame.addEventListener("click", () => play.nextGame());
 el.roll.addEventListener("click", () => play.act("/v1/game/roll", { seed: play.nextSeed() }));
 el.double.addEventListener("click", () => play.act("/v1/game/double"));
