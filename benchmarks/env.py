@@ -1,9 +1,10 @@
 """Steps per second of the vectorized environment (``nardy/Backgammon-v0`` in lockstep) against OpenSpiel's.
 
-The agents play uniformly random legal actions (from ``info["action_mask"]``) against the
-random opponent, N = 1, 64 and 1024 games at once. First the answers are checked: every
-board valid, every mask as long as the list of ``engine.plays.legal_plays`` (the slow,
-one-position generator) for a sample of games, every game ending with 1, 2 or 3 points.
+The agents play uniformly random legal actions (below ``info["legal_count"]``, as OpenSpiel's
+random policy picks from ``state.legal_actions()``) against the random opponent, N = 1, 64
+and 1024 games at once. First the answers are checked: every board valid, every mask and
+legal count as long as the list of ``engine.plays.legal_plays`` (the slow, one-position
+generator) for a sample of games, every game ending with 1, 2 or 3 points.
 Then each N is timed. A step is one agent's play and its opponent's reply; a turn is one
 side's play of one roll. The baseline, in the same run, is OpenSpiel's ``backgammon``
 stepped one game at a time from Python with the same random policy on both sides (a
@@ -42,10 +43,9 @@ class CountingRandom(RandomOpponent):
         return super().choose(boards, dice, moves, rng)
 
 
-def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per game (its legal actions are a prefix: the first zero counts them)."""
-    sizes = np.where(masks[:, -1] == 1, masks.shape[1], masks.argmin(axis=1))
-    return (rng.random(len(masks)) * sizes).astype(np.int64)
+def random_actions(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per game: its legal actions are ``0 .. info["legal_count"] - 1``."""
+    return (rng.random(len(counts)) * counts).astype(np.int64)
 
 
 def check(steps: int = 200, games: int = 64) -> None:
@@ -59,7 +59,8 @@ def check(steps: int = 200, games: int = 64) -> None:
             board = validate_board(observations[i, :26])
             plays = legal_plays(board, (int(observations[i, 26]), int(observations[i, 27])))
             assert infos["action_mask"][i].sum() == len(plays), f"game {i}: mask against {len(plays)} plays"
-        observations, rewards, over, _, infos = env.step(random_actions(infos["action_mask"], rng))
+            assert infos["legal_count"][i] == len(plays), f"game {i}: legal_count against {len(plays)} plays"
+        observations, rewards, over, _, infos = env.step(random_actions(infos["legal_count"], rng))
         assert set(np.abs(rewards[over]).tolist()) <= {1.0, 2.0, 3.0} and not rewards[~over].any()
         ended += int(over.sum())
     assert ended > 0, "no game ended"
@@ -74,7 +75,7 @@ def vector_rate(size: int, seconds: float) -> tuple[float, float]:
     steps = opponent.plays = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:
-        _, _, _, _, infos = env.step(random_actions(infos["action_mask"], rng))
+        _, _, _, _, infos = env.step(random_actions(infos["legal_count"], rng))
         steps += size
     elapsed = time.perf_counter() - started
     return steps / elapsed, (steps + opponent.plays) / elapsed
@@ -109,7 +110,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every measurement, in turn")
     args = parser.parse_args()
     check()
-    print("checked: boards valid, masks equal to the legal plays, rewards 1-3 points at the end")
+    print("checked: boards valid, masks and counts equal to the legal plays, rewards 1-3 points at the end")
     best: dict[int, tuple[float, float]] = {}
     baselines: list[float] = []
     ratios: dict[int, list[float]] = {size: [] for size in SIZES}

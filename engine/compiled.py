@@ -14,13 +14,20 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Protocol
 
 import numpy as np
 
 KERNEL_BATCH = 256  # boards from which a batch loads the compiled generator
 
-Generator = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+class Generator(Protocol):
+    """``engine.kernels.afterstates``: (children, parent) of boards and dice; ``starts``, when given, receives where
+    each board's children begin."""
+
+    def __call__(
+        self, boards: np.ndarray, dice: np.ndarray, starts: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def cache_dir() -> Path:

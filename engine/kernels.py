@@ -407,9 +407,17 @@ def _double(
 
 @_compiled
 def _fill(
-    boards: np.ndarray, dice: np.ndarray, first: int, hash_: np.ndarray, children: np.ndarray, parent: np.ndarray
+    boards: np.ndarray,
+    dice: np.ndarray,
+    first: int,
+    hash_: np.ndarray,
+    children: np.ndarray,
+    parent: np.ndarray,
+    starts: np.ndarray,
+    offset: int,
 ) -> tuple[int, int]:  # pragma: no cover - compiled
-    """Append the afterstates of boards ``first``, ``first + 1``, ... until the buffers are full.
+    """Append the afterstates of boards ``first``, ``first + 1``, ... until the buffers are full; ``starts[b]``
+    becomes where board b's rows begin, counted from ``offset`` (the rows of earlier buffers).
 
     Returns (the first board not done, rows written): a board whose afterstates do not all
     fit is left out whole, for the caller to retry with room.
@@ -422,6 +430,7 @@ def _fill(
     left = np.empty(5, dtype=np.int64)
     written = 0
     for position in range(first, len(boards)):
+        starts[position] = offset + written
         _copy(levels, 0, boards, position)
         high, low = max(dice[position, 0], dice[position, 1]), min(dice[position, 0], dice[position, 1])
         own = blocked = 0
@@ -445,20 +454,26 @@ def _fill(
     return len(boards), written
 
 
-def afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def afterstates(
+    boards: np.ndarray, dice: np.ndarray, starts: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``engine.movegen.afterstates`` compiled: the same (children, parent), in the same order.
 
-    ``boards`` (B, 26) int8, ``dice`` (B, 2) int64, both C-contiguous. The rows go into
-    buffers sized for a typical batch; a batch that outgrows them continues in bigger ones.
+    ``boards`` (B, 26) int8, ``dice`` (B, 2) int64, both C-contiguous; ``starts`` (B,) int64,
+    when given, receives where each board's rows begin (found on the way, so no search of
+    ``parent`` afterwards). The rows go into buffers sized for a typical batch; a batch that
+    outgrows them continues in bigger ones.
     """
+    starts = np.empty(len(boards), dtype=np.int64) if starts is None else starts
     room = 32 * len(boards) + _FIRST_ROOM
     pieces = []
-    first = 0
+    first = done = 0
     while True:
         children = np.empty((room, 26), dtype=np.int8)
         parent = np.empty(room, dtype=np.int64)
-        first, written = _fill(boards, dice, first, HASH, children, parent)
+        first, written = _fill(boards, dice, first, HASH, children, parent, starts, done)
         pieces.append((children[:written], parent[:written]))
+        done += written
         if first == len(boards):
             break
         room = 2 * room if written == 0 else room

@@ -50,12 +50,32 @@ def afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.nd
     any without numba in numpy (``numpy_afterstates``); both give the same rows in the
     same order, so an action index means the same play either way.
     """
-    boards = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26)
-    dice = np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2)
+    boards, dice = _contiguous(boards, dice)
     kernel = afterstates_kernel(len(boards))
     if kernel is not None:
         return kernel(boards, dice)
     return numpy_afterstates(boards, dice)
+
+
+def grouped_afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``afterstates`` and ``starts`` (B,) int64, where each board's children begin: for callers that index them
+    board by board. The compiled generator notes them as it goes, sparing a search of ``parent``."""
+    boards, dice = _contiguous(boards, dice)
+    kernel = afterstates_kernel(len(boards))
+    if kernel is not None:
+        starts = np.empty(len(boards), dtype=np.int64)
+        children, parent = kernel(boards, dice, starts)
+        return children, parent, starts
+    children, parent = numpy_afterstates(boards, dice)
+    return children, parent, np.searchsorted(parent, np.arange(len(boards)))
+
+
+def _contiguous(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Boards (B, 26) int8 and dice (B, 2) int64, C-contiguous, as the compiled generator takes them."""
+    return (
+        np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 26),
+        np.ascontiguousarray(dice, dtype=np.int64).reshape(-1, 2),
+    )
 
 
 def numpy_afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

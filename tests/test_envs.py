@@ -200,6 +200,42 @@ def test_the_vector_env_autoresets_and_masks_every_game():
         vector.step(np.zeros(3, dtype=np.int64))
 
 
+def test_legal_count_is_the_masks_prefix_and_each_steps_masks_are_the_callers():
+    vector = BackgammonVectorEnv(32, opponent="random")
+    rng = np.random.default_rng(4)
+    _, infos = vector.reset(seed=4)
+    kept = []
+    ended = 0
+    for _ in range(120):
+        counts, masks = infos["legal_count"], infos["action_mask"]
+        assert np.array_equal(counts, masks.sum(axis=1))
+        assert np.array_equal(masks, np.arange(MAX_ACTIONS) < counts[:, None])  # 1 below the count, 0 from it
+        kept.append((counts.copy(), masks))  # a learner's buffer holding the step's arrays as they came
+        last = counts - 1  # the highest action below the count: legal
+        _, _, over, _, infos = vector.step(np.where(rng.random(32) < 0.5, last, 0))
+        ended += int(over.sum())
+    assert ended > 0  # masks right across restarts too
+    assert all(np.array_equal(masks, np.arange(MAX_ACTIONS) < counts[:, None]) for counts, masks in kept)
+
+
+def test_the_legal_plays_know_where_each_board_starts_when_the_generator_grows_its_buffers(monkeypatch):
+    kernels = pytest.importorskip("engine.kernels")
+    from bot.envs.games import legal
+    from engine import ROLLS
+    from engine.movegen import numpy_afterstates
+
+    spread = board({13: 3, 12: 3, 11: 3, 10: 3, 9: 3}, {1: 15})  # a hundred plays and more for some doubles
+    boards = np.repeat(np.stack([START, spread]), len(ROLLS), axis=0)
+    dice = np.tile(ROLLS, (2, 1))
+    monkeypatch.setattr(kernels, "_FIRST_ROOM", 0)  # room for 32 rows a board: these doubles overflow it
+    moves = legal(boards, dice)
+    children, parent = numpy_afterstates(boards, dice)
+    assert len(children) > 32 * len(boards)
+    np.testing.assert_array_equal(moves.children, children)
+    np.testing.assert_array_equal(moves.starts, np.searchsorted(parent, np.arange(len(boards))))
+    np.testing.assert_array_equal(moves.sizes, np.bincount(parent, minlength=len(boards)))
+
+
 # ---------------------------------------------------------------- PettingZoo
 
 

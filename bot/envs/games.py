@@ -2,7 +2,7 @@
 
 Each game keeps its board in the view of the side on roll (docs/DESIGN.md), the dice
 that side rolled and its seat (0 or 1). The legal plays of every game's roll come
-from one ``engine.afterstates`` call; an action is an index into a game's own list
+from one ``engine.movegen.grouped_afterstates`` call; an action is an index into a game's own list
 of afterstates, in the order the generator returns them. A game ends when the mover
 bears off its last checker; it scores 1, 2 or 3 points (single, gammon, backgammon:
 ``engine.match.winning_points``), the cube stays at 1 in the centre.
@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import afterstates, flip
+from engine import flip
 from engine.board import START
 from engine.compiled import use_compiled_generator
 from engine.match import winning_points
+from engine.movegen import grouped_afterstates
 
 # GNU Backgammon's bound on the distinct plays of one roll (its MAX_MOVES): the size of the action space.
 MAX_ACTIONS = 3060
@@ -64,10 +65,10 @@ class Legal:
 
 def legal(boards: np.ndarray, dice: np.ndarray) -> Legal:
     """The legal plays of each board (M, 26, mover's view) and roll (M, 2), from one batched generator call."""
-    children, parent = afterstates(boards, dice)
-    # Every board has at least one afterstate and ``parent`` is sorted: a binary search per board, not a count per row.
-    starts = np.searchsorted(parent, np.arange(len(boards)))
-    sizes = np.diff(starts, append=len(parent))
+    children, parent, starts = grouped_afterstates(boards, dice)
+    sizes = np.empty_like(starts)  # every board has at least one afterstate: the next board's start ends its rows
+    np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
+    sizes[-1:] = len(parent) - starts[-1:]
     if len(sizes) and sizes.max() > MAX_ACTIONS:
         worst = int(np.argmax(sizes))
         raise TooManyPlaysError(
@@ -99,8 +100,8 @@ def observe(boards: np.ndarray, dice: np.ndarray | None) -> np.ndarray:
     out = np.zeros((len(boards), OBSERVATION_SIZE), dtype=np.int8)
     out[:, :26] = boards
     if dice is not None:
-        out[:, 26] = np.max(dice, axis=1)
-        out[:, 27] = np.min(dice, axis=1)
+        out[:, 26] = np.maximum(dice[:, 0], dice[:, 1])  # a reduction over an axis of two costs far more
+        out[:, 27] = np.minimum(dice[:, 0], dice[:, 1])
     out[:, CUBE_VALUE] = 1
     out[:, CUBE_OWNER] = 0
     return out
@@ -115,6 +116,34 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     low[CUBE_VALUE], high[CUBE_VALUE] = 1, 64
     low[CUBE_OWNER], high[CUBE_OWNER] = -1, 1
     return low, high
+
+
+class PrefixMasks:
+    """(M, MAX_ACTIONS) int8 masks of each row's first n actions, kept in one array and rewritten in place.
+
+    A step changes only the entries between a row's old and new count, a few dozen bytes a row,
+    where a fresh array would write (and its reader scan) all of it. The array handed out is
+    read-only, since the next ``update`` relies on it holding the last counts.
+    """
+
+    def __init__(self, count: int) -> None:
+        self._array = np.zeros((count, MAX_ACTIONS), dtype=np.int8)
+        self._sizes = np.zeros(count, dtype=np.int64)
+        self._row_starts = np.arange(count, dtype=np.int64) * MAX_ACTIONS
+        self.view = self._array.view()
+        self.view.flags.writeable = False
+
+    def update(self, sizes: np.ndarray) -> np.ndarray:
+        """The masks of ``sizes`` (M,) legal actions: the same read-only array every call."""
+        low, high = np.minimum(self._sizes, sizes), np.maximum(self._sizes, sizes)
+        lengths = high - low
+        ends = np.cumsum(lengths)
+        # Row r's changed entries are [low[r], high[r]): the run's first flat index, repeated, plus a running count.
+        first = np.repeat(self._row_starts + low - (ends - lengths), lengths)
+        fill = np.repeat((sizes > self._sizes).view(np.int8), lengths)
+        self._array.reshape(-1)[first + np.arange(len(first))] = fill
+        self._sizes = sizes.copy()
+        return self.view
 
 
 class Games:

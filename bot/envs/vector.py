@@ -5,8 +5,11 @@ money games against one opponent, the same observations, actions and rewards. A 
 plays the N agents' moves, the opponents' replies in one batch, restarts the games that
 ended (autoreset in the same step: ``metadata["autoreset_mode"]`` is ``SAME_STEP``; the
 ended game's last observation is ``infos["final_obs"]``, where ``infos["_final_obs"]``),
-and lists the legal plays of all N rolls in one ``engine.afterstates`` call.
-``infos["action_mask"]`` is (N, MAX_ACTIONS) int8. ``moves`` (``bot.envs.games.Legal``)
+and lists the legal plays of all N rolls in one generator call.
+``infos["action_mask"]`` is (N, MAX_ACTIONS) int8, the caller's to keep (a copy of masks
+kept up to date in place by ``bot.envs.games.PrefixMasks``). ``infos["legal_count"]`` (N,)
+counts each game's legal actions, which are ``0 .. legal_count[i] - 1``: enough for agents
+that sample or index them without reading the masks. ``moves`` (``bot.envs.games.Legal``)
 holds every game's afterstates, in the agent's view, for learners that score afterstates.
 
 ``reset(seed=...)`` seeds the one generator all dice (and a random opponent) come from.
@@ -21,7 +24,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from bot.envs.games import MAX_ACTIONS, Games, Legal, check_actions, legal, observe
+from bot.envs.games import MAX_ACTIONS, Games, Legal, PrefixMasks, check_actions, legal, observe
 from bot.envs.gym_env import observation_space
 from bot.envs.opponents import OpponentSpec, opponent as make_opponent
 from engine import flip
@@ -46,6 +49,7 @@ class BackgammonVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.moves: Legal | None = None  # the agents' legal plays, None before reset
+        self._masks = PrefixMasks(self.num_envs)
 
     def _agent_boards(self) -> np.ndarray:
         """Every game's board in the agent's view: only boards the opponent sees (seat 1's) are turned, few after a
@@ -72,7 +76,9 @@ class BackgammonVectorEnv(VectorEnv):
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
         self.moves = legal(self.games.boards, self.games.dice)
-        return observe(self.games.boards, self.games.dice), {"action_mask": self.moves.masks()}
+        sizes = self.moves.sizes
+        infos = {"action_mask": self._masks.update(sizes).copy(), "legal_count": sizes.copy()}
+        return observe(self.games.boards, self.games.dice), infos
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
