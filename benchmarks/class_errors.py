@@ -1,0 +1,263 @@
+"""The bot's move-choice error in one class of position (race, crashed), judged by its own rollouts.
+
+No GNU Backgammon: the positions are the bot's own self-play positions of the class
+(``bot.evaluation.classes.classify``), one random roll each, and the judge is the bot's own
+cubeless rollout of the candidate plays (``bot.search.rollout.rollout_afterstates``: variance
+reduction, played to the end unless ``--truncate``; bear-offs within the databases exact).
+
+``--build`` writes one JSON line per position, appended as each is rolled out (a rerun skips the
+positions already written, so an interrupted build continues): ``index`` (order in the seeded
+sample), ``position_id`` (side on roll), ``dice``, ``candidates`` (``move`` in GNU Backgammon's
+notation, ``afterstate`` the Position ID with the opponent on roll, ``equity`` and ``std_error``
+the mover's rollout equity and its standard error, ``zero_ply`` the builder's 0-ply equity) and
+``settings``. The candidates are the builder's best ``--top`` plays at 0-ply, every play within
+``--margin`` of its 0-ply best, and its 1-ply choice (``benchmarks.strength.served_search``).
+Positions with a single legal play are left out: they have no choice to get wrong.
+
+``--measure`` prints, for a bot at each depth, the mean error per position (rollout equity of the
+best candidate minus that of its choice, x1000) with a 95% interval, the shares of positions where
+it errs and where it errs beyond the rollouts' noise, and the paired difference of the two depths;
+a choice outside the candidates has no rollout value and is counted apart. docs/journal/class-errors.md
+has the sets' settings and the shipped bot's figures.
+
+    python -m benchmarks.class_errors --build --position-class race --positions 250 --trials 324 --top 3 --margin 0.03
+        --out benchmarks/data/race_set.jsonl
+    python -m benchmarks.class_errors --measure --fixture benchmarks/data/race_set.jsonl [--checkpoint F] [--plies 0 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from bot.evaluation.checkpoint import load_evaluator
+from bot.evaluation.classes import ClassEvaluator
+from bot.evaluation.evaluator import choose_afterstates
+from bot.search.rollout import RolloutSettings, rollout_afterstates
+from engine import afterstates, decode_position_id, encode_position_id, flip, format_play, legal_plays
+from training.distill import class_rows, sample_positions
+from training.selfplay import roll_dice
+
+from benchmarks.common import ROOT, load_records
+from benchmarks.strength import served_search
+
+DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.npz"
+# Picks the afterstates (B, 26; mover's view) a bot plays from boards (B, 26; side on roll) and dice (B, 2).
+Chooser = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def afterstate_id(afterstate: np.ndarray) -> str:
+    """The Position ID of an afterstate (mover's view) as GNU Backgammon shows it: the opponent on roll."""
+    return encode_position_id(flip(np.asarray(afterstate, dtype=np.int8)))
+
+
+def class_positions(evaluator: ClassEvaluator, label: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(boards (P, 26) side on roll, dice (P, 2)): distinct self-play positions of class ``label`` with a
+    roll each, in a seeded order, those with a single legal play left out."""
+    rng = np.random.default_rng(seed)
+    boards = sample_positions(evaluator, games, 0.0, min(games, 400), rng)
+    boards = boards[class_rows(boards, label)]
+    dice = roll_dice(len(boards), rng)
+    _, parent = afterstates(boards, dice)
+    choice = np.bincount(parent, minlength=len(boards)) > 1
+    return boards[choice], dice[choice]
+
+
+def candidates(
+    evaluator: ClassEvaluator, board: np.ndarray, dice: np.ndarray, top: int, margin: float, one_ply: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(afterstates (M, 26) mover's view, their 0-ply equities (M,) for the mover), best first: the
+    ``top`` best at 0-ply, every play within ``margin`` of the best, and ``one_ply`` (the 1-ply choice)."""
+    children, parent = afterstates(board[None], dice[None])
+    scores = evaluator.afterstate_scores(board[None], children, parent)
+    order = np.argsort(-scores, kind="stable")
+    keep = (np.arange(len(order)) < top) | (scores[order] >= scores[order[0]] - margin)
+    keep |= (children[order] == one_ply).all(axis=1)
+    chosen = order[keep]
+    return children[chosen], scores[chosen]
+
+
+def move_texts(board: np.ndarray, dice: np.ndarray) -> dict[bytes, str]:
+    """Each legal play's notation, keyed by its afterstate's bytes (int8, mover's view)."""
+    return {np.asarray(p.afterstate, dtype=np.int8).tobytes(): format_play(p) for p in legal_plays(board, dice)}
+
+
+def done_indices(path: Path, settings: dict) -> set[int]:
+    """The ``index`` of every complete line already in ``path``; a torn last line (an interrupted
+    write) is cut off, atomically, so that appending continues cleanly. Lines built with other
+    ``settings`` stop the build: one set, one judge."""
+    if not path.exists():
+        return set()
+    text = path.read_text()
+    if text and not text.endswith("\n"):
+        text = text[: text.rfind("\n") + 1]
+        partial = path.with_suffix(path.suffix + ".tmp")
+        partial.write_text(text)
+        os.replace(partial, path)
+    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if any(r["settings"] != settings for r in records):
+        raise SystemExit(f"{path} was built with other settings: write a new file")
+    return {r["index"] for r in records}
+
+
+def build(args: argparse.Namespace) -> None:
+    """Roll out the candidates of ``args.positions`` positions of the class, appending one line each."""
+    evaluator = load_evaluator(args.checkpoint)
+    settings = RolloutSettings(trials=args.trials, truncate=args.truncate)
+    recorded = {
+        "checkpoint": Path(args.checkpoint).name,
+        "seed": args.seed,
+        "games": args.games,
+        "top": args.top,
+        "margin": args.margin,
+        "trials": settings.trials,
+        "truncate": settings.truncate,
+        "variance_reduction": settings.variance_reduction,
+        "rollout_plies": settings.plies,
+        "prune": settings.prune,
+        "cubeless": True,
+    }
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = done_indices(out, recorded)
+    boards, dice = class_positions(evaluator, args.position_class, args.games, args.seed)
+    if len(boards) < args.positions:
+        print(f"only {len(boards)} {args.position_class} positions with a choice in {args.games} games")
+    boards, dice = boards[: args.positions], dice[: args.positions]
+    one_ply = choose_afterstates(served_search(evaluator, 1), boards, dice)
+    start, rolled = time.perf_counter(), 0
+    with open(out, "a") as f:
+        for index in range(len(boards)):
+            if index in done:
+                continue
+            board, roll = boards[index], dice[index]
+            plays, zero_ply = candidates(evaluator, board, roll, args.top, args.margin, one_ply[index])
+            results = rollout_afterstates(evaluator, plays, np.random.default_rng([args.seed, index]), settings)
+            texts = move_texts(board, roll)
+            record = {
+                "index": index,
+                "class": args.position_class,
+                "position_id": encode_position_id(board),
+                "dice": [int(d) for d in roll],
+                "candidates": [
+                    {
+                        "move": texts[play.tobytes()],
+                        "afterstate": result.position_id,
+                        "equity": round(result.equity, 5),
+                        "std_error": round(result.equity_std_error, 5),
+                        "zero_ply": round(float(score), 5),
+                    }
+                    for play, score, result in zip(plays, zero_ply, results)
+                ],
+                "settings": recorded,
+            }
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            rolled += 1
+            if rolled % 10 == 0:
+                print(f"{rolled} positions rolled out, {(time.perf_counter() - start) / rolled:.1f} s each", flush=True)
+    if rolled:
+        print(f"{rolled} positions rolled out in {time.perf_counter() - start:.0f} s ({out})")
+
+
+@dataclass(frozen=True)
+class ClassErrors:
+    """A bot's errors on a fixture, per position: ``errors`` x1000, the mover's rollout equity lost (NaN where
+    its choice is outside the candidates); ``clear``, the error exceeds twice the two plays' standard errors
+    combined (an overstatement of the difference's error: the candidates share their dice)."""
+
+    errors: np.ndarray
+    clear: np.ndarray
+
+    def summary(self) -> str:
+        """Mean error x1000 with its 95% interval, the shares of positions with an error and a clear one,
+        and the count of choices outside the candidates."""
+        inside = ~np.isnan(self.errors)
+        known, n = self.errors[inside], int(inside.sum())
+        half = 1.96 * known.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+        shares = [(float(p), 1.96 * np.sqrt(p * (1 - p) / n)) for p in ((known > 0).mean(), self.clear[inside].mean())]
+        return (
+            f"{n} positions: error x1000 per move {known.mean():.2f} +- {half:.2f} (95%), "
+            f"errs in {100 * shares[0][0]:.1f}% +- {100 * shares[0][1]:.1f}%, "
+            f"clearly in {100 * shares[1][0]:.1f}% +- {100 * shares[1][1]:.1f}%; "
+            f"{len(self.errors) - n} choices outside the candidates"
+        )
+
+
+def choice_errors(records: Sequence[dict], chooser: Chooser) -> ClassErrors:
+    """The errors of ``chooser``'s plays: the best candidate's rollout equity minus its choice's (x1000)."""
+    boards = np.array([decode_position_id(r["position_id"]) for r in records], dtype=np.int8)
+    dice = np.array([r["dice"] for r in records], dtype=np.int64)
+    chosen = chooser(boards, dice)
+    errors = np.full(len(records), np.nan)
+    clear = np.zeros(len(records), dtype=bool)
+    for row, (record, play) in enumerate(zip(records, chosen)):
+        by_id = {c["afterstate"]: c for c in record["candidates"]}
+        best = max(record["candidates"], key=lambda c: c["equity"])
+        mine = by_id.get(afterstate_id(play))
+        if mine is not None:
+            lost = best["equity"] - mine["equity"]
+            errors[row] = 1000 * lost
+            clear[row] = lost > 2 * np.hypot(best["std_error"], mine["std_error"])
+    return ClassErrors(errors, clear)
+
+
+def measure(args: argparse.Namespace) -> None:
+    """Print the errors of the checkpoint's bot on the fixture at each depth in ``args.plies``."""
+    records = load_records(Path(args.fixture))
+    evaluator = load_evaluator(args.checkpoint)
+    noise = np.mean([max(c["std_error"] for c in r["candidates"]) for r in records])
+    print(f"{args.fixture}: {len(records)} positions; mean largest candidate std error x1000 {1000 * noise:.2f}")
+    errors = {}
+    for plies in args.plies:
+        start = time.perf_counter()
+        search = served_search(evaluator, plies)
+        result = choice_errors(records, lambda b, d: choose_afterstates(search, b, d))
+        errors[plies] = result.errors
+        print(f"  {Path(args.checkpoint).name}, {plies}-ply: {result.summary()} ({time.perf_counter() - start:.0f} s)")
+    if len(errors) == 2:
+        gain = errors[0] - errors[1]  # paired by position: the same candidates judge both depths
+        gain = gain[~np.isnan(gain)]
+        half = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
+        print(f"  0-ply minus 1-ply error, paired: {gain.mean():.2f} +- {half:.2f} (95%) over {len(gain)} positions")
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--build", action="store_true", help="roll out a position set")
+    mode.add_argument("--measure", action="store_true", help="measure a bot on a position set")
+    parser.add_argument("--checkpoint", default=str(DEFAULT_CHECKPOINT), help="the bot built from, or measured")
+    parser.add_argument("--position-class", choices=("race", "crashed"), default="race")
+    parser.add_argument("--positions", type=int, default=250)
+    parser.add_argument("--games", type=int, default=1000, help="self-play games that give the positions")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--top", type=int, default=3, help="candidates: the best this many at 0-ply...")
+    parser.add_argument("--margin", type=float, default=0.03, help="...and every play within this of the best")
+    parser.add_argument("--trials", type=int, default=324, help="rollout games per candidate")
+    parser.add_argument("--truncate", type=int, help="rollout plies before the evaluator's value; default: to the end")
+    parser.add_argument("--out", help="the position set to write (--build)")
+    parser.add_argument("--fixture", help="the position set to read (--measure)")
+    parser.add_argument("--plies", type=int, nargs="+", choices=(0, 1), default=[0, 1], help="depths to measure")
+    args = parser.parse_args(argv)
+    if args.build and not args.out:
+        parser.error("--build needs --out")
+    if args.measure and not args.fixture:
+        parser.error("--measure needs --fixture")
+    with threadpool_limits(limits=1, user_api="blas"):
+        if args.build:
+            build(args)
+        else:
+            measure(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""benchmarks.class_errors: a set builds (and resumes) with the shape measure reads; the best choice costs nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.class_errors import choice_errors, main
+from benchmarks.common import load_records
+from engine import decode_position_id, flip
+
+TINY = ["--positions", "3", "--games", "20", "--trials", "36", "--truncate", "2"]
+
+
+@pytest.fixture(scope="module")
+def crashed_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three crashed positions with tiny truncated rollouts of their candidates."""
+    out = tmp_path_factory.mktemp("class_errors") / "crashed_set.jsonl"
+    main(["--build", "--position-class", "crashed", *TINY, "--out", str(out)])
+    return out
+
+
+def test_build_writes_one_line_per_position_resumes_and_keeps_one_judge(crashed_set: Path) -> None:
+    records = load_records(crashed_set)
+    assert [r["index"] for r in records] == [0, 1, 2]
+    for record in records:
+        assert len(record["dice"]) == 2 and len(record["candidates"]) >= 2
+        assert record["settings"]["trials"] == 36 and record["settings"]["truncate"] == 2
+        for candidate in record["candidates"]:
+            assert set(candidate) == {"move", "afterstate", "equity", "std_error", "zero_ply"}
+            assert candidate["std_error"] >= 0
+    main(["--build", "--position-class", "crashed", *TINY, "--out", str(crashed_set)])
+    assert load_records(crashed_set) == records
+    with pytest.raises(SystemExit, match="other settings"):
+        main(["--build", "--position-class", "crashed", *TINY, "--trials", "72", "--out", str(crashed_set)])
+
+
+def test_choosing_the_best_candidate_costs_nothing(crashed_set: Path) -> None:
+    records = load_records(crashed_set)
+    best = [max(r["candidates"], key=lambda c: c["equity"])["afterstate"] for r in records]
+
+    def oracle(boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+        """The afterstates (mover's view) of the best candidates: the IDs have the opponent on roll."""
+        return np.array([flip(decode_position_id(pid)) for pid in best])
+
+    result = choice_errors(records, oracle)
+    assert np.array_equal(result.errors, np.zeros(3)) and not result.clear.any()
+
+
+def test_measure_prints_both_depths(crashed_set: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--measure", "--fixture", str(crashed_set)])
+    lines = capsys.readouterr().out.splitlines()
+    assert "3 positions" in lines[0]
+    assert [("0-ply:" in line, "1-ply:" in line) for line in lines[1:3]] == [(True, False), (False, True)]
+    assert "paired" in lines[3] and "over 3 positions" in lines[3]
