@@ -225,6 +225,11 @@ def test_bad_positions_are_one_error_line(capsys, position, message):
         LongPosition.from_id(position)
 
 
+def test_a_number_of_thousands_of_digits_is_one_error_line(capsys):
+    status, out, err = run(capsys, "moves", "--variant", "long", "9" * 5000 + "x1/24x15", "31")
+    assert status == 2 and out == "" and err.startswith("error: ") and "is not 'point x count'" in err
+
+
 def test_bad_dice_and_options_are_one_error_line(capsys):
     for argv in (
         ["moves", "--variant", "long", START_TEXT, "71"],

@@ -27,7 +27,7 @@ from engine.long_nardy.board import CHECKERS, board_from_side_counts, side_count
 
 __all__ = ["format_long_text", "parse_long_text"]
 
-_ITEM = re.compile(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", re.ASCII)
+_ITEM = re.compile(r"\s*(\d{1,3})\s*[xX]\s*(\d{1,3})\s*", re.ASCII)  # bounded: int() never sees 5,000 digits
 
 
 def _side(text: str, name: str, what: str) -> list[int]:
