@@ -79,6 +79,21 @@ def test_evaluate_a_long_position_gives_mars_probabilities_and_money_equities(cl
     assert -3.0 < body["cubeful_equity"] < 3.0
 
 
+def test_cube_of_a_long_position_is_the_money_decision_on_its_networks_probabilities(client, player):
+    from bot.play.long_nardy import money_cube_decision
+
+    board = LongPosition.from_id(DOUBLE_TAKE_ID).board
+    answer = client.get("/v1/cube", params={"variant": "long", "position": DOUBLE_TAKE_ID})
+    assert answer.status_code == 200
+    body = answer.json()
+    decision = money_cube_decision(board, position_probabilities(player, board))
+    assert body["variant"] == "long" and body["mwc"] is None
+    assert (body["decision"], body["should_double"], body["should_take"]) == ("DOUBLE_TAKE", True, True)
+    assert body["decision"] == decision.verdict.value
+    assert body["equities"]["no_double"] == pytest.approx(decision.no_double)
+    assert body["equities"]["double_pass"] == 1.0
+
+
 def test_backgammon_stays_the_default_variant(client):
     answer = client.get("/v1/evaluate", params={"position": "4HPwATDgc/ABMA"})
     assert answer.status_code == 200 and answer.json()["variant"] == "backgammon"
@@ -92,6 +107,8 @@ def test_backgammon_stays_the_default_variant(client):
         ("/v1/moves", {"variant": "long", "position": START_ID, "dice": "31", "plies": 1, "top": 50}, "top 50"),
         ("/v1/evaluate", {"variant": "long", "position": "/////////////"}, "long nardy Position ID"),
         ("/v1/evaluate", {"variant": "short", "position": START_ID}, "variant"),
+        ("/v1/cube", {"variant": "long", "position": "4HPwATDgc/ABMA"}, "long nardy Position ID"),
+        ("/v1/resign", {"variant": "long", "position": START_ID}, "backgammon only"),
     ],
 )
 def test_bad_long_queries_get_400_naming_the_problem(client, path, params, words):

@@ -51,7 +51,6 @@ from bot.doors.http_views import (
     MoveResponse,
     MovesQuery,
     MovesResponse,
-    PositionQuery,
     ResignQuery,
     ResignResponse,
 )
@@ -245,8 +244,11 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
         return await compute(request, query.plies > 0, lambda: views.moves(bot, query))
 
     @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
-    async def cube(request: Request, query: Annotated[PositionQuery, Query()]) -> CubeResponse:
-        """Double / no double for the side on roll and take / pass for its opponent, with equities."""
+    async def cube(request: Request, query: Annotated[EvaluateQuery, Query()]) -> CubeResponse:
+        """Double / no double for the side on roll and take / pass for its opponent, with equities; ``variant=long``:
+        long nardy, money play with a centred cube."""
+        if query.variant == "long":
+            return await compute(request, query.plies > 0, lambda: long_nardy_views.cube(query))
         return await compute(request, query.plies > 0, lambda: views.cube(bot, query))
 
     @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])

@@ -126,6 +126,7 @@ class CubeEquities(BaseModel):
 
 
 class CubeResponse(BaseModel):
+    variant: Variant = _variant_field()
     position_id: str
     decision: str = Field(description="GNU Backgammon's verdict, e.g. NODOUBLE_TAKE, DOUBLE_PASS")
     should_double: bool
@@ -248,7 +249,7 @@ class MovesQuery(EvaluateQuery):
     )
 
 
-class ResignQuery(PositionQuery):
+class ResignQuery(EvaluateQuery):
     value: Optional[Literal["single", "gammon", "backgammon"]] = Field(
         None, description="single, gammon or backgammon (default: the Match ID's offer, else single)"
     )
@@ -364,7 +365,7 @@ def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
     )
 
 
-def cube(bot: Bot, query: PositionQuery) -> CubeResponse:
+def cube(bot: Bot, query: EvaluateQuery) -> CubeResponse:
     """Double / no double for the side on roll and take / pass for its opponent, with equities."""
     situation = _situation(query)
     result = bot.evaluate(situation.board, situation.state, query.plies)
@@ -402,6 +403,8 @@ def evaluate(bot: Bot, query: PositionQuery) -> EvaluateResponse:
 
 def resign(bot: Bot, query: ResignQuery) -> ResignResponse:
     """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
+    if query.variant == "long":
+        raise InvalidOptionError("variant=long: resignation advice is for backgammon only (long nardy: oin or mars)")
     situation = _situation(query)
     level = _resign_level(query.value, situation)
     result = bot.resign_decision(situation.board, situation.state, level, query.plies)

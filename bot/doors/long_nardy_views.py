@@ -1,4 +1,4 @@
-"""The HTTP API's long nardy answers: ``GET /v1/moves`` and ``/v1/evaluate`` with ``variant=long``.
+"""The HTTP API's long nardy answers: ``GET /v1/moves``, ``/v1/evaluate`` and ``/v1/cube`` with ``variant=long``.
 
 Plain functions from a parsed query to the same answer models as backgammon's
 (``bot.doors.http_views``), read from a long nardy Position ID (13 characters, the side
@@ -14,6 +14,8 @@ import functools
 import numpy as np
 
 from bot.doors.http_views import (
+    CubeEquities,
+    CubeResponse,
     EvaluateQuery,
     EvaluateResponse,
     MoveDetail,
@@ -96,4 +98,24 @@ def evaluate(query: EvaluateQuery) -> EvaluateResponse:
         cubeful_equity=money_cube_decision(position.board, five).no_double,
         mwc=None,
         plies=query.plies,
+    )
+
+
+def cube(query: EvaluateQuery) -> CubeResponse:
+    """Double / no double for the side on roll (money, centred cube) and take / pass for its opponent: the
+    cube module's model on the long nardy network's probabilities before the roll, mars as the gammon."""
+    position = read_long_position(query.position)
+    five = position_probabilities(long_nardy_player(), position.board, query.plies)
+    decision = money_cube_decision(position.board, five)
+    return CubeResponse(
+        variant="long",
+        position_id=position.id,
+        decision=decision.verdict.value,
+        should_double=decision.should_double,
+        should_take=decision.should_take,
+        equities=CubeEquities(
+            no_double=decision.no_double, double_take=decision.double_take, double_pass=decision.double_pass
+        ),
+        mwc=None,
+        probabilities=probabilities_view(five),
     )
