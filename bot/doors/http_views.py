@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from bot.equity.cube import CubeState
+from bot.equity.cube import CubeDecision, CubeState
 from bot.facade import Bot, RankedPlay
 from bot.equity.met import default_met
 from bot.doors.situation import Situation, parse_position
@@ -369,13 +369,20 @@ def cube(bot: Bot, query: EvaluateQuery) -> CubeResponse:
     """Double / no double for the side on roll and take / pass for its opponent, with equities."""
     situation = _situation(query)
     result = bot.evaluate(situation.board, situation.state, query.plies)
-    decision = result.cube
+    return cube_response(result.cube, result.probabilities, situation.position_id)
+
+
+def cube_response(
+    decision: CubeDecision, probabilities: np.ndarray, position_id: str, variant: Variant = "backgammon"
+) -> CubeResponse:
+    """The answer of ``/v1/cube``: ``decision`` of the side on roll, with the probabilities it was made on."""
     mwc = None
     no_double, double_take, double_pass = decision.mwc_no_double, decision.mwc_double_take, decision.mwc_double_pass
     if no_double is not None and double_take is not None and double_pass is not None:
         mwc = CubeEquities(no_double=no_double, double_take=double_take, double_pass=double_pass)
     return CubeResponse(
-        position_id=situation.position_id,
+        variant=variant,
+        position_id=position_id,
         decision=decision.verdict.value,
         should_double=decision.should_double,
         should_take=decision.should_take,
@@ -383,7 +390,7 @@ def cube(bot: Bot, query: EvaluateQuery) -> CubeResponse:
             no_double=decision.no_double, double_take=decision.double_take, double_pass=decision.double_pass
         ),
         mwc=mwc,
-        probabilities=probabilities_view(result.probabilities),
+        probabilities=probabilities_view(probabilities),
     )
 
 

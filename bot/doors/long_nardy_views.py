@@ -14,7 +14,6 @@ import functools
 import numpy as np
 
 from bot.doors.http_views import (
-    CubeEquities,
     CubeResponse,
     EvaluateQuery,
     EvaluateResponse,
@@ -23,6 +22,7 @@ from bot.doors.http_views import (
     MovesResponse,
     RankedMove,
     check_top,
+    cube_response,
     probabilities_view,
 )
 from bot.equity.outcomes import equity
@@ -106,16 +106,4 @@ def cube(query: EvaluateQuery) -> CubeResponse:
     cube module's model on the long nardy network's probabilities before the roll, mars as the gammon."""
     position = read_long_position(query.position)
     five = position_probabilities(long_nardy_player(), position.board, query.plies)
-    decision = money_cube_decision(position.board, five)
-    return CubeResponse(
-        variant="long",
-        position_id=position.id,
-        decision=decision.verdict.value,
-        should_double=decision.should_double,
-        should_take=decision.should_take,
-        equities=CubeEquities(
-            no_double=decision.no_double, double_take=decision.double_take, double_pass=decision.double_pass
-        ),
-        mwc=None,
-        probabilities=probabilities_view(five),
-    )
+    return cube_response(money_cube_decision(position.board, five), five, position.id, variant="long")
