@@ -20,12 +20,13 @@ from starlette.concurrency import run_in_threadpool
 from bot.play.analysis import AnalysisError
 from bot.doors import analysis_views as views
 from bot.doors.analysis_views import MAX_MAT_BYTES, MAX_SGF_BYTES, MAX_UPLOAD_BYTES, RolloutQuery, SetupQuery, SetupView
-from bot.doors.http_limits import BUSY_RESPONSES, compute
+from bot.doors.http_limits import BUSY_RESPONSES, TOO_LARGE_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.facade import Bot
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"}
+    400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"},
+    **TOO_LARGE_RESPONSES,
 }
 _HEAVY_ERRORS = {**_ERRORS, **BUSY_RESPONSES}  # the routes whose work goes through the heavy queue
 _TAGS: list[str | Enum] = ["analysis"]

@@ -33,6 +33,7 @@ from bot.doors import long_nardy_views
 from bot.search.cancel import Cancelled
 from bot.doors.http_limits import (
     BUSY_RESPONSES,
+    TOO_LARGE_RESPONSES,
     BodyDeadline,
     BusyError,
     HeavyQueue,
@@ -179,7 +180,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "the request does not describe a legal position/dice, or asks for "
         "more work than the server's limit",
     },
-    413: {"model": ErrorMessage, "description": f"a request body over {MAX_REQUEST_BYTES} bytes"},
+    **TOO_LARGE_RESPONSES,
     **BUSY_RESPONSES,
 }
 

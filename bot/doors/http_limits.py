@@ -46,6 +46,10 @@ CANDIDATE_WEIGHT = 1.5
 # Trials without variance reduction evaluate the rolled dice's plays only, not all 21 rolls'.
 NO_VR_WEIGHT = 0.1
 # The OpenAPI answers of a route whose work may go through the queue.
+# Every route may answer 413: the server refuses a body over its route's limit before reading it.
+TOO_LARGE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorMessage, "description": "a request body over the route's limit, or a chunked one"},
+}
 BUSY_RESPONSES: dict[int | str, dict[str, Any]] = {
     503: {
         "model": ErrorMessage,

@@ -31,7 +31,7 @@ from fastapi.staticfiles import StaticFiles
 
 from bot.doors import long_nardy_web as long_views
 from bot.doors import web_views as views
-from bot.doors.http_limits import BUSY_RESPONSES, compute
+from bot.doors.http_limits import BUSY_RESPONSES, TOO_LARGE_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.doors.web_views import BoardQuery, BoardView, GameRequest, GameView, NewGameRequest, PlayRequest, ResignRequest
 from bot.facade import Bot
@@ -42,7 +42,8 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {
         "model": ErrorMessage,
         "description": "an unreadable game token or position, or an action the game does not allow now",
-    }
+    },
+    **TOO_LARGE_RESPONSES,
 }
 _HEAVY_ERRORS = {**_ERRORS, **BUSY_RESPONSES}  # the routes whose work may go through the heavy queue
 _TAGS: list[str | Enum] = ["game"]
