@@ -122,19 +122,16 @@ class PrefixMasks:
     """(M, MAX_ACTIONS) int8 masks of each row's first n actions, kept in one array and rewritten in place.
 
     A step changes only the entries between a row's old and new count, a few dozen bytes a row,
-    where a fresh array would write (and its reader scan) all of it. The array handed out is
-    read-only, since the next ``update`` relies on it holding the last counts.
+    where building the masks afresh would write all of it; each step's caller gets a copy.
     """
 
     def __init__(self, count: int) -> None:
         self._array = np.zeros((count, MAX_ACTIONS), dtype=np.int8)
         self._sizes = np.zeros(count, dtype=np.int64)
         self._row_starts = np.arange(count, dtype=np.int64) * MAX_ACTIONS
-        self.view = self._array.view()
-        self.view.flags.writeable = False
 
     def update(self, sizes: np.ndarray) -> np.ndarray:
-        """The masks of ``sizes`` (M,) legal actions: the same read-only array every call."""
+        """The masks of ``sizes`` (M,) legal actions, a new array the caller keeps."""
         low, high = np.minimum(self._sizes, sizes), np.maximum(self._sizes, sizes)
         lengths = high - low
         ends = np.cumsum(lengths)
@@ -143,7 +140,7 @@ class PrefixMasks:
         fill = np.repeat((sizes > self._sizes).view(np.int8), lengths)
         self._array.reshape(-1)[first + np.arange(len(first))] = fill
         self._sizes = sizes.copy()
-        return self.view
+        return self._array.copy()
 
 
 class Games:

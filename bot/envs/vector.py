@@ -6,8 +6,8 @@ plays the N agents' moves, the opponents' replies in one batch, restarts the gam
 ended (autoreset in the same step: ``metadata["autoreset_mode"]`` is ``SAME_STEP``; the
 ended game's last observation is ``infos["final_obs"]``, where ``infos["_final_obs"]``),
 and lists the legal plays of all N rolls in one generator call.
-``infos["action_mask"]`` is (N, MAX_ACTIONS) int8, the caller's to keep (a copy of masks
-kept up to date in place by ``bot.envs.games.PrefixMasks``). ``infos["legal_count"]`` (N,)
+``infos["action_mask"]`` is (N, MAX_ACTIONS) int8, the caller's to keep (``bot.envs.games.PrefixMasks``
+keeps them up to date in place). ``infos["legal_count"]`` (N,)
 counts each game's legal actions, which are ``0 .. legal_count[i] - 1``: enough for agents
 that sample or index them without reading the masks. ``moves`` (``bot.envs.games.Legal``)
 holds every game's afterstates, in the agent's view, for learners that score afterstates.
@@ -77,7 +77,7 @@ class BackgammonVectorEnv(VectorEnv):
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
         self.moves = legal(self.games.boards, self.games.dice)
         sizes = self.moves.sizes
-        infos = {"action_mask": self._masks.update(sizes).copy(), "legal_count": sizes.copy()}
+        infos = {"action_mask": self._masks.update(sizes), "legal_count": sizes.copy()}
         return observe(self.games.boards, self.games.dice), infos
 
     def reset(
