@@ -2,9 +2,11 @@
 
 ``read_records(text)`` reads a Jellyfish .mat match (``engine.matfile``), a GNU Backgammon .sgf
 (``engine.sgf``) or a list of positions, one Position ID, ``PositionID:MatchID`` or XGID a line
-(``engine.position_formats``), and says which it was. The format comes from the text, never from a file
-name: a .sgf starts with ``(``; a position list's first line that is neither blank nor a comment
-(``#`` or ``;``) is a position; anything else is read as .mat, whose errors say what was expected.
+(``engine.position_formats``), and says which it was; ``read_records_bytes`` also reads an eXtreme
+Gammon .xg match (``engine.xgfile``), a binary file. The format comes from the content, never from a
+file name: an .xg starts with the bytes ``RGMH``; a .sgf starts with ``(``; a position list's first
+line that is neither blank nor a comment (``#`` or ``;``) is a position; anything else is read as
+.mat, whose errors say what was expected.
 A single game or a money session is a match like any other (a .mat of one game; ``save game``,
 a money session in .sgf).
 
@@ -23,6 +25,7 @@ from engine.errors import BackgammonError, quote
 from engine.matfile import InvalidMatFileError, MatMatch, parse_mat
 from engine.position_formats import PositionSetup, read_position
 from engine.sgf import parse_sgf
+from engine.xgfile import is_xg, parse_xg
 
 _POSITION_LINE = re.compile(r"(?:XGID=\S+|[A-Za-z0-9+/]{14}(?::[A-Za-z0-9+/]{12})?)", re.IGNORECASE)
 
@@ -95,11 +98,20 @@ def read_match(text: str, source: str = "match file") -> MatMatch:
     return records
 
 
-def read_records_file(path: str | os.PathLike) -> MatMatch | list[PositionLine]:
-    """``read_records`` of the file at ``path`` (UTF-8; a file that is not gives one error naming it)."""
+def read_records_bytes(data: bytes, source: str = "match file") -> MatMatch | list[PositionLine]:
+    """The match of an .xg file's bytes, else ``read_records`` of the text (UTF-8; text that is not gives one
+    error naming ``source``)."""
+    if is_xg(data):
+        return parse_xg(data, source)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InvalidMatFileError(f"{path}: not UTF-8 text ({error})") from None
-    return read_records(text, str(path))
+        raise InvalidMatFileError(f"{source}: neither an .xg file nor UTF-8 text ({error})") from None
+    return read_records(text, source)
+
+
+def read_records_file(path: str | os.PathLike) -> MatMatch | list[PositionLine]:
+    """``read_records_bytes`` of the file at ``path``."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return read_records_bytes(data, str(path))

@@ -23,7 +23,7 @@ right player's. Turns alternate, so a line is one action of each side; a player
 who moves first from the right leaves the first left entry empty. A ``Wins`` entry
 that has no room beside the last action gets a line of its own without a number.
 Moves are written one checker step at a time (``25`` = bar, ``0`` = off, ``*`` a
-hit) as gnubg does; the reader also takes ``bar``/``off``, ``13/7*/5`` and ``8/5(2)``.
+hit) as gnubg does; the reader also takes ``bar``/``off``, ``13/7*/5``, ``8/5(2)`` and XG's ``Resigns``.
 
 >>> game = MatGame((0, 0), (MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_double(1, 2),
 ...                         MatAction.of_drop(0)), winner=1, points=1)
@@ -313,6 +313,7 @@ class _GameReader:
         self.actions: list[MatAction] = []
         self.winner: Optional[int] = None
         self.points = 0
+        self.resigned: Optional[int] = None  # the player who resigned, whose opponent's Wins follows
 
     def add(self, entry: str, player: int, where: str) -> None:
         text = entry.strip()
@@ -329,7 +330,11 @@ class _GameReader:
             self.actions.append(MatAction.of_take(player))
         elif text.lower().startswith("drop"):
             self.actions.append(MatAction.of_drop(player))
+        elif text.lower().startswith("resign"):
+            self.resigned = player
         elif wins:
+            if self.resigned == player:
+                raise InvalidMatFileError(f"{where}: {quote(text)} by the player who resigned")
             self.winner, self.points = player, _number(wins[1], "points", where)
         elif _BEAVER.fullmatch(text):
             raise InvalidMatFileError(
@@ -337,7 +342,7 @@ class _GameReader:
             )
         else:
             raise InvalidMatFileError(
-                f"{where}: cannot read {quote(text)} (expected a roll, Doubles, Takes, Drops or Wins)"
+                f"{where}: cannot read {quote(text)} (expected a roll, Doubles, Takes, Drops, Resigns or Wins)"
             )
 
     def game(self, where: str) -> MatGame:

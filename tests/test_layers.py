@@ -8,7 +8,8 @@ rollouts), the facade (``bot/facade.py``: ``Bot``; ``bot/__init__.py`` names it)
 (``bot.envs``) and ``training``. Also:
 
 - ``engine`` works with numpy alone; numba only inside ``engine/kernels.py``, which only
-  ``bot/evaluation/kernels.py`` imports by name (``engine.compiled`` loads it for big batches).
+  ``bot/evaluation/kernels.py`` imports by name (``engine.compiled`` loads it for big batches);
+  gammonview's ``gvformat`` only inside ``engine/xgfile.py``'s reader, on first use.
 - torch only inside ``bot/evaluation/checkpoint.py``'s functions, so serving never loads it.
 - Door libraries (argparse, sockets, HTTP servers and frameworks) only in ``bot.doors`` and in a
   package's ``__main__.py``; Gymnasium, PettingZoo and OpenSpiel only in ``bot.envs``.
@@ -40,7 +41,7 @@ ALLOWED = {
 }
 SERVING = {"numpy", "tqdm", "torch", "numba"}
 THIRD_PARTY = {
-    "engine": {"numpy", "numba"},
+    "engine": {"numpy", "numba", "gvformat"},
     **{layer: SERVING for layer in (*BOT_LAYERS, "api", "entry")},
     "training": None,  # anything
     "doors": None,
@@ -107,6 +108,10 @@ def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
             if top == "torch":
                 assert path == ROOT / "bot" / "evaluation" / "checkpoint.py" and not module_level, (
                     f"{path.relative_to(ROOT)} imports torch: serving must not"
+                )
+            if top == "gvformat":
+                assert path == ROOT / "engine" / "xgfile.py" and not module_level, (
+                    f"{path.relative_to(ROOT)} imports gvformat: engine.xgfile reads .xg files with it on first use"
                 )
             if top == "numba":
                 assert path in (ROOT / "bot" / "evaluation" / "kernels.py", ROOT / "engine" / "kernels.py"), (

@@ -381,3 +381,23 @@ GNUBG_BEAVER = """\
 def test_a_variant_that_cannot_be_read_gets_one_error_naming_the_line(text, message):
     with pytest.raises(InvalidMatFileError, match=re.escape(message)):
         parse_mat(text)
+
+
+# XG's export of a resigned game: the loser's "Resigns", then the winner's "Wins".
+XG_RESIGNATION = """\
+ 3 point match
+
+ Game 1
+ Alice : 0                                 Bob : 0
+  1) 31: 8/5 6/5                            42: 8/4 6/4
+  2) Resigns                                Wins 2 points
+"""
+
+
+def test_a_resignation_as_xg_writes_it_ends_the_game():
+    (game,) = parse_mat(XG_RESIGNATION).games
+    assert [a.kind for a in game.actions] == [ActionKind.MOVE, ActionKind.MOVE]
+    assert (game.winner, game.points) == (1, 2) and not replay_game(game).over
+    resigner_wins = XG_RESIGNATION.replace("Resigns                                Wins", "Resigns\n  3) Wins")
+    with pytest.raises(InvalidMatFileError, match=re.escape("line 7: 'Wins 2 points' by the player who resigned")):
+        parse_mat(resigner_wins)

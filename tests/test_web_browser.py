@@ -360,6 +360,24 @@ def test_match_analysis_steps_through_the_decisions(page, servers, tmp_path):
 
 
 @pytest.mark.slow
+def test_an_xg_file_is_analysed_and_an_illegal_one_named(page, servers):
+    """eXtreme Gammon's binary files go up as they are (tests/data/xg/README.md)."""
+    page.allowed_logs.add(BAD_REQUEST_LOG)
+    xg = Path(__file__).parent / "data" / "xg"
+    page.goto(servers["real"] + "/")
+    expect = sync_api.expect
+    page.click("#tab-match")
+    by(page, "mat-input").set_input_files(str(xg / "B4_SrGcsKAQmoTyHlgJCbM.xg"))
+    by(page, "analyse-match").click()
+    expect(by(page, "player-row")).to_have_count(2, timeout=30000)
+    expect(by(page, "match-players")).to_contain_text("Bluepoint02")
+    assert by(page, "decision-row").count() > 40
+    by(page, "mat-input").set_input_files(str(xg / "hQ8sVn2LbTdF4wRm.xg"))
+    by(page, "analyse-match").click()
+    expect(by(page, "error")).to_contain_text("game 2 record 186")
+
+
+@pytest.mark.slow
 def test_a_damaged_mat_file_shows_a_message_and_the_page_keeps_working(page, servers, tmp_path):
     page.allowed_logs.add(BAD_REQUEST_LOG)
     damaged = tmp_path / "damaged.mat"

@@ -25,7 +25,7 @@ from bot.doors.http_views import ErrorMessage
 from bot.facade import Bot
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorMessage, "description": "a damaged .mat file, a bad position, or a bound exceeded"},
+    400: {"model": ErrorMessage, "description": "a damaged match file, a bad position, or a bound exceeded"},
     **TOO_LARGE_RESPONSES,
 }
 _HEAVY_ERRORS = {**_ERRORS, **BUSY_RESPONSES}  # the routes whose work goes through the heavy queue
@@ -41,7 +41,15 @@ _MAT_BODY = {
                     f"(at most {MAX_SGF_BYTES} bytes) match, money session or game, UTF-8; the format is read "
                     "from the content",
                 }
-            }
+            },
+            "application/octet-stream": {
+                "schema": {
+                    "type": "string",
+                    "format": "binary",
+                    "description": f"an eXtreme Gammon .xg match or session (at most {MAX_SGF_BYTES} bytes), "
+                    "as the file holds it",
+                }
+            },
         },
     }
 }
@@ -63,12 +71,12 @@ async def _bounded_body(request: Request) -> bytes:
 
 def add_analysis_routes(app: FastAPI, bot: Bot) -> None:
     """Serve ``POST /v1/analyze``, ``GET /v1/rollout`` and ``GET /v1/setup`` for ``bot``."""
-    app.state.body_limits["/v1/analyze"] = MAX_UPLOAD_BYTES  # a .mat or .sgf file, not a small JSON body
+    app.state.body_limits["/v1/analyze"] = MAX_UPLOAD_BYTES  # a .mat, .sgf or .xg file, not a small JSON body
 
     @app.post("/v1/analyze", responses=_HEAVY_ERRORS, tags=_TAGS, openapi_extra=_MAT_BODY)
     async def analyze(request: Request, plies: Annotated[int, Query(ge=0, le=1)] = 0) -> dict:
-        """Every checker play and cube decision of a .mat match analysed: per-player statistics (error rates in
-        mEMG, PR, luck) and every decision with its error and mark, as ``nardy analyze --json``."""
+        """Every checker play and cube decision of a .mat, .sgf or .xg match analysed: per-player statistics (error
+        rates in mEMG, PR, luck) and every decision with its error and mark, as ``nardy analyze --json``."""
         body = await _bounded_body(request)
         match = await run_in_threadpool(views.read_mat, body, plies, app.state.limits)  # refused before queueing
         return await compute(request, True, lambda: views.analyze_parsed(bot, match, plies))

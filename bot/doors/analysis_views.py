@@ -1,6 +1,6 @@
 """The analysis endpoints' views: plain functions from a parsed request to JSON data (no web framework).
 
-- ``analyze(bot, text, plies)``: a .mat or .sgf file's text, analysed (``bot.play.analysis``), as
+- ``analyze(bot, body, plies)``: a .mat, .sgf or .xg file's bytes, analysed (``bot.play.analysis``), as
   ``MatchAnalysis.to_json()`` with the match's chart (SVG); a damaged file raises an engine error naming the line.
 - ``rollout(bot, query)``: ``bot.doors.rollout_command.rollout_json`` with bounds on the
   trials, the truncation and the number of plays, so one request stays short.
@@ -33,6 +33,7 @@ from engine.errors import InvalidMatchError
 from engine.game import Game, Phase, from_ids
 from engine.match import MAX_CUBE, MatchState
 from engine.matchfiles import FileKind, kind_of, read_match
+from engine.xgfile import is_xg, parse_xg
 from engine.matfile import MatMatch
 from engine.position import Position
 from engine.position_id import decode_position_id
@@ -41,9 +42,10 @@ from engine.position_id import decode_position_id
 # 1-ply costs more per decision than 0-ply, so 1-ply gets the smaller bound (docs/analysis.md).
 MAX_MAT_BYTES = 32 * 1024
 MAX_ONE_PLY_BYTES = 8 * 1024
-# A GNU Backgammon .sgf is bulkier than the .mat of the same match (gnubg stores its evaluations in it: a
-# 3-point match it played runs to 100-200 KB), so it is bounded by its actions instead, as many as the
-# .mat bounds allow (a .mat line of two actions takes about 26 bytes an action).
+# A GNU Backgammon .sgf or eXtreme Gammon .xg is bulkier than the .mat of the same match (each stores its
+# program's evaluations: a 3-point match gnubg played runs to 100-200 KB of .sgf, a 7-point match of XG's
+# to about 110 KB of .xg), so it is bounded by its actions instead, as many as the .mat bounds allow (a
+# .mat line of two actions takes about 26 bytes an action).
 MAX_SGF_BYTES = 512 * 1024
 MAT_BYTES_PER_ACTION = 26
 MAX_UPLOAD_BYTES = max(MAX_MAT_BYTES, MAX_SGF_BYTES)
@@ -98,29 +100,36 @@ def rollout(bot: Bot, query: RolloutQuery) -> dict:
     return rollout_json(bot, situation, dice, settings, query.seed, query.cubeful, query.candidates)
 
 
+def _read_upload(body: bytes, plies: int) -> tuple[MatMatch, str]:
+    """The match of an uploaded file and its format's name, refused when too big for ``plies``."""
+    if is_xg(body):
+        kind, limit = ".xg", MAX_SGF_BYTES
+    else:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise AnalysisError(f"uploaded file: neither an .xg file nor UTF-8 text ({error})") from None
+        kind = ".sgf" if kind_of(text) is FileKind.SGF else ".mat"
+        limit = MAX_SGF_BYTES if kind == ".sgf" else MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
+    if len(body) > limit:
+        raise AnalysisError(f"{kind} file of {len(body)} bytes: at {plies}-ply at most {limit} are analysed")
+    source = f"uploaded {kind}"
+    return (parse_xg(body, source) if kind == ".xg" else read_match(text, source)), kind
+
+
 def read_mat(body: bytes, plies: int, limits: Limits) -> MatMatch:
-    """The match of an uploaded .mat or .sgf file (``engine.matchfiles``, told apart by content), refused (an
-    engine error) when unreadable, too big for ``plies``, or over ``limits.max_work`` to analyse: checked
+    """The match of an uploaded .mat, .sgf or .xg file (``engine.matchfiles``, told apart by content), refused
+    (an engine error) when unreadable, too big for ``plies``, or over ``limits.max_work`` to analyse: checked
     before the work is queued."""
     if plies not in ANALYSIS_PLIES:
         raise AnalysisError(f"plies {plies}: expected one of {ANALYSIS_PLIES}")
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise AnalysisError(f"uploaded file: not UTF-8 text ({error})") from None
-    sgf = kind_of(text) is FileKind.SGF
-    limit = MAX_SGF_BYTES if sgf else MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
-    if len(body) > limit:
-        raise AnalysisError(
-            f"{'.sgf' if sgf else '.mat'} file of {len(body)} bytes: at {plies}-ply at most {limit} are analysed"
-        )
-    match = read_match(text, source="uploaded .sgf" if sgf else "uploaded .mat")
+    match, kind = _read_upload(body, plies)
     actions = sum(len(game.actions) for game in match.games)
     most = (MAX_ONE_PLY_BYTES if plies else MAX_MAT_BYTES) // MAT_BYTES_PER_ACTION
-    if sgf and actions > most:
-        raise AnalysisError(f".sgf file of {actions} actions: at {plies}-ply at most {most} are analysed")
+    if kind != ".mat" and actions > most:
+        raise AnalysisError(f"{kind} file of {actions} actions: at {plies}-ply at most {most} are analysed")
     check_work(
-        f".mat file of {actions} actions at {plies}-ply",
+        f"{kind} file of {actions} actions at {plies}-ply",
         analysis_work(actions, plies),
         limits,
         "analyse fewer games or at 0-ply",
@@ -129,7 +138,7 @@ def read_mat(body: bytes, plies: int, limits: Limits) -> MatMatch:
 
 
 def analyze(bot: Bot, body: bytes, plies: int = 0, limits: Limits = Limits()) -> dict:
-    """The analysis JSON of ``nardy analyze --json`` for a .mat file's bytes (``read_mat``'s bounds), with
+    """The analysis JSON of ``nardy analyze --json`` for a match file's bytes (``read_mat``'s bounds), with
     ``chart``: the match drawn as SVG (``bot.doors.match_chart``)."""
     return analyze_parsed(bot, read_mat(body, plies, limits), plies)
 

@@ -1,15 +1,16 @@
-"""The ``analyze`` subcommand: a whole .mat or .sgf match analysed (``bot.play.analysis``), as GNU
+"""The ``analyze`` subcommand: a whole .mat, .sgf or .xg match analysed (``bot.play.analysis``), as GNU
 Backgammon's statistics.
 
 ``nardy analyze FILE [--plies P] [--json] [--html OUT.html] [--sgf OUT.sgf]``: reads the file
-(``engine.matchfiles``: .mat, .sgf or a position list, told apart by content; a damaged one is an
-error naming the line), analyses every
+(``engine.matchfiles``: .mat, .sgf, eXtreme Gammon .xg or a position list, told apart by content; a
+damaged one is an error naming the line, or an .xg's game and record), analyses every
 decision of both players, and prints the statistics per player (left column first)
 and the marked decisions; ``--json`` prints ``MatchAnalysis.to_json()``; ``--html``
 also writes one self-contained page with the match's chart and an SVG board of each marked decision;
 ``--sgf`` the match as a GNU Backgammon .sgf with the analysis's marks (``bot.doors.sgf_export``).
-A game with an illegal recorded action is analysed up to it, with a message. A list of positions is
-answered position by position (``bot.doors.position_list``).
+A game of a .mat or .sgf with an illegal recorded action is analysed up to it, with a message (an .xg
+move is read as the legal play that leaves its board: a file with none is refused, naming the record).
+A list of positions is answered position by position (``bot.doors.position_list``).
 """
 
 from __future__ import annotations
@@ -179,7 +180,7 @@ def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
     from engine.matchfiles import read_records_file
     from engine.matfile import MatMatch
 
-    records = read_records_file(args.file)  # .mat, .sgf or a position list, told apart by content
+    records = read_records_file(args.file)  # .mat, .sgf, .xg or a position list, told apart by content
     if not isinstance(records, MatMatch):
         if args.html or args.sgf:
             raise InvalidOptionError(f"{args.file}: a list of positions has no match to write as --html or --sgf")
@@ -211,12 +212,12 @@ def add_analyze(subparsers) -> None:
     """The ``analyze`` subcommand."""
     p = subparsers.add_parser(
         "analyze",
-        help="analyse every decision of a .mat or .sgf match, GNU Backgammon-style, or each position of a list",
+        help="analyse every decision of a .mat, .sgf or .xg match, GNU Backgammon-style, or each position of a list",
     )
     p.add_argument(
         "file",
         metavar="FILE",
-        help="a Jellyfish .mat or GNU Backgammon .sgf match, money session or "
+        help="a Jellyfish .mat, GNU Backgammon .sgf or eXtreme Gammon .xg match, money session or "
         "game, or a list of positions (Position IDs or XGIDs, one a line); the format is read from the content",
     )
     p.add_argument(

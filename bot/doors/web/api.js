@@ -42,7 +42,7 @@ export function post(path, body) {
   });
 }
 
-// A raw body (a .mat file: a File or a string) posted as text, e.g. to /v1/analyze?plies=0.
+// A raw body (a match file: a File or a string) posted as is, e.g. to /v1/analyze?plies=0.
 export function postRaw(path, params, body) {
   const query = new URLSearchParams(params).toString();
   return request(query ? `${path}?${query}` : path, {

@@ -1,4 +1,5 @@
-// Match analysis: a .mat or GNU Backgammon .sgf file (the server tells them apart by content) posted raw
+// Match analysis: a .mat, GNU Backgammon .sgf or eXtreme Gammon .xg file (the server tells them apart by
+// content) posted raw
 // to /v1/analyze (0- or 1-ply), the players' statistics and the match drawn as a chart (the server's SVG:
 // the left player's chances, errors and luck marked),
 // and every analysed decision in a list, stepped through with the position drawn on the board
@@ -52,7 +53,7 @@ export class MatchAnalysis {
     const ui = this.ui, el = ui.el;
     const file = el.matInput.files[0];
     if (!file) {
-      ui.showError("choose a match file first: a .mat or a GNU Backgammon .sgf");
+      ui.showError("choose a match file first: a .mat, a GNU Backgammon .sgf or an eXtreme Gammon .xg");
       return;
     }
     const plies = Number(el.matchDepth.value) || 0;
