@@ -108,6 +108,8 @@ OUT_OF_BOUNDS = [
     ["hint", "4HPwATDgc/ABMA", "31", "--top", "100000000000000000000"],
     ["external", "--port", "65536"],
     ["serve", "--port", "-1"],
+    ["serve", "--heavy-slots", "0"],
+    ["serve", "--max-work", "1000000001"],
 ]
 
 
@@ -209,6 +211,19 @@ def test_a_busy_port_is_an_error_line(checkpoint):
         port = str(taken.getsockname()[1])
         status, _, err = cli("external", "--port", port, "--checkpoint", checkpoint)
     assert status == 2 and err.startswith("error: ") and "in use" in err
+
+
+def test_serve_takes_its_limits_from_the_command_line(monkeypatch, checkpoint):
+    import bot.doors.http_app
+    from bot.doors.http_limits import Limits
+
+    seen = []
+    monkeypatch.setattr(bot.doors.http_app, "serve", lambda bot, host, port, limits: seen.append(limits))
+    assert cli("serve", "--checkpoint", checkpoint)[0] == 0
+    assert seen == [Limits()]
+    argv = ["--max-work", "500", "--heavy-slots", "2", "--heavy-queue", "0", "--heavy-wait", "1", "--work-seconds", "9"]
+    assert cli("serve", "--checkpoint", checkpoint, *argv)[0] == 0
+    assert seen[1] == Limits(max_work=500, heavy_slots=2, heavy_queue=0, heavy_wait=1.0, work_seconds=9.0)
 
 
 def _blas_threads() -> int:

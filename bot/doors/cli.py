@@ -184,8 +184,16 @@ def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> in
 
 def _run_serve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.http_app import serve
+    from bot.doors.http_limits import Limits
 
-    serve(_load(args), args.host, args.port)
+    limits = Limits(
+        max_work=args.max_work,
+        heavy_slots=args.heavy_slots,
+        heavy_queue=args.heavy_queue,
+        heavy_wait=float(args.heavy_wait),
+        work_seconds=float(args.work_seconds),
+    )
+    serve(_load(args), args.host, args.port, limits)
     return 0
 
 
@@ -250,9 +258,20 @@ def add_external(subparsers) -> None:
 
 
 def add_serve(subparsers) -> None:
+    from bot.doors.http_limits import Limits
+
     p = subparsers.add_parser("serve", help="serve the HTTP JSON API (OpenAPI at /docs)")
     _add_address(p, HTTP_PORT)
     _add_common(p)
+    limits = Limits()  # the defaults, docs/http_limits.md
+    for option, low, high, default, what in (
+        ("--max-work", 1, 10**9, limits.max_work, "rollouts and analyses estimated over this many trial-plies get 400"),
+        ("--heavy-slots", 1, 64, limits.heavy_slots, "requests above 0-ply computed at once"),
+        ("--heavy-queue", 0, 10_000, limits.heavy_queue, "requests above 0-ply waiting at once; one more gets 503"),
+        ("--heavy-wait", 0, 3600, int(limits.heavy_wait), "seconds a request waits for its slot before 503"),
+        ("--work-seconds", 1, 86_400, int(limits.work_seconds), "seconds of work before a request is cancelled (503)"),
+    ):
+        p.add_argument(option, action=Bounded, low=low, high=high, default=default, help=f"{what} (default {default})")
     p.set_defaults(run=_run_serve)
 
 
