@@ -50,9 +50,9 @@ TWO_SIDED_CHECKERS = 6
 FORMAT_VERSION = 1
 
 # C(n, k) for n < 32, k <= 6, zero where k > n.
-_BINOMIAL = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(32)], dtype=np.int64)
+BINOMIAL = np.array([[comb(n, k) for k in range(POINTS + 1)] for n in range(32)], dtype=np.int64)
 # _PLACE[k][s] = C(s + k - 1, k): the term of p_k = s + k - 1 in a home board's index.
-_PLACE = [_BINOMIAL[np.arange(32 - POINTS) + k - 1, k] for k in range(POINTS + 1)]
+_PLACE = [BINOMIAL[np.arange(32 - POINTS) + k - 1, k] for k in range(POINTS + 1)]
 _SCALE = 65535
 
 
@@ -102,9 +102,9 @@ def home_counts(index: np.ndarray) -> np.ndarray:
     rest = index.copy()
     p = np.empty(index.shape + (POINTS,), dtype=np.int64)
     for k in range(POINTS, 0, -1):  # greedy: the largest p_k with C(p_k, k) <= rest
-        p_k = np.searchsorted(_BINOMIAL[:, k], rest, side="right") - 1
+        p_k = np.searchsorted(BINOMIAL[:, k], rest, side="right") - 1
         p[..., k - 1] = p_k
-        rest = rest - _BINOMIAL[p_k, k]
+        rest = rest - BINOMIAL[p_k, k]
     from_back = p - np.arange(POINTS)
     counts_from_back = np.diff(from_back, axis=-1, prepend=0)
     return counts_from_back[..., ::-1]

@@ -159,6 +159,25 @@ def _hits_globals(boards: np.ndarray) -> np.ndarray:
     return np.concatenate([_extended_globals(boards), hit_features(boards)], axis=1)
 
 
+def _race_globals(boards: np.ndarray) -> np.ndarray:
+    """(B, 11 + 13): the "hits" globals, then ``bot.evaluation.race_features.race_features`` (both sides' rolls)."""
+    from bot.evaluation.race_features import race_features
+
+    return np.concatenate([_hits_globals(boards), race_features(boards)], axis=1)
+
+
+def _race() -> Encoding:
+    """The race encoding, its module (and the one-sided database it reads) loaded only for a race network."""
+    from bot.evaluation.race_features import RACE_FEATURES
+
+    return Encoding(
+        "race",
+        _flat(np.concatenate([_tesauro_slots(), _count_slots()], axis=2)),
+        _race_globals,
+        _EXTENDED_GLOBALS + HIT_FEATURES + RACE_FEATURES,
+    )
+
+
 def _flat(table: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(table.reshape(26 * VALUES, -1))
 
@@ -205,6 +224,9 @@ ENCODINGS: dict[str, Callable[[], Encoding]] = {
         _hits_globals,
         _EXTENDED_GLOBALS + HIT_FEATURES,
     ),
+    # "hits" plus race inputs (bot.evaluation.race_features): each side's expected rolls to bear off all its
+    # checkers and one, from the one-sided database, checkers outside home, crossovers, the leads. F = 224.
+    "race": _race,
     # Long nardy boards (bot.evaluation.long_nardy_encoding): each side's points in its own numbering
     # (Tesauro's units), pips, quarters, borne off, runs of held points, all home. F = 210.
     "long_nardy": _long_nardy,

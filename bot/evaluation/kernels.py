@@ -144,6 +144,53 @@ def extended_globals(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no
         out[b, 4] = np.float32(back) / np.float32(25.0)
 
 
+@_compiled(nogil=True, boundscheck=False)
+def race_features(
+    boards: np.ndarray,
+    binomial: np.ndarray,
+    all_off: np.ndarray,
+    one_off: np.ndarray,
+    average_roll: float,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Write into ``out`` (B, 13) float32 ``bot.evaluation.race_features.race_features`` of boards (B, 26), side on
+    roll's view, with the one-sided database's expected rolls ``all_off`` and ``one_off`` and the binomial table
+    ``binomial`` (32, 7) of ``bot.evaluation.bearoff.home_index``: one pass over each board's slots."""
+    home = np.zeros(6, dtype=np.int64)
+    sides = np.zeros(10, dtype=np.float64)
+    for b in range(boards.shape[0]):
+        for side in range(2):
+            outside = to_home = crossovers = on_board = 0
+            for p in range(1, 26):
+                count = max(boards[b, p], 0) if side == 0 else max(-boards[b, 25 - p], 0)
+                on_board += count
+                if p <= 6:
+                    home[p - 1] = count
+                else:
+                    outside += count
+                    to_home += count * (p - 6)
+                    crossovers += count * ((p - 1) // 6)
+            home[5] += outside
+            index = from_back = 0
+            for k in range(1, 7):
+                from_back += home[6 - k]
+                index += binomial[from_back + k - 1, k]
+            rolls = to_home / average_roll + all_off[index]
+            none_off = on_board == 15
+            first = to_home / average_roll + one_off[index] if none_off else 0.0
+            column = 5 * side
+            sides[column] = rolls / 10.0
+            sides[column + 1] = first / 10.0
+            sides[column + 2] = 1.0 if none_off else 0.0
+            sides[column + 3] = outside / 15.0
+            sides[column + 4] = crossovers / 45.0
+        for c in range(10):
+            out[b, c] = np.float32(sides[c])
+        out[b, 10] = np.float32(np.float32(sides[5]) - np.float32(sides[0]) + np.float32(0.05))
+        out[b, 11] = np.float32(np.float32(sides[6]) - np.float32(sides[0]) + np.float32(0.05))
+        out[b, 12] = np.float32(np.float32(sides[5]) - np.float32(sides[1]) + np.float32(0.05))
+
+
 # Bit masks over one side's points 0..25 (bit s: point s, 25 the bar), as bot.evaluation.features uses them.
 _ALL = (1 << 26) - 1
 _BAR_BIT = 1 << 25
