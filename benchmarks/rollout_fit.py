@@ -1,0 +1,74 @@
+"""How close bots come to a finished rollout run of the bot's own: KL and equity error over thousands of positions.
+
+A run directory of ``python -m training distill`` with rollout targets (``rollout_trials``) holds
+positions (``positions.npz``) and the mean results of the bot's own rollouts from each
+(``targets-*.npz``), for the side on roll. This prints, for each checkpoint, at 0-ply and 1-ply:
+the mean KL divergence from the rollouts' six outcomes to the bot's (``bot.equity.outcomes.to_six``),
+and the root-mean-square difference of the cubeless equities. Both include the rollouts' own
+noise, which is the same for every bot: the differences between bots are what they measure. The
+positions of a class-specific run are all of that class, so this measures one class network.
+
+    python -m benchmarks.rollout_fit --run runs/distill/race-108 checkpoints/default.npz candidate.npz
+
+The runs the journal uses are in ``checkpoints/targets/rollouts-class.tar.xz``
+(``tar xJf checkpoints/targets/rollouts-class.tar.xz -C runs/distill``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from bot.equity.outcomes import equity, invert, to_six
+from bot.evaluation.checkpoint import load_evaluator
+from bot.search.nply import probabilities_at
+from engine import flip
+
+
+def rollout_run(run: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(boards (N, 26) side on roll, rollout probabilities (N, 5) for the side on roll) of a finished run."""
+    with np.load(run / "positions.npz") as data:
+        boards = data["boards"]
+    chunks = sorted(run.glob("targets-*.npz"))
+    if not chunks:
+        raise SystemExit(f"{run}: no targets-*.npz (not a run with targets)")
+    targets = []
+    for path in chunks:
+        with np.load(path) as data:
+            targets.append(data["targets"])
+    five = np.concatenate(targets)
+    return boards[: len(five)], five
+
+
+def kl(reference: np.ndarray, other: np.ndarray) -> float:
+    """Mean KL divergence from ``reference``'s six outcomes to ``other``'s (rows of five probabilities)."""
+    p, q = (np.clip(to_six(x), 1e-6, 1.0) for x in (reference, other))
+    p, q = p / p.sum(axis=1, keepdims=True), q / q.sum(axis=1, keepdims=True)
+    return float(np.mean(np.sum(p * np.log(p / q), axis=1)))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", required=True, type=Path, help="a distill run directory with rollout targets")
+    parser.add_argument("checkpoints", nargs="+", help="bots (.npz or .pt) to measure")
+    args = parser.parse_args(argv)
+    boards, rollouts = rollout_run(args.run)
+    print(f"{args.run}: {len(boards)} positions")
+    with threadpool_limits(limits=1, user_api="blas"):
+        for path in args.checkpoints:
+            evaluator = load_evaluator(path)
+            figures = []
+            for plies in (0, 1):
+                # Each position is the afterstate its opponent left: searched from there, seen by the side on roll.
+                mine = invert(probabilities_at(evaluator, flip(boards), plies))
+                error = np.sqrt(np.mean((equity(rollouts) - equity(mine)) ** 2))
+                figures.append(f"{plies}-ply KL {kl(rollouts, mine):.5f}, equity RMS {error:.4f}")
+            print(f"  {Path(path).name}: " + "; ".join(figures))
+
+
+if __name__ == "__main__":
+    main()
