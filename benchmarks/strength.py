@@ -30,7 +30,8 @@
 
 ``--games 0`` skips the games against pubeval, ``--gnubg-games 0`` those against gnubg.
 
-``--record`` writes the figures into the checkpoint's metadata file (same name, .json).
+``--record`` writes the figures into the checkpoint's metadata file (same name, .json), beside the figures
+other measures put there.
 """
 
 from __future__ import annotations
@@ -326,7 +327,9 @@ def main() -> None:
     if args.record:
         path = Path(args.checkpoint).with_suffix(".json")
         metadata = json.loads(path.read_text()) if path.exists() else {}
-        metadata["results"] = {"command": "python -m benchmarks.strength --record", **results}
+        # Other measures' figures (the speed gate's, the cube's) stay; this run's replace their own keys.
+        command = "python -m benchmarks.strength --record"
+        metadata["results"] = {**metadata.get("results", {}), "command": command, **results}
         write_json_atomically(path, metadata)
         print(f"recorded in {path}")
 
