@@ -6,7 +6,8 @@ position, Crawford and post-Crawford scores) the bot decides as it plays: at 0-p
 lookahead of ``bot.search.cube_decision`` (``--no-lookahead``: the model on the searched cubeless
 probabilities instead). Printed:
 
-- agreement on ``should_double`` (an ``OPTIONAL_*`` verdict accepts either answer),
+- agreement on ``should_double`` (an ``OPTIONAL_*`` verdict, or no double and the double within 1e-5,
+  accepts either answer: such a double costs nothing, as in a race won for sure without gammons),
   over all positions and over those where GNU Backgammon lets the side double;
 - agreement on ``should_take`` (a take and a pass within 1e-5 accept either);
 - the average cost of the bot's choices measured with GNU Backgammon's own
@@ -175,9 +176,14 @@ def taker_cost(record: dict, takes: bool) -> float:
 
 
 def verdicts(record: dict, decision: CubeDecision) -> tuple[bool, bool]:
-    """Whether ``decision`` agrees with GNU Backgammon's on the double and on the take (an optional double,
-    or a take and a pass within ``TIE``, accepts either answer)."""
-    double_ok = record["decision"].startswith("OPTIONAL_") or decision.should_double == record["should_double"]
+    """Whether ``decision`` agrees with GNU Backgammon's on the double and on the take (an optional double, no
+    double and the double within ``TIE``, or a take and a pass within ``TIE``, accepts either answer)."""
+    doubled = min(record["double_take"], record["double_pass"])
+    double_ok = (
+        record["decision"].startswith("OPTIONAL_")
+        or abs(record["no_double"] - doubled) <= TIE
+        or decision.should_double == record["should_double"]
+    )
     take_ok = abs(record["double_take"] - record["double_pass"]) <= TIE or decision.should_take == record["should_take"]
     return double_ok, take_ok
 

@@ -50,3 +50,18 @@ def test_cube_split_finds_the_decisions_only_one_bot_gets_right():
     assert candidate_only == [row for row in range(60) if not right[row]]
     assert len(baseline_only) > 40
     assert cube_split(records, baseline, candidate)["double"] == ([], [])
+
+
+def test_a_double_worth_no_more_than_playing_on_accepts_either_answer():
+    """A race won for sure without gammons: no double, double/pass and the cash are all worth 1 (gnubg calls it too
+    good); the doubler loses nothing either way, so either answer counts as right, as a take and a pass that tie do."""
+    records = [r for r in load_fixture("cube.jsonl") if r["decision"] == "TOOGOOD_PASS"][:1]
+    assert records, "the fixture has a too-good position"
+    record = dict(records[0])
+    decision = network_decisions(
+        [record], np.array([decode_position_id(record["position_id"])]), load_evaluator(CHECKPOINT), 0, lookahead=True
+    )[0]
+    wrong = dataclasses.replace(decision, should_double=not record["should_double"])
+    assert verdicts(record, wrong)[0] is False  # a real too-good position: doubling loses equity
+    tied = dict(record, no_double=1.0, double_take=1.9, double_pass=1.0)
+    assert verdicts(tied, wrong)[0] is True and verdicts(tied, decision)[0] is True
