@@ -27,21 +27,8 @@ from bot.equity.outcomes import equity, invert, to_six
 from bot.evaluation.checkpoint import load_evaluator
 from bot.search.nply import probabilities_at
 from engine import flip
-
-
-def rollout_run(run: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(boards (N, 26) side on roll, rollout probabilities (N, 5) for the side on roll) of a finished run."""
-    with np.load(run / "positions.npz") as data:
-        boards = data["boards"]
-    chunks = sorted(run.glob("targets-*.npz"))
-    if not chunks:
-        raise SystemExit(f"{run}: no targets-*.npz (not a run with targets)")
-    targets = []
-    for path in chunks:
-        with np.load(path) as data:
-            targets.append(data["targets"])
-    five = np.concatenate(targets)
-    return boards[: len(five)], five
+from training.config import ConfigError
+from training.distill import finished_targets
 
 
 def kl(reference: np.ndarray, other: np.ndarray) -> float:
@@ -56,7 +43,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--run", required=True, type=Path, help="a distill run directory with rollout targets")
     parser.add_argument("checkpoints", nargs="+", help="bots (.npz or .pt) to measure")
     args = parser.parse_args(argv)
-    boards, rollouts = rollout_run(args.run)
+    try:
+        boards, rollouts = finished_targets(args.run)
+    except ConfigError as error:
+        raise SystemExit(f"error: {error}") from None
     print(f"{args.run}: {len(boards)} positions")
     with threadpool_limits(limits=1, user_api="blas"):
         for path in args.checkpoints:
@@ -65,8 +55,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             for plies in (0, 1):
                 # Each position is the afterstate its opponent left: searched from there, seen by the side on roll.
                 mine = invert(probabilities_at(evaluator, flip(boards), plies))
-                error = np.sqrt(np.mean((equity(rollouts) - equity(mine)) ** 2))
-                figures.append(f"{plies}-ply KL {kl(rollouts, mine):.5f}, equity RMS {error:.4f}")
+                rms = np.sqrt(np.mean((equity(rollouts) - equity(mine)) ** 2))
+                figures.append(f"{plies}-ply KL {kl(rollouts, mine):.5f}, equity RMS {rms:.4f}")
             print(f"  {Path(path).name}: " + "; ".join(figures))
 
 

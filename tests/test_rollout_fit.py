@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.rollout_fit import kl, main, rollout_run
+from benchmarks.rollout_fit import kl, main
 from bot.evaluation.checkpoint import load_evaluator
 from engine import decode_position_id
 
@@ -16,16 +16,16 @@ def test_a_bot_fits_its_own_values_exactly(tmp_path, capsys):
     boards = np.array([decode_position_id(p) for p in ("4HPwATDgc/ABMA", "2wEAALbbEQQCAA", "u7UFUAA5AAAAAA")])
     own = np.asarray(load_evaluator(DEFAULT_CHECKPOINT.with_suffix(".npz")).probabilities(boards), dtype=np.float32)
     np.savez(tmp_path / "positions.npz", boards=boards)
+    (tmp_path / "distill.json").write_text('{"chunk": 4096}')
     np.savez(tmp_path / "targets-00000.npz", boards=boards, targets=own)
-    read_boards, read_targets = rollout_run(tmp_path)
-    np.testing.assert_array_equal(read_boards, boards)
-    assert kl(read_targets, own) == pytest.approx(0.0, abs=1e-6)
+    assert kl(own, own) == pytest.approx(0.0, abs=1e-6)
     main(["--run", str(tmp_path), str(DEFAULT_CHECKPOINT.with_suffix(".npz"))])
     out = capsys.readouterr().out
     assert "3 positions" in out and "0-ply KL 0.00000, equity RMS 0.0000" in out
 
 
-def test_a_run_without_targets_is_one_message(tmp_path):
+def test_a_run_without_its_targets_is_one_message(tmp_path):
     np.savez(tmp_path / "positions.npz", boards=np.zeros((1, 26), dtype=np.int8))
-    with pytest.raises(SystemExit, match="no targets"):
-        rollout_run(tmp_path)
+    (tmp_path / "distill.json").write_text('{"chunk": 4096}')
+    with pytest.raises(SystemExit, match="targets-00000.npz is missing or damaged"):
+        main(["--run", str(tmp_path), str(DEFAULT_CHECKPOINT.with_suffix(".npz"))])
