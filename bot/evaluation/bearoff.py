@@ -206,6 +206,10 @@ class OneSided:
         """Expected number of rolls to bear off, per position."""
         return self.rolls @ np.arange(MAX_ROLLS)
 
+    def mean_first_off(self) -> np.ndarray:
+        """Expected number of rolls to bear off one checker, per position."""
+        return self.first_off @ np.arange(self.first_off.shape[-1])
+
     @functools.cached_property
     def rolls_at_least(self) -> np.ndarray:
         """P(the side needs k rolls or more), float32 (the stored values are 16-bit): summed once, 7 MB."""

@@ -36,9 +36,7 @@ RACE_FEATURES: tuple[str, ...] = tuple(f"{side}.race_{name}" for side in ("mover
 def _means() -> tuple[np.ndarray, np.ndarray]:
     """Expected rolls to bear off all checkers and one checker, per one-sided position."""
     table = bearoff.one_sided(progress=False)
-    return table.mean_rolls().astype(np.float32), (table.first_off @ np.arange(table.first_off.shape[1])).astype(
-        np.float32
-    )
+    return table.mean_rolls().astype(np.float32), table.mean_first_off().astype(np.float32)
 
 
 def _side(own: np.ndarray) -> np.ndarray:
