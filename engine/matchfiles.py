@@ -34,6 +34,7 @@ class FileKind(str, Enum):
     MAT = "mat"
     SGF = "sgf"
     POSITIONS = "positions"
+    XG = "xg"
 
 
 @dataclass(frozen=True)
@@ -98,16 +99,24 @@ def read_match(text: str, source: str = "match file") -> MatMatch:
     return records
 
 
-def read_records_bytes(data: bytes, source: str = "match file") -> MatMatch | list[PositionLine]:
-    """The match of an .xg file's bytes, else ``read_records`` of the text (UTF-8; text that is not gives one
-    error naming ``source``)."""
+def kind_of_bytes(data: bytes, source: str = "match file") -> tuple[FileKind, str]:
+    """Which format a file's bytes are in, and its text ("" for an .xg, which is binary).
+
+    Bytes that are neither an .xg nor UTF-8 raise InvalidMatFileError naming ``source``.
+    """
     if is_xg(data):
-        return parse_xg(data, source)
+        return FileKind.XG, ""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise InvalidMatFileError(f"{source}: neither an .xg file nor UTF-8 text ({error})") from None
-    return read_records(text, source)
+    return kind_of(text), text
+
+
+def read_records_bytes(data: bytes, source: str = "match file") -> MatMatch | list[PositionLine]:
+    """The match of an .xg file's bytes, else ``read_records`` of their text (``kind_of_bytes``' errors)."""
+    kind, text = kind_of_bytes(data, source)
+    return parse_xg(data, source) if kind is FileKind.XG else read_records(text, source)
 
 
 def read_records_file(path: str | os.PathLike) -> MatMatch | list[PositionLine]:

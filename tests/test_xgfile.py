@@ -15,7 +15,7 @@ import pytest
 
 from bot.doors.cli import run
 from bot.facade import Bot
-from engine.matchfiles import read_records_bytes, read_records_file
+from engine.matchfiles import FileKind, kind_of_bytes, read_records_bytes, read_records_file
 from engine.matfile import MatMatch, read_mat
 from engine.xgfile import MAX_RECORDS, InvalidXgFileError, is_xg, parse_xg
 from tests.test_sgf import afterstates
@@ -51,6 +51,9 @@ def test_the_format_comes_from_the_content(tmp_path):
     renamed.write_bytes((XG / "B4_SrGcsKAQmoTyHlgJCbM.xg").read_bytes())
     assert read_records_file(renamed) == parse_xg(renamed.read_bytes())
     assert not is_xg((XG / "B4_SrGcsKAQmoTyHlgJCbM.mat").read_bytes())
+    assert kind_of_bytes(renamed.read_bytes()) == (FileKind.XG, "")
+    mat_bytes = (XG / "B4_SrGcsKAQmoTyHlgJCbM.mat").read_bytes()
+    assert kind_of_bytes(mat_bytes) == (FileKind.MAT, mat_bytes.decode("utf-8"))
 
 
 def test_an_illegal_recorded_play_is_refused_naming_its_game_and_record():

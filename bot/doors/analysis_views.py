@@ -32,8 +32,8 @@ from engine.board import flip, validate_dice
 from engine.errors import InvalidMatchError
 from engine.game import Game, Phase, from_ids
 from engine.match import MAX_CUBE, MatchState
-from engine.matchfiles import FileKind, kind_of, read_match
-from engine.xgfile import is_xg, parse_xg
+from engine.matchfiles import FileKind, kind_of_bytes, read_match
+from engine.xgfile import parse_xg
 from engine.matfile import MatMatch
 from engine.position import Position
 from engine.position_id import decode_position_id
@@ -102,19 +102,15 @@ def rollout(bot: Bot, query: RolloutQuery) -> dict:
 
 def _read_upload(body: bytes, plies: int) -> tuple[MatMatch, str]:
     """The match of an uploaded file and its format's name, refused when too big for ``plies``."""
-    if is_xg(body):
-        kind, limit = ".xg", MAX_SGF_BYTES
+    file_kind, text = kind_of_bytes(body, "uploaded file")
+    if file_kind in (FileKind.XG, FileKind.SGF):
+        kind, limit = f".{file_kind.value}", MAX_SGF_BYTES
     else:
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise AnalysisError(f"uploaded file: neither an .xg file nor UTF-8 text ({error})") from None
-        kind = ".sgf" if kind_of(text) is FileKind.SGF else ".mat"
-        limit = MAX_SGF_BYTES if kind == ".sgf" else MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
+        kind, limit = ".mat", MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
     if len(body) > limit:
         raise AnalysisError(f"{kind} file of {len(body)} bytes: at {plies}-ply at most {limit} are analysed")
     source = f"uploaded {kind}"
-    return (parse_xg(body, source) if kind == ".xg" else read_match(text, source)), kind
+    return (parse_xg(body, source) if file_kind is FileKind.XG else read_match(text, source)), kind
 
 
 def read_mat(body: bytes, plies: int, limits: Limits) -> MatMatch:
