@@ -1,5 +1,7 @@
 """Positions per second of bot.evaluation.features.contact_features beside the "extended" encoding's globals.
 
+The compiled kernel (big batches) and the numpy reference are both timed in the same run.
+
 Boards come from random self-play from the start (hits, bar checkers and bear-offs among
 them), one batch; the features are checked on the starting position before timing.
 
@@ -14,7 +16,7 @@ import time
 import numpy as np
 
 from bot.evaluation.encoding import get_encoding
-from bot.evaluation.features import CONTACT_FEATURES, contact_features
+from bot.evaluation.features import CONTACT_FEATURES, contact_features, numpy_contact_features
 from engine import afterstates
 from engine.board import START, flip
 
@@ -61,6 +63,7 @@ def main() -> None:
     rows = [
         ("extended global_features", lambda: extended.global_features(boards)),
         ("contact_features", lambda: contact_features(boards)),
+        ("contact_features, numpy", lambda: numpy_contact_features(boards)),
         ("contact encoding, dense encode", lambda: contact.encode(boards)),
         ("extended encoding, dense encode", lambda: extended.encode(boards)),
     ]

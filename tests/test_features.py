@@ -18,6 +18,7 @@ from bot.evaluation.features import (
     contact_features,
     hit_features,
     hits_by_roll,
+    numpy_contact_features,
 )
 from engine import afterstates
 from engine.board import ROLLS, START, flip
@@ -234,6 +235,15 @@ def test_shots_are_real_hits(positions):
     weights = np.array([1 if a == b else 2 for a, b in ROLLS])
     hit1 = contact_features(some)[:, CONTACT_FEATURES.index("mover.hit1")]
     np.testing.assert_allclose(hit1, (counted * weights).sum(axis=1) / 36, rtol=1e-6)
+
+
+def test_the_compiled_kernel_gives_numpys_columns(positions):
+    """A big batch runs compiled (``bot.evaluation.kernels.contact_features``); numpy's version is the reference."""
+    assert compiled.kernel("contact_features", len(positions)) is not None
+    # Three on the bar against a five-point board, and the opponent on the bar against two blots.
+    crowded = board({25: 3, 24: 2, 13: 5, 8: 3, 6: 1, 5: 1}, {0: 1, 19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 12: 4})[None]
+    boards = np.concatenate([positions, flip(positions), crowded, flip(crowded)])
+    np.testing.assert_array_equal(contact_features(boards), numpy_contact_features(boards))
 
 
 def test_contact_encoding_extends_extended(positions):

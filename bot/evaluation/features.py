@@ -18,8 +18,8 @@ called *own* below, against the other side, *other*; every feature is in own's v
 Definitions were written here from the descriptions in GNU Backgammon's eval.c
 (``I_BREAK_CONTACT`` ... ``I_BACKG1``) and scaled as it scales them, to roughly [0, 1];
 where its description and its code differ, or a rule is ours, the feature's entry in
-``DESCRIPTIONS`` says so. All work is numpy over the batch; Python loops run only over
-points, dice and the 21 rolls.
+``DESCRIPTIONS`` says so. The numpy version works over the batch (Python loops run only over
+points, dice and the 21 rolls); big batches run a compiled kernel of the same rules.
 """
 
 from __future__ import annotations
@@ -156,8 +156,20 @@ def contact_features(boards: np.ndarray) -> np.ndarray:
     """(B, 48) float32: the mover's 24 contact features then the opponent's, each in its own side's view.
 
     ``boards`` (B, 26) are in the mover's view. Column names are ``CONTACT_FEATURES``,
-    groups ``GROUPS``. Defined for every position; in a race most are 0 or constant.
+    groups ``GROUPS``. Defined for every position; in a race most are 0 or constant. Compiled for
+    big batches (``bot.evaluation.kernels.contact_features``, the same rules one board at a time).
     """
+    boards = np.asarray(boards).reshape(-1, 26)
+    compiled = kernel("contact_features", len(boards))
+    if compiled is None:
+        return numpy_contact_features(boards)
+    out = np.empty((len(boards), len(CONTACT_FEATURES)), dtype=np.float32)
+    compiled(np.ascontiguousarray(boards, dtype=np.int8), ESCAPES, _ENTER_ONE, _ENTER_MANY, out)
+    return out
+
+
+def numpy_contact_features(boards: np.ndarray) -> np.ndarray:
+    """``contact_features`` in numpy, whatever the batch: the reference the compiled kernel is tested against."""
     boards = np.asarray(boards).reshape(-1, 26).astype(np.int64)
     mover = np.maximum(boards, 0)
     opponent = np.maximum(flip(boards), 0)

@@ -357,3 +357,184 @@ def hit_features(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cov
             opponent_seen[slot] = opponent[25 - slot]
         _half_hits(mover, opponent_seen, out[b], 0)
         _half_hits(opponent, mover_seen, out[b], 3)
+
+
+@_compiled(nogil=True)
+def _runner_escapes(blocked: np.ndarray, escapes: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """``bot.evaluation.features.runner_escapes`` of one board: out[p], the escapes of a lone runner on p.
+
+    ``blocked`` (26,) bool in the runner's numbering (points 1..24 count; below 1 is open).
+    """
+    for p in range(26):
+        mask = 0
+        for i in range(12):
+            point = p - 1 - i
+            if 1 <= point <= 24 and blocked[point]:
+                mask |= 1 << i
+        out[p] = escapes[mask]
+
+
+@_compiled(nogil=True)
+def _timing(own: np.ndarray, contact_point: int) -> int:  # pragma: no cover - compiled
+    """``bot.evaluation.features._timing`` of one side."""
+    pips = own[25] * 24
+    spare = own[25]
+    keep_cut = max(contact_point, 12)
+    for point in range(24, 6, -1):
+        count = own[point]
+        movable = (count - 2 if count >= 2 else count) if point > keep_cut else count
+        pips += (point - 1) * movable
+        spare += movable
+    for point in range(6, 0, -1):
+        count = own[point]
+        extra = max(count - 2, 0)
+        need = max(2 - count, 0)
+        taken = need if need > 0 and spare >= need else 0
+        pips += (point - 1) * (extra - taken)
+        spare += extra - taken
+    return max(pips, 0)
+
+
+@_compiled(nogil=True)
+def _half_contact(
+    own: np.ndarray,
+    other: np.ndarray,
+    other_seen: np.ndarray,
+    escapes: np.ndarray,
+    enter_one: np.ndarray,
+    enter_many: np.ndarray,
+    work: np.ndarray,
+    out: np.ndarray,
+    column: int,
+) -> None:  # pragma: no cover - compiled
+    """``bot.evaluation.features.half_features`` of one board into out[column:column + 24], in its column order.
+
+    ``own`` and ``other`` (26,) each side's checkers on its own points, ``other_seen`` the other's on
+    own's points; ``work`` (2, 26) scratch for the runners' escapes.
+    """
+    own_rear = other_rear = 0
+    checkers = 0
+    for p in range(1, 26):
+        checkers += own[p]
+        if own[p] > 0:
+            own_rear = p
+        if other[p] > 0:
+            other_rear = p
+    contact_point = 25 - other_rear
+    # Race and timing.
+    break_contact = free_pip = 0
+    for p in range(26):
+        if p > contact_point:
+            break_contact += own[p] * max(p - contact_point + 1, 0)
+        elif p < contact_point:
+            free_pip += own[p] * p
+    off = 15 - checkers
+    out[column] = break_contact / 167.0
+    out[column + 1] = free_pip / 100.0
+    out[column + 2] = _timing(own, contact_point) / 100.0
+    out[column + 3] = min(max(off, 0), 5) / 5.0
+    out[column + 4] = min(max(off - 5, 0), 5) / 5.0
+    out[column + 5] = min(max(off - 10, 0), 5) / 5.0
+    # Structure.
+    back_anchor = lowest_home = highest_outfield = anchors_there = 0
+    for p in range(1, 25):
+        if own[p] >= 2:
+            back_anchor = p
+            if p >= 19:
+                anchors_there += 1
+                if lowest_home == 0:
+                    lowest_home = p
+            elif p >= 13:
+                highest_outfield = p
+    forward = 25 - lowest_home if lowest_home else 25 - highest_outfield if highest_outfield else 12
+    checkers_there = 0
+    for p in range(19, 26):
+        checkers_there += own[p]
+    upper = upper_checkers = weighted = total = 0
+    for point in range(24, 0, -1):
+        if own[point] >= 2:
+            if upper > 0:
+                gap = upper - point
+                weighted += (11 if gap <= 6 else max(13 - gap, 0)) * upper_checkers
+                total += upper_checkers
+            upper, upper_checkers = point, own[point]
+    mean = 0.0
+    for p in range(26):
+        mean += own[p] * p
+    mean /= max(checkers, 1)
+    spread = 0.0
+    behind = 0
+    for p in range(26):
+        if own[p] > 0 and p > mean:
+            spread += own[p] * (p - mean) ** 2
+            behind += own[p]
+    out[column + 6] = max(own_rear - 1, 0) / 24.0
+    out[column + 7] = (back_anchor - 1) / 24.0
+    out[column + 8] = forward / 6.0
+    out[column + 9] = 1.0 - weighted / (11.0 * total) if total > 0 else 0.0
+    out[column + 10] = (checkers_there - 3) / 4.0 if anchors_there >= 2 else 0.0
+    out[column + 11] = checkers_there / 8.0 if anchors_there == 1 else 0.0
+    out[column + 12] = spread / max(behind, 1) / 400.0
+    # Shots.
+    _half_hits(own, other_seen, out, column + 13)
+    # Escapes: other's runners against own's points (other's numbering), own's against other's.
+    blocked = np.empty(26, dtype=np.bool_)
+    for x in range(26):
+        blocked[x] = own[25 - x] >= 2
+    _runner_escapes(blocked, escapes, work[0])
+    for x in range(26):
+        blocked[x] = other_seen[x] >= 2
+    _runner_escapes(blocked, escapes, work[1])
+    fewest_reach = fewest_home = 36
+    for p in range(16, 25):
+        fewest_home = min(fewest_home, work[0, p])
+        if p <= other_rear:
+            fewest_reach = min(fewest_reach, work[0, p])
+    if other_rear == 25:
+        fewest_reach = min(fewest_reach, work[0, 25])
+    mobility = 0
+    for p in range(7, 26):
+        mobility += own[p] * (p - 6) * work[1, p]
+    acontain = (36 - fewest_reach) / 36.0
+    contain = (36 - fewest_home) / 36.0
+    out[column + 16] = work[0, other_rear] / 36.0
+    out[column + 17] = acontain
+    out[column + 18] = acontain**2
+    out[column + 19] = contain
+    out[column + 20] = contain**2
+    out[column + 21] = mobility / 3600.0
+    # Entering from the bar.
+    closed = closed_points = 0
+    for d in range(1, 7):
+        if other[d] >= 2:
+            closed |= 1 << (d - 1)
+            closed_points += 1
+    bar = own[25]
+    loss = 0 if bar == 0 else enter_one[closed] if bar == 1 else enter_many[closed]
+    out[column + 22] = loss / (36.0 * 49.0 / 6.0)
+    out[column + 23] = (closed_points / 6.0) ** 2
+
+
+@_compiled(nogil=True)
+def contact_features(
+    boards: np.ndarray, escapes: np.ndarray, enter_one: np.ndarray, enter_many: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """Write into ``out`` (B, 48) float32 ``bot.evaluation.features.contact_features`` of boards (B, 26) int8,
+    mover's view, with its escape and entering tables: the mover's half, then the opponent's."""
+    mover = np.empty(26, dtype=np.int64)
+    opponent = np.empty(26, dtype=np.int64)
+    mover_seen = np.empty(26, dtype=np.int64)
+    opponent_seen = np.empty(26, dtype=np.int64)
+    work = np.empty((2, 26), dtype=np.int64)
+    row = np.empty(48, dtype=np.float64)
+    for b in range(boards.shape[0]):
+        for slot in range(26):
+            mover[slot] = max(boards[b, slot], 0)
+            opponent[slot] = max(-boards[b, 25 - slot], 0)
+        for slot in range(26):
+            mover_seen[slot] = mover[25 - slot]
+            opponent_seen[slot] = opponent[25 - slot]
+        _half_contact(mover, opponent, opponent_seen, escapes, enter_one, enter_many, work, row, 0)
+        _half_contact(opponent, mover, mover_seen, escapes, enter_one, enter_many, work, row, 24)
+        for c in range(48):
+            out[b, c] = np.float32(row[c])
