@@ -17,12 +17,15 @@ Positions with a single legal play are left out: they have no choice to get wron
 ``--measure`` prints, for a bot at each depth, the mean error per position (rollout equity of the
 best candidate minus that of its choice, x1000) with a 95% interval, the shares of positions where
 it errs and where it errs beyond the rollouts' noise, and the paired difference of the two depths;
-a choice outside the candidates has no rollout value and is counted apart. docs/journal/class-errors.md
+with ``--against`` a second bot is measured too and paired with the first position by position
+(mean difference, positions each does better on, and the sign test on them). A choice outside the
+candidates has no rollout value and is counted apart. docs/journal/class-errors.md
 has the sets' settings and the shipped bot's figures.
 
     python -m benchmarks.class_errors --build --position-class race --positions 250 --trials 324 --top 3 --margin 0.03
         --out benchmarks/data/race_set.jsonl
     python -m benchmarks.class_errors --measure --fixture benchmarks/data/race_set.jsonl [--checkpoint F] [--plies 0 1]
+        [--against OTHER]
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from training.distill import class_rows, sample_positions
 from training.selfplay import roll_dice
 
 from benchmarks.common import ROOT, load_records
+from benchmarks.fixture_diff import sign_test
 from benchmarks.strength import served_search
 
 DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.npz"
@@ -210,24 +214,55 @@ def choice_errors(records: Sequence[dict], chooser: Chooser) -> ClassErrors:
     return ClassErrors(errors, clear)
 
 
+def depth_errors(records: Sequence[dict], checkpoint: str, plies: int) -> ClassErrors:
+    """The errors of the checkpoint's bot at ``plies``, searched as the doors search."""
+    search = served_search(load_evaluator(checkpoint), plies)
+    return choice_errors(records, lambda b, d: choose_afterstates(search, b, d))
+
+
+def paired(label: str, better: np.ndarray, worse: np.ndarray) -> str:
+    """``worse - better`` per position (x1000; positive: ``better`` errs less) with its 95% interval, the
+    positions each side wins and the sign test on them; positions either side has no value for are left out."""
+    gain = worse - better
+    gain = gain[~np.isnan(gain)]
+    half = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
+    wins, losses = int((gain > 0).sum()), int((gain < 0).sum())
+    return (
+        f"  {label}, paired: {gain.mean():.2f} +- {half:.2f} (95%) over {len(gain)} positions; "
+        f"{wins} better, {losses} worse (sign test p = {sign_test(wins, losses):.2f})"
+    )
+
+
 def measure(args: argparse.Namespace) -> None:
-    """Print the errors of the checkpoint's bot on the fixture at each depth in ``args.plies``."""
+    """Print the errors of the checkpoint's bot on the fixture at each depth in ``args.plies``, and beside
+    ``args.against``'s, paired by position."""
     records = load_records(Path(args.fixture))
-    evaluator = load_evaluator(args.checkpoint)
     noise = np.mean([max(c["std_error"] for c in r["candidates"]) for r in records])
     print(f"{args.fixture}: {len(records)} positions; mean largest candidate std error x1000 {1000 * noise:.2f}")
     errors = {}
     for plies in args.plies:
-        start = time.perf_counter()
-        search = served_search(evaluator, plies)
-        result = choice_errors(records, lambda b, d: choose_afterstates(search, b, d))
-        errors[plies] = result.errors
-        print(f"  {Path(args.checkpoint).name}, {plies}-ply: {result.summary()} ({time.perf_counter() - start:.0f} s)")
-    if len(errors) == 2:
-        gain = errors[0] - errors[1]  # paired by position: the same candidates judge both depths
-        gain = gain[~np.isnan(gain)]
-        half = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
-        print(f"  0-ply minus 1-ply error, paired: {gain.mean():.2f} +- {half:.2f} (95%) over {len(gain)} positions")
+        for checkpoint in [args.checkpoint, *([args.against] if args.against else [])]:
+            start = time.perf_counter()
+            result = depth_errors(records, checkpoint, plies)
+            errors[checkpoint, plies] = result.errors
+            print(f"  {Path(checkpoint).name}, {plies}-ply: {result.summary()} ({time.perf_counter() - start:.0f} s)")
+        if args.against:
+            name = Path(args.checkpoint).name
+            print(
+                paired(
+                    f"{name} against {Path(args.against).name}, {plies}-ply",
+                    errors[args.checkpoint, plies],
+                    errors[args.against, plies],
+                )
+            )
+    if len(args.plies) == 2:  # the same candidates judge both depths
+        print(
+            paired(
+                f"{Path(args.checkpoint).name}, 1-ply against 0-ply",
+                errors[args.checkpoint, 1],
+                errors[args.checkpoint, 0],
+            )
+        )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
@@ -247,6 +282,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--out", help="the position set to write (--build)")
     parser.add_argument("--fixture", help="the position set to read (--measure)")
     parser.add_argument("--plies", type=int, nargs="+", choices=(0, 1), default=[0, 1], help="depths to measure")
+    parser.add_argument("--against", help="a second bot (--measure): both measured, paired position by position")
     args = parser.parse_args(argv)
     if args.build and not args.out:
         parser.error("--build needs --out")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks.class_errors import choice_errors, main
-from benchmarks.common import load_records
+from benchmarks.common import DEFAULT_CHECKPOINT, load_records
 from engine import decode_position_id, flip
 
 TINY = ["--positions", "3", "--games", "20", "--trials", "36", "--truncate", "2"]
@@ -55,3 +55,10 @@ def test_measure_prints_both_depths(crashed_set: Path, capsys: pytest.CaptureFix
     assert "3 positions" in lines[0]
     assert [("0-ply:" in line, "1-ply:" in line) for line in lines[1:3]] == [(True, False), (False, True)]
     assert "paired" in lines[3] and "over 3 positions" in lines[3]
+
+
+def test_a_bot_measured_against_itself_pairs_to_nothing(crashed_set: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--measure", "--fixture", str(crashed_set), "--plies", "0", "--against", str(DEFAULT_CHECKPOINT)])
+    lines = capsys.readouterr().out.splitlines()
+    assert [("0-ply:" in line) for line in lines[1:3]] == [True, True]
+    assert "paired: 0.00 +- 0.00 (95%) over 3 positions; 0 better, 0 worse (sign test p = 1.00)" in lines[3]
