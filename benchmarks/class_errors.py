@@ -220,10 +220,11 @@ def depth_errors(records: Sequence[dict], checkpoint: str, plies: int) -> ClassE
     return choice_errors(records, lambda b, d: choose_afterstates(search, b, d))
 
 
-def paired(label: str, better: np.ndarray, worse: np.ndarray) -> str:
-    """``worse - better`` per position (x1000; positive: ``better`` errs less) with its 95% interval, the
-    positions each side wins and the sign test on them; positions either side has no value for are left out."""
-    gain = worse - better
+def paired(label: str, mine: np.ndarray, theirs: np.ndarray) -> str:
+    """``theirs - mine``, two bots' errors per position (x1000; positive: ``mine`` errs less), with its 95%
+    interval, the positions each does better on and the sign test on them; positions either has no value for
+    are left out."""
+    gain = theirs - mine
     gain = gain[~np.isnan(gain)]
     half = 1.96 * gain.std(ddof=1) / np.sqrt(len(gain))
     wins, losses = int((gain > 0).sum()), int((gain < 0).sum())
