@@ -141,3 +141,7 @@ def test_post_analyze_takes_an_xg_file():
     bomb = _container(zlib.compress(bytes(2560 * (MAX_RECORDS + 1))))
     answer = client.post("/v1/analyze", content=bomb, headers={"content-type": "application/octet-stream"})
     assert answer.status_code == 400 and "uploaded .xg: more than" in answer.json()["message"]
+    answer = client.post(
+        "/v1/analyze", content=b"\xff\xfe neither", headers={"content-type": "application/octet-stream"}
+    )
+    assert answer.status_code == 400 and "uploaded file: neither an .xg file nor UTF-8 text" in answer.json()["message"]
