@@ -328,6 +328,20 @@ def _half_hits(own: np.ndarray, other_seen: np.ndarray, out: np.ndarray, column:
 
 
 @_compiled(nogil=True)
+def _split_sides(
+    board: np.ndarray, mover: np.ndarray, opponent: np.ndarray, mover_seen: np.ndarray, opponent_seen: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """One board (26,), mover's view, as each side's checkers on its own points (``mover``, ``opponent``) and on
+    the other side's points (``mover_seen``: the mover's checkers on the opponent's points, and the reverse)."""
+    for slot in range(26):
+        mover[slot] = max(board[slot], 0)
+        opponent[slot] = max(-board[25 - slot], 0)
+    for slot in range(26):
+        mover_seen[slot] = mover[25 - slot]
+        opponent_seen[slot] = opponent[25 - slot]
+
+
+@_compiled(nogil=True)
 def hit_features(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
     """Write into ``out`` (B, 6) float32 ``bot.evaluation.features.hit_features`` of boards (B, 26) int8, mover's view.
 
@@ -339,22 +353,17 @@ def hit_features(boards: np.ndarray, out: np.ndarray) -> None:  # pragma: no cov
     mover_seen = np.empty(26, dtype=np.int64)
     opponent_seen = np.empty(26, dtype=np.int64)
     for b in range(boards.shape[0]):
+        _split_sides(boards[b], mover, opponent, mover_seen, opponent_seen)
         mover_back = opponent_back = 0
-        for slot in range(26):
-            mover[slot] = max(boards[b, slot], 0)
-            opponent[slot] = max(-boards[b, 25 - slot], 0)  # the opponent's checkers on its own points
-            if slot > 0 and mover[slot] > 0:
-                mover_back = slot
         for slot in range(1, 26):
+            if mover[slot] > 0:
+                mover_back = slot
             if opponent[slot] > 0:
                 opponent_back = slot
         if mover_back + opponent_back <= 25:
             for column in range(6):
                 out[b, column] = 0.0
             continue
-        for slot in range(26):
-            mover_seen[slot] = mover[25 - slot]  # the mover's checkers on the opponent's points
-            opponent_seen[slot] = opponent[25 - slot]
         _half_hits(mover, opponent_seen, out[b], 0)
         _half_hits(opponent, mover_seen, out[b], 3)
 
@@ -403,6 +412,7 @@ def _half_contact(
     escapes: np.ndarray,
     enter_one: np.ndarray,
     enter_many: np.ndarray,
+    blocked: np.ndarray,
     work: np.ndarray,
     out: np.ndarray,
     column: int,
@@ -410,7 +420,7 @@ def _half_contact(
     """``bot.evaluation.features.half_features`` of one board into out[column:column + 24], in its column order.
 
     ``own`` and ``other`` (26,) each side's checkers on its own points, ``other_seen`` the other's on
-    own's points; ``work`` (2, 26) scratch for the runners' escapes.
+    own's points; ``blocked`` (26,) bool and ``work`` (2, 26) scratch for the runners' escapes.
     """
     own_rear = other_rear = 0
     checkers = 0
@@ -478,7 +488,6 @@ def _half_contact(
     # Shots.
     _half_hits(own, other_seen, out, column + 13)
     # Escapes: other's runners against own's points (other's numbering), own's against other's.
-    blocked = np.empty(26, dtype=np.bool_)
     for x in range(26):
         blocked[x] = own[25 - x] >= 2
     _runner_escapes(blocked, escapes, work[0])
@@ -525,16 +534,12 @@ def contact_features(
     opponent = np.empty(26, dtype=np.int64)
     mover_seen = np.empty(26, dtype=np.int64)
     opponent_seen = np.empty(26, dtype=np.int64)
+    blocked = np.empty(26, dtype=np.bool_)
     work = np.empty((2, 26), dtype=np.int64)
     row = np.empty(48, dtype=np.float64)
     for b in range(boards.shape[0]):
-        for slot in range(26):
-            mover[slot] = max(boards[b, slot], 0)
-            opponent[slot] = max(-boards[b, 25 - slot], 0)
-        for slot in range(26):
-            mover_seen[slot] = mover[25 - slot]
-            opponent_seen[slot] = opponent[25 - slot]
-        _half_contact(mover, opponent, opponent_seen, escapes, enter_one, enter_many, work, row, 0)
-        _half_contact(opponent, mover, mover_seen, escapes, enter_one, enter_many, work, row, 24)
+        _split_sides(boards[b], mover, opponent, mover_seen, opponent_seen)
+        _half_contact(mover, opponent, opponent_seen, escapes, enter_one, enter_many, blocked, work, row, 0)
+        _half_contact(opponent, mover, mover_seen, escapes, enter_one, enter_many, blocked, work, row, 24)
         for c in range(48):
             out[b, c] = np.float32(row[c])
