@@ -214,9 +214,9 @@ def choice_errors(records: Sequence[dict], chooser: Chooser) -> ClassErrors:
     return ClassErrors(errors, clear)
 
 
-def depth_errors(records: Sequence[dict], checkpoint: str, plies: int) -> ClassErrors:
-    """The errors of the checkpoint's bot at ``plies``, searched as the doors search."""
-    search = served_search(load_evaluator(checkpoint), plies)
+def depth_errors(records: Sequence[dict], evaluator: ClassEvaluator, plies: int) -> ClassErrors:
+    """The errors of the bot at ``plies``, searched as the doors search."""
+    search = served_search(evaluator, plies)
     return choice_errors(records, lambda b, d: choose_afterstates(search, b, d))
 
 
@@ -241,10 +241,12 @@ def measure(args: argparse.Namespace) -> None:
     noise = np.mean([max(c["std_error"] for c in r["candidates"]) for r in records])
     print(f"{args.fixture}: {len(records)} positions; mean largest candidate std error x1000 {1000 * noise:.2f}")
     errors = {}
+    paths = [args.checkpoint, *([args.against] if args.against else [])]
+    bots = [(path, load_evaluator(path)) for path in paths]
     for plies in args.plies:
-        for checkpoint in [args.checkpoint, *([args.against] if args.against else [])]:
+        for checkpoint, evaluator in bots:
             start = time.perf_counter()
-            result = depth_errors(records, checkpoint, plies)
+            result = depth_errors(records, evaluator, plies)
             errors[checkpoint, plies] = result.errors
             print(f"  {Path(checkpoint).name}, {plies}-ply: {result.summary()} ({time.perf_counter() - start:.0f} s)")
         if args.against:
