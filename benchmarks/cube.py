@@ -46,7 +46,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from benchmarks.common import DEFAULT_CHECKPOINT, FIXTURES, gnubg_board, load_records
-from bot.evaluation.classes import PositionClass
+from bot.evaluation.classes import PositionClass, classify
 from bot.equity.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
@@ -263,19 +263,21 @@ def main() -> int:
         except ImportError:
             print("gnubg mode needs the PyPI package gnubg-nn (pip install gnubg-nn)", file=sys.stderr)
             return 2
+        decisions = model_decisions(records, boards, probs, [None] * len(boards))
         report(
             records,
-            model_decisions(records, boards, probs, [None] * len(boards)),
+            decisions,
             f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only",
             args.show,
         )
+        report_classes(records, decisions, classify(boards))
         return 0
     try:
         evaluators = network_evaluators(args.checkpoint)
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.evaluation.classes import classify, exact_cube
+    from bot.evaluation.classes import exact_cube
 
     if args.probabilities == "rollout":
         bot = evaluators["after"] if "after" in evaluators else evaluators["bot"]
@@ -283,13 +285,15 @@ def main() -> int:
         live = np.flatnonzero([known is None for known in exact])
         probs = network_probabilities(boards, bot, 0)
         probs[live] = rollout_probabilities(bot, boards[live], args.rollout_trials, args.rollout_truncate)[0]
+        decisions = model_decisions(records, boards, probs, exact)
         report(
             records,
-            model_decisions(records, boards, probs, exact),
+            decisions,
             f"the model on {args.checkpoint}'s rollouts ({args.rollout_trials} games, variance-reduced, "
             f"{args.rollout_truncate or 'no'} truncation; exact values where known)",
             args.show,
         )
+        report_classes(records, decisions, classify(boards))
         return 0
     classes = classify(boards)
     how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
@@ -317,13 +321,7 @@ def main() -> int:
             else ""
         )
         print(f"  time: {ms:.2f} ms a decision{baseline}")
-        cells = []
-        for kind in CLASS_COLUMNS:
-            rows = np.flatnonzero(classes == kind)
-            if rows.size:
-                part = run([records[i] for i in rows], [decisions[i] for i in rows])
-                cells.append(f"{kind.label} ({rows.size}) {part['double']:.1%} / {part['take']:.1%}")
-        print(f"  by class, double / take agreement: {'; '.join(cells)}")
+        report_classes(records, decisions, classes)
     return 0
 
 
@@ -347,6 +345,19 @@ def report(records: list[dict], decisions: Sequence[CubeDecision], source: str, 
             f"gnubg {record['decision']} nd {record['no_double']:+.3f} dt {record['double_take']:+.3f} | "
             f"bot {decision.verdict.value} nd {decision.no_double:+.3f} dt {decision.double_take:+.3f}"
         )
+
+
+def report_classes(records: list[dict], decisions: Sequence[CubeDecision], classes: np.ndarray) -> None:
+    """Print the agreement and take misses of ``decisions`` in each position class."""
+    cells = []
+    for kind in CLASS_COLUMNS:
+        rows = np.flatnonzero(classes == kind)
+        if rows.size:
+            part = run([records[i] for i in rows], [decisions[i] for i in rows])
+            cells.append(
+                f"{kind.label} ({rows.size}) {part['double']:.1%} / {part['take']:.1%} ({part['take_misses']})"
+            )
+    print(f"  by class, double / take agreement (take misses): {'; '.join(cells)}")
 
 
 if __name__ == "__main__":
