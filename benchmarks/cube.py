@@ -257,6 +257,7 @@ def main() -> int:
 
     records = load_records(args.fixture)
     boards = np.array([decode_position_id(r["position_id"]) for r in records])
+    classes = classify(boards)
     if args.probabilities == "gnubg":
         try:
             probs = gnubg_probabilities(boards, args.plies)
@@ -270,7 +271,7 @@ def main() -> int:
             f"GNU Backgammon's net, {args.plies}-ply cubeless (gnubg-nn) -- checks the cube arithmetic only",
             args.show,
         )
-        report_classes(records, decisions, classify(boards))
+        report_classes(records, decisions, classes)
         return 0
     try:
         evaluators = network_evaluators(args.checkpoint)
@@ -293,9 +294,8 @@ def main() -> int:
             f"{args.rollout_truncate or 'no'} truncation; exact values where known)",
             args.show,
         )
-        report_classes(records, decisions, classify(boards))
+        report_classes(records, decisions, classes)
         return 0
-    classes = classify(boards)
     how = "cubeless probabilities and the model" if args.no_lookahead or not args.plies else "cubeful lookahead"
     baseline_ms = None
     if importlib.util.find_spec("gnubg_nn"):
@@ -351,11 +351,11 @@ def report_classes(records: list[dict], decisions: Sequence[CubeDecision], class
     """Print the agreement and take misses of ``decisions`` in each position class."""
     cells = []
     for kind in CLASS_COLUMNS:
-        rows = np.flatnonzero(classes == kind)
-        if rows.size:
+        rows = np.flatnonzero(classes == kind).tolist()
+        if rows:
             part = run([records[i] for i in rows], [decisions[i] for i in rows])
             cells.append(
-                f"{kind.label} ({rows.size}) {part['double']:.1%} / {part['take']:.1%} ({part['take_misses']})"
+                f"{kind.label} ({len(rows)}) {part['double']:.1%} / {part['take']:.1%} ({part['take_misses']})"
             )
     print(f"  by class, double / take agreement (take misses): {'; '.join(cells)}")
 
