@@ -46,7 +46,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from benchmarks.common import DEFAULT_CHECKPOINT, FIXTURES, gnubg_board, load_records
-from bot.evaluation.classes import PositionClass, classify
+from bot.evaluation.classes import PositionClass, classify, exact_cube
 from bot.equity.cube import CubeDecision, CubeState, MatchCubeMWCs, MoneyCubeEquities, cube_decision
 from engine import decode_position_id
 
@@ -278,8 +278,6 @@ def main() -> int:
     except (ImportError, OSError, ValueError) as error:
         print(f"no trained network ({error}); train one, or run with --probabilities gnubg", file=sys.stderr)
         return 2
-    from bot.evaluation.classes import exact_cube
-
     if args.probabilities == "rollout":
         bot = evaluators["after"] if "after" in evaluators else evaluators["bot"]
         exact = [exact_cube(bot, board, state_of(record)) for board, record in zip(boards, records)]
