@@ -35,7 +35,7 @@ def test_a_candidate_several_times_slower_is_refused_with_the_ratios_unless_acce
     # The shipped contact network widened to four times its units: the same answers, several times the work.
     contact = network_from_payload(load_class_payload(shipped, "contact"))
     save_checkpoint(tmp_path / "wide.pt", widen(contact, 4 * contact.config.hidden[0]))
-    others = [arg for label in ("race", "crashed", "late-contact") for arg in (f"--{label}", str(shipped))]
+    others = [arg for label in ("race", "crashed", "late-contact") for arg in (f"--{label}", str(target))]
     command = ["ship", "--contact", str(tmp_path / "wide.pt"), *others, "--to", str(target), "--set", "speed_repeats=1"]
     before = {suffix: _digest(target.with_suffix(suffix)) for suffix in (".pt", ".npz", ".json")}
 
@@ -47,7 +47,11 @@ def test_a_candidate_several_times_slower_is_refused_with_the_ratios_unless_acce
     assert all(path.is_file() for path in pruner_paths(target))
 
     assert main(command + ["--accept-slower"]) == 0
-    record = json.loads(target.with_suffix(".json").read_text())["results"]["speed"]
+    metadata = json.loads(target.with_suffix(".json").read_text())
+    replaced = json.loads(shipped.with_suffix(".json").read_text())
+    assert metadata["shipped_from"]["race"] == replaced["shipped_from"]["race"]  # the kept network's own origin
+    assert metadata["training_note"] == replaced["training_note"]
+    record = metadata["results"]["speed"]
     assert max(record["times_as_slow_as_shipped"].values()) > SLOWER_LIMIT
     assert record["rollout_trials_per_s"] > 0 and record["ply0_ms"] > 0
     evaluator = load_evaluator(target.with_suffix(".npz"))

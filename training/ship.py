@@ -13,8 +13,9 @@ and the bot's learned cube correction (``--cube-correction``) if given.
 ``ship_gated`` writes a candidate beside the target first, times it against the shipped bot
 there (``bot.play.speed``: 0-ply and 1-ply decisions, rollout trials/s, in the same run) and moves it
 into place only if it is at most ``SLOWER_LIMIT`` times slower at each, unless told to accept it;
-its figures and the ratios go into its metadata. A rollout pruner (``bot.evaluation.prune``) beside a source
-that was fitted to the candidate's networks travels with it.
+its figures and the ratios go into its metadata, beside the replaced bot's history (``carry_history``).
+A rollout pruner (``bot.evaluation.prune``) beside a source that was fitted to the candidate's networks
+travels with it.
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def ship_gated(
             )
         else:
             log(f"no shipped bot at {shipped}: no speed to compare with")
-        write_json_atomically(staged.with_suffix(".json"), metadata)
+        write_json_atomically(staged.with_suffix(".json"), carry_history(metadata, target))
         for suffix in (".pt", ".npz", ".json"):
             os.replace(staged.with_suffix(suffix), target.with_suffix(suffix))
         for path, to in zip(pruner_paths(staged), pruner_paths(target)):
@@ -211,6 +212,43 @@ def ship_gated(
         return metadata
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def carry_history(metadata: dict[str, Any], target: Path) -> dict[str, Any]:
+    """``metadata`` with the history of the bot it replaces at ``target`` (that bot's .json) carried over.
+
+    A network taken from a shipped bot keeps that bot's record of where it came from; keys this ship
+    does not write (a training note, earlier results, a distillation record) stay as they were; and the
+    replaced bot's measured results move to ``previous_results_shipped_<its shipped_at>``.
+    """
+    carried = dict(metadata)
+    shipped_from = metadata.get("shipped_from")
+    if isinstance(shipped_from, dict):
+        carried["shipped_from"] = {label: _origin(path, label) for label, path in shipped_from.items()}
+    elif isinstance(shipped_from, str):
+        carried["shipped_from"] = _origin(shipped_from, "contact")
+    replaced = _shipped_metadata(target)
+    carried.update({key: value for key, value in replaced.items() if key not in metadata})
+    if replaced.get("results"):
+        carried[f"previous_results_shipped_{replaced.get('shipped_at', 'unknown')}"] = replaced["results"]
+    return carried
+
+
+def _shipped_metadata(path: Path) -> dict[str, Any]:
+    """The metadata beside a shipped bot's .pt or .npz; empty for a file that is not one."""
+    try:
+        metadata = json.loads(Path(path).with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def _origin(source: str, label: str) -> Any:
+    """Where the ``label`` network of ``source`` came from: a shipped bot's own record, else ``source``."""
+    recorded = _shipped_metadata(Path(source)).get("shipped_from")
+    if isinstance(recorded, dict):
+        return recorded.get(label, source)
+    return recorded if isinstance(recorded, str) else source
 
 
 def _gate(
