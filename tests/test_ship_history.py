@@ -14,6 +14,7 @@ def _replaced(tmp_path) -> dict:
         "results": {"vs_pubeval_0ply": {"points_per_game": 0.62}},
         "previous_results_round_3": {"vs_pubeval_0ply": {"points_per_game": 0.55}},
         "training_note": "how the networks were made",
+        "classes": {"bearoff": "databases", "race": "race"},
     }
     (tmp_path / "default.json").write_text(json.dumps(metadata))
     return metadata
@@ -35,6 +36,7 @@ def test_a_network_kept_from_the_replaced_bot_keeps_its_origin_and_the_history_s
     assert carried["training_note"] == replaced["training_note"]
     assert carried["previous_results_round_3"] == replaced["previous_results_round_3"]
     assert carried["previous_results_shipped_2026-12-01T10:00:00+00:00"] == replaced["results"]
+    assert "classes" not in carried  # the replaced bot's networks, not this one's
 
 
 def test_the_numpy_export_of_the_replaced_bot_counts_as_the_bot_itself(tmp_path):

@@ -214,12 +214,17 @@ def ship_gated(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# The replaced bot's metadata that tells how the networks came to be, kept by the bot that replaces it.
+HISTORY_KEYS = ("training_note", "distillation")
+
+
 def carry_history(metadata: dict[str, Any], target: Path) -> dict[str, Any]:
     """``metadata`` with the history of the bot it replaces at ``target`` (that bot's .json) carried over.
 
-    A network taken from a shipped bot keeps that bot's record of where it came from; keys this ship
-    does not write (a training note, earlier results, a distillation record) stay as they were; and the
-    replaced bot's measured results move to ``previous_results_shipped_<its shipped_at>``.
+    A network taken from a shipped bot keeps that bot's record of where it came from; the replaced bot's
+    history (``HISTORY_KEYS``, earlier ``previous_results_*``) stays as it was; and its measured results
+    move to ``previous_results_shipped_<its shipped_at>``. What describes the replaced bot's networks
+    (classes, shapes, cube correction) is not carried.
     """
     carried = dict(metadata)
     shipped_from = metadata.get("shipped_from")
@@ -228,7 +233,9 @@ def carry_history(metadata: dict[str, Any], target: Path) -> dict[str, Any]:
     elif isinstance(shipped_from, str):
         carried["shipped_from"] = _origin(shipped_from, "contact")
     replaced = _shipped_metadata(target)
-    carried.update({key: value for key, value in replaced.items() if key not in metadata})
+    carried.update(
+        {key: value for key, value in replaced.items() if key in HISTORY_KEYS or key.startswith("previous_results")}
+    )
     if replaced.get("results"):
         carried[f"previous_results_shipped_{replaced.get('shipped_at', 'unknown')}"] = replaced["results"]
     return carried
