@@ -75,16 +75,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if args.noise < 0:
         raise SystemExit(f"error: --noise {args.noise}: expected a number of positions, 0 or more")
     with threadpool_limits(limits=1, user_api="blas"):
+        evaluators = [(path, load_evaluator(path)) for path in args.checkpoints]
         try:
             boards, rollouts = finished_targets(args.run)
-            noise = rollout_noise(
-                args.run, load_evaluator(args.checkpoints[0]), boards, rollouts, args.noise, args.seed
-            )
+            noise = rollout_noise(args.run, evaluators[0][1], boards, rollouts, args.noise, args.seed)
         except ConfigError as error:
             raise SystemExit(f"error: {error}") from None
         print(f"{args.run}: {len(boards)} positions")
-        for path in args.checkpoints:
-            evaluator = load_evaluator(path)
+        for path, evaluator in evaluators:
             figures = []
             for plies in (0, 1):
                 # Each position is the afterstate its opponent left: searched from there, seen by the side on roll.
