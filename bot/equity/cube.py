@@ -34,7 +34,7 @@ import numpy as np
 from bot.equity.met import MatchEquityTable, default_met
 from engine.board import validate_board
 from engine.errors import BackgammonError, InvalidMatchError
-from engine.match import MatchState, is_cube_value
+from engine.match import MAX_CUBE, MatchState, is_cube_value
 
 # Cube efficiency (GNU Backgammon's defaults in eval.c).
 CONTACT_EFFICIENCY = 0.68
@@ -155,8 +155,8 @@ class CubeState:
 
     @property
     def can_double(self) -> bool:
-        """Whether the side on roll may (usefully) double now."""
-        if self.owner is Owner.OPP:
+        """Whether the side on roll may (usefully) double now; never from ``MAX_CUBE``, the largest cube."""
+        if self.owner is Owner.OPP or self.cube >= MAX_CUBE:
             return False
         if self.is_money:
             return True
