@@ -19,7 +19,7 @@ from bot.search.cancel import check_cancelled
 from bot.evaluation.checkpoint import CheckpointError
 from bot.equity.cube import CubeState, Owner
 from bot.doors.situation import parse_position
-from bot.doors.ubgi import KEYS, MAX_LINE, Answer, Search, UbgiEngine, serve
+from bot.doors.ubgi import KEYS, MAX_LINE, V01_OPTIONS, Answer, Search, UbgiEngine, serve
 from bot.facade import Bot
 from engine.board import START
 from engine.notation import format_steps, parse_move
@@ -75,17 +75,22 @@ def test_key_lines_follow_the_spec_grammar_and_their_defaults_fit_their_types():
         m = grammar.fullmatch(key.line)
         assert m, key.line
         assert key.parse(m.group(6)) == m.group(6)  # the default is a valid value
-    assert KEYS["engine.ply"].line.startswith("key engine.ply int 1..3 1 ")
+    assert KEYS["engine.ply"].line.startswith("key engine.ply int 0..2 0 ")
+    assert KEYS["engine.depth"].line.startswith("key engine.depth int 1..3 1 ")
 
 
 def test_get_and_set_typed_keys(bot):
     out = talk(
         bot,
         "get engine.ply",
-        "set engine.ply 3",
+        "set engine.ply 2",
         "get engine.ply",
-        "setoption name engine.ply value 2",
+        "get engine.depth",
+        "setoption name engine.ply value 1",
         "get engine.ply",
+        "set engine.depth 1",
+        "get engine.ply",
+        "get engine.depth",
         "set engine.level world-class",
         "get engine.level",
         "set engine.info false",
@@ -93,28 +98,32 @@ def test_get_and_set_typed_keys(bot):
         "get game.variant",
         "keys",
     )
-    assert out[:6] == [
-        "value engine.ply 1",
-        "value engine.ply 3",
+    assert out[:9] == [
+        "value engine.ply 0",
         "value engine.ply 2",
+        "value engine.depth 3",
+        "value engine.ply 1",
+        "value engine.ply 0",
+        "value engine.depth 1",
         "value engine.level world-class",
         "value engine.info false",
         "value game.variant backgammon",
     ]
-    assert out[6:] == [key.line for key in KEYS.values()]
+    assert out[9:] == [key.line for key in KEYS.values()]
 
 
 @pytest.mark.parametrize(
     "line, code, detail",
     [
-        ("set engine.ply 4", "bad_value", "engine.ply must_be 1..3"),
-        ("set engine.ply 0", "bad_value", "engine.ply must_be 1..3"),
-        ("set engine.ply two", "bad_value", "engine.ply must_be 1..3"),
+        ("set engine.ply 3", "bad_value", "engine.ply must_be 0..2, not '3'"),
+        ("set engine.ply -1", "bad_value", "engine.ply must_be 0..2, not '-1'"),
+        ("set engine.ply two", "bad_value", "engine.ply must_be 0..2, not 'two'"),
+        ("set engine.depth 0", "bad_value", "engine.depth must_be 1..3, not '0'"),
         ("set engine.level godlike", "bad_value", "engine.level must_be none|"),
         ("set engine.info yes", "bad_value", "engine.info must_be true|false"),
-        ("set game.variant nackgammon", "bad_value", "game.variant must_be backgammon"),
-        ("set engine.threads 4", "unsupported", "key 'engine.threads'"),
-        ("get engine.threads", "unsupported", "key 'engine.threads'"),
+        ("set game.variant nackgammon", "bad_value", "game.variant must_be backgammon, not 'nackgammon'"),
+        ("set engine.hash 64", "unsupported", "key 'engine.hash'"),
+        ("get engine.hash", "unsupported", "key 'engine.hash'"),
         ("set engine.ply", "bad_command", "expected: set <key> <value>"),
         ("get", "bad_command", "expected: get <key>"),
         ("setoption engine.ply 2", "bad_command", "expected: setoption name"),
@@ -123,7 +132,97 @@ def test_get_and_set_typed_keys(bot):
 def test_bad_options_get_the_spec_error_codes(bot, line, code, detail):
     out = talk(bot, line, "get engine.ply")
     assert out[0].startswith(f"error {code} {detail}"), out
-    assert out[1] == "value engine.ply 1"  # nothing changed, the engine reads on
+    assert out[1] == "value engine.ply 0"  # nothing changed, the engine reads on
+
+
+def test_v01_option_names_set_the_keys_they_stand_for(bot):
+    out = talk(
+        bot,
+        "setoption name Variant value backgammon",
+        "setoption name Seed value 42",
+        "setoption name Deterministic value false",
+        "setoption name Threads value 4",
+        "setoption name EvalMode value cubeless",
+        "setoption name Ply value 2",
+        "setoption name variant value backgammon",  # names in any case, as gnubg-ubgi reads them
+        *(f"get {key}" for key in V01_OPTIONS.values()),
+        "get engine.depth",
+    )
+    assert out == [
+        "value game.variant backgammon",
+        "value engine.seed 42",
+        "value engine.deterministic false",
+        "value engine.threads 4",
+        "value engine.eval_mode cubeless",
+        "value engine.ply 2",
+        "value engine.depth 3",
+    ]
+
+
+def test_the_handshake_announces_the_v01_options_after_the_keys(bot):
+    out = talk(bot, "ubgi")
+    options = [line for line in out if line.startswith("option ")]
+    assert options == [
+        "option name Variant type combo default backgammon var backgammon",
+        "option name Seed type spin default 0 min 0 max 9223372036854775807",
+        "option name Deterministic type check default true",
+        "option name Threads type spin default 1 min 1 max 64",
+        "option name EvalMode type combo default cubeful var cubeful var cubeless",
+        "option name Ply type spin default 0 min 0 max 2",
+    ]
+    assert out.index(options[0]) > max(i for i, line in enumerate(out) if line.startswith("key "))
+    assert out[-1] == "ubgiok"
+
+
+@pytest.mark.parametrize(
+    "line, detail",
+    [
+        ("setoption name Variant value nackgammon", "game.variant must_be backgammon, not 'nackgammon'"),
+        ("setoption name Variant value long-nardy", "game.variant must_be backgammon, not 'long-nardy'"),
+        ("set game.variant hypergammon", "game.variant must_be backgammon, not 'hypergammon'"),
+        ("setoption name Threads value 0", "engine.threads must_be 1..64, not '0'"),
+        ("setoption name EvalMode value fast", "engine.eval_mode must_be cubeful|cubeless, not 'fast'"),
+        ("setoption name Deterministic value yes", "engine.deterministic must_be true|false, not 'yes'"),
+        ("setoption name Ply value 3", "engine.ply must_be 0..2, not '3'"),
+    ],
+)
+def test_a_v01_option_with_a_bad_value_is_refused_naming_the_value(bot, line, detail):
+    out = talk(bot, line, "get game.variant", "isready")
+    assert out == [f"error bad_value {detail}", "value game.variant backgammon", "readyok"]
+
+
+def test_an_unknown_v01_option_is_unsupported(bot):
+    assert talk(bot, "setoption name Hash value 16") == ["error unsupported key 'Hash'"]
+
+
+def test_engine_ply_0_is_a_static_evaluation_and_1_looks_a_roll_ahead(bot):
+    lines = ["position gnubgid " + START_ID, "dice 3 1", "go", "go cube"]
+    static = talk(bot, "set engine.ply 0", *lines)
+    assert [line.split()[2] for line in static if line.startswith("info ")] == ["1", "1"]  # one depth each
+    play = bot.best_play(START, (3, 1), plies=0)
+    p = play.probabilities
+    assert static[1] == f"eval eq {play.equity:.4f} pwin {p[0]:.4f} pgammon {p[1]:.4f} pbg {p[2]:.4f}"
+    assert static[2] == f"bestmove {format_steps(play.play)}"
+    cube = bot.evaluate(START, plies=0)
+    assert static[4].startswith(f"eval eq {cube.cubeful_equity:.4f} pwin {cube.probabilities[0]:.4f} ")
+
+    ahead = talk(bot, "set engine.ply 1", *lines)
+    assert [line.split()[2] for line in ahead if line.startswith("info ")] == ["1", "2", "1", "2"]
+    one_ply = bot.best_play(START, (3, 1), plies=1)
+    assert ahead[2] == f"eval eq {one_ply.equity:.4f} pwin {one_ply.probabilities[0]:.4f} " + (
+        f"pgammon {one_ply.probabilities[1]:.4f} pbg {one_ply.probabilities[2]:.4f}"
+    )
+    assert ahead[2] != static[1]  # a roll deeper is not the static evaluation
+
+
+def test_eval_mode_cubeless_ranks_plays_by_money_equity_in_a_match(bot):
+    lines = ["newsession type match length 7", "setscore 5 2", "position gnubgid " + START_ID, "dice 6 2", "go"]
+    cubeful = talk(bot, *lines)
+    cubeless = talk(bot, "setoption name EvalMode value cubeless", *lines)
+    assert " mwc " in cubeful[-2] and " mwc " not in cubeless[-2]
+    assert cubeless[-1] == f"bestmove {best(bot, START, (6, 2))}"
+    match = CubeState(match_length=7, score=(5, 2))
+    assert cubeful[-1] == f"bestmove {best(bot, START, (6, 2), match)}"
 
 
 def test_the_checkpoint_key_loads_a_bot_and_a_bad_file_is_refused(bot):
@@ -239,14 +338,14 @@ def test_a_roll_that_cannot_be_played_is_a_pass(bot):
 
 
 def test_info_lines_count_depths_from_one_and_eval_gives_the_numbers(bot):
-    out = talk(bot, "set engine.ply 3", "position gnubgid " + START_ID, "dice 3 1", "go", "go depth 2")
+    out = talk(bot, "set engine.ply 2", "position gnubgid " + START_ID, "dice 3 1", "go", "go depth 2")
     infos = [line for line in out if line.startswith("info ")]
     assert [int(line.split()[2]) for line in infos] == [1, 2, 3, 1, 2]
     for line in infos:
         assert re.fullmatch(r"info depth \d time_ms \d+ score -?\d+\.\d{4} pv \S.*", line), line
     evals = [line for line in out if line.startswith("eval ")]
     assert len(evals) == 2 and re.fullmatch(r"eval eq -?[\d.]+ pwin [\d.]+ pgammon [\d.]+ pbg [\d.]+", evals[0])
-    # Depth 3 (the bot's 2-ply) decides what 2-ply decides.
+    # engine.ply 2 searches to depth 3 and decides what the bot's 2-ply decides.
     assert answers(out)[0] == f"bestmove {best(bot, START, (3, 1), plies=2)}"
     assert not [
         line

@@ -6,10 +6,12 @@ bungogood/gnubg-ubgi speaks it too), with its v0.1 draft's session commands, ``g
 line at a time:
 
 - handshake: ``ubgi`` -> ``id name|author|version ...``, ``proto 0.2``, the ``key`` lines,
-  ``ubgiok``; ``isready`` -> ``readyok``; ``quit``;
+  v0.1's ``option`` lines, ``ubgiok``; ``isready`` -> ``readyok``; ``quit``;
 - options: ``keys`` (one ``key <name> <type> <default> [!] <description>`` line each),
   ``get <key>`` -> ``value <key> <value>``, ``set <key> <value>`` (silent when it works);
-  v0.1's ``setoption name <key> value <value>`` is read as ``set``;
+  v0.1's ``setoption name <name> value <value>`` is read as ``set``, with v0.1's option names
+  (``Variant``, ``Seed``, ``Deterministic``, ``Threads``, ``EvalMode``, and gnubg-ubgi's ``Ply``)
+  read as the keys they stand for (``V01_OPTIONS``);
 - context: ``newgame``; ``newsession type <money|match> [length N] [jacoby on|off]
   [crawford on|off] [beavers on|off]``; ``setscore <p0> <p1>``; ``setcube value <N> owner
   <center|p0|p1>``; ``setturn <p0|p1>``; ``position gnubgid <PositionID[:MatchID]>``;
@@ -25,8 +27,10 @@ Bad input gets ``error <code> <detail>`` with the spec's four codes (``bad_comma
 ``bad_value``, ``bad_state``, ``unsupported``) and the engine reads on. Seats: ``p0``/``p1``
 are GNU Backgammon's players 0 and 1 (an XGID's bottom and top); ``setturn`` names the one
 on roll, whose view every Position ID is in. A ``PositionID:MatchID`` or an XGID carries its
-own score, cube, turn and dice, which replace the session's. Search depth counts the root
-(``engine.ply`` 1 = every play evaluated, no lookahead = the bot's 0-ply).
+own score, cube, turn and dice, which replace the session's. ``engine.ply`` counts as GNU
+Backgammon and gnubg-ubgi do (0 = static evaluation: every play evaluated, no lookahead, the
+bot's 0-ply); ``engine.depth``, ``go depth`` and the ``info`` lines count the root too (depth 1 =
+``engine.ply`` 0).
 
 >>> engine = UbgiEngine(Bot.load(), emit=print)  # doctest: +SKIP
 >>> for line in ("position gnubgid 4HPwATDgc/ABMA", "dice 3 1", "go"):  # doctest: +SKIP
@@ -64,8 +68,12 @@ ENGINE_NAME = "nardy"
 ENGINE_AUTHOR = "the nardy authors"
 # The longest command read; a controller's longest (an XGID, a checkpoint path) is far shorter.
 MAX_LINE = 4096
-# Root-inclusive depths: UBGI depth d is the bot's (d - 1)-ply search.
+# Root-inclusive depths (engine.depth, go depth, info lines): depth d is the bot's (d - 1)-ply search.
 DEPTHS = tuple(p + 1 for p in PLIES)
+# The games game.variant may name.
+VARIANTS = ("backgammon",)
+# engine.threads' range: a controller may ask for threads; the search runs on one.
+MAX_THREADS = 64
 MAX_MOVETIME_MS = 3_600_000
 SHIPPED = "default"  # engine.checkpoint's value for the shipped network
 NO_LEVEL = "none"
@@ -117,12 +125,24 @@ class Key:
             try:
                 return str(read_int(text, "value", self.name, self.low, self.high, error=InvalidOptionError))
             except InvalidOptionError:
-                raise UbgiError(BAD_VALUE, f"{self.name} must_be {self.low}..{self.high}") from None
+                raise self._refusal(f"{self.low}..{self.high}", text) from None
         if self.kind == "bool" and text not in ("true", "false"):
-            raise UbgiError(BAD_VALUE, f"{self.name} must_be true|false")
+            raise self._refusal("true|false", text)
         if self.kind == "enum" and text not in self.choices:
-            raise UbgiError(BAD_VALUE, f"{self.name} must_be {'|'.join(self.choices)}")
+            raise self._refusal("|".join(self.choices), text)
         return text
+
+    def _refusal(self, allowed: str, text: str) -> UbgiError:
+        return UbgiError(BAD_VALUE, f"{self.name} must_be {allowed}, not {quote(text)}")
+
+    def option_line(self, name: str) -> str:
+        """The v0.1 handshake's ``option name <name> type ...`` line announcing this key as ``name``."""
+        kind = {"int": "spin", "bool": "check", "enum": "combo", "string": "string"}[self.kind]
+        tail = {
+            "int": f" min {self.low} max {self.high}",
+            "enum": "".join(f" var {choice}" for choice in self.choices),
+        }.get(self.kind, "")
+        return f"option name {name} type {kind} default {self.default}{tail}"
 
 
 KEYS: dict[str, Key] = {
@@ -131,8 +151,16 @@ KEYS: dict[str, Key] = {
         Key(
             "engine.ply",
             "int",
+            "0",
+            "decision depth as GNU Backgammon counts it (0: static evaluation of every play, no lookahead)",
+            low=PLIES[0],
+            high=PLIES[-1],
+        ),
+        Key(
+            "engine.depth",
+            "int",
             "1",
-            "root-inclusive decision depth (1: every play evaluated, no lookahead)",
+            "root-inclusive decision depth, engine.ply + 1 (1: static evaluation of every play)",
             low=DEPTHS[0],
             high=DEPTHS[-1],
         ),
@@ -147,9 +175,35 @@ KEYS: dict[str, Key] = {
         Key("engine.seed", "int", "0", "seed of a non-deterministic level's noise", low=0, high=MAX_SEED, minor=True),
         Key("engine.checkpoint", "string", SHIPPED, "network checkpoint file (default: the shipped bot)"),
         Key("engine.info", "bool", "true", "info and eval lines before each answer", minor=True),
-        Key("game.variant", "enum", "backgammon", "the game played", choices=("backgammon",)),
+        Key(
+            "engine.eval_mode",
+            "enum",
+            "cubeful",
+            "cubeless: plays ranked by cubeless money equity, the score and cube set aside",
+            choices=("cubeful", "cubeless"),
+        ),
+        Key(
+            "engine.threads",
+            "int",
+            "1",
+            "threads a controller may ask for; the search runs on one",
+            low=1,
+            high=MAX_THREADS,
+            minor=True,
+        ),
+        Key("game.variant", "enum", VARIANTS[0], "the game played", choices=VARIANTS),
     )
 }
+# v0.1's option names (gnubg-ubgi's spelling; matched in any case) and the keys they stand for.
+V01_OPTIONS = {
+    "Variant": "game.variant",
+    "Seed": "engine.seed",
+    "Deterministic": "engine.deterministic",
+    "Threads": "engine.threads",
+    "EvalMode": "engine.eval_mode",
+    "Ply": "engine.ply",
+}
+_V01_KEYS = {name.lower(): key for name, key in V01_OPTIONS.items()}
 
 
 @dataclass
@@ -326,6 +380,8 @@ class UbgiEngine:
         self.emit(f"id version {nardy_version()}")
         self.emit(f"proto {PROTOCOL_VERSION}")
         self._keys([], line)
+        for name, key in V01_OPTIONS.items():
+            self.emit(KEYS[key].option_line(name))
         self.emit("ubgiok")
 
     def _isready(self, args: list[str], line: str) -> None:
@@ -359,17 +415,22 @@ class UbgiEngine:
         self._assign(name, value)
 
     def _setoption(self, args: list[str], line: str) -> None:
-        """v0.1's ``setoption name <key> value <value>``."""
+        """v0.1's ``setoption name <name> value <value>``: a v0.1 option name, or a key."""
         match = re.fullmatch(r"\s*setoption\s+name\s+(\S+)\s+value\s+(.+?)\s*", line)
         if match is None:
-            raise UbgiError(BAD_COMMAND, "expected: setoption name <key> value <value>")
-        self._assign(match.group(1), match.group(2))
+            raise UbgiError(BAD_COMMAND, "expected: setoption name <name> value <value>")
+        name = match.group(1)
+        self._assign(_V01_KEYS.get(name.lower(), name), match.group(2))
 
     def _assign(self, name: str, text: str) -> None:
         key = KEYS.get(name)
         if key is None:
             raise UbgiError(UNSUPPORTED, f"key {quote(name)}")
         value = key.parse(text)
+        if name in ("engine.ply", "engine.depth"):  # one setting, counted two ways
+            ply = int(value) - (name == "engine.depth")
+            self.values["engine.ply"], self.values["engine.depth"] = str(ply), str(ply + 1)
+            return
         if name == "engine.checkpoint":
             try:
                 self.bot = self.load(None if value == SHIPPED else value)
@@ -480,7 +541,7 @@ class UbgiEngine:
             if name in ("nodes", "trials"):
                 raise UbgiError(UNSUPPORTED, f"go {name}")
         level = self._level(None)
-        depth = (level.plies + 1) if level is not None else int(self.values["engine.ply"])
+        depth = (level.plies + 1) if level is not None else int(self.values["engine.depth"])
         if "depth" in limits:
             depth = _number(limits["depth"], "depth", DEPTHS[0], DEPTHS[-1])
         movetime = _number(limits["movetime"], "movetime", 1, MAX_MOVETIME_MS) / 1000 if "movetime" in limits else None
@@ -514,6 +575,8 @@ class UbgiEngine:
         return level if depth is None else replace(level, plies=depth - 1)
 
     def _chequer(self, board: np.ndarray, dice, state: CubeState, depth: int) -> Answer:
+        if self.values["engine.eval_mode"] == "cubeless":
+            state = CubeState()
         ranked = self.bot.rank_plays(board, dice, plies=depth - 1, state=state)
         chosen = ranked[0]
         level = self._level(depth)
