@@ -288,7 +288,7 @@ def test_cube_correction_command_fits_cached_samples_and_refuses_bad_input(tmp_p
         0.1, abs=0.05
     )
     assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run), "--set", "samples=0"]) == 2
-    assert "'cube_correction.samples': expected at least 100, got 0" in capsys.readouterr().err
+    assert "'cube_correction.samples': must be 100..100000000, got 0" in capsys.readouterr().err
     np.savez(run / "samples.npz", **{**samples, "probs": probs[:, :3]})
     assert main(["cube-correction", "--checkpoint", "x.pt", "--out", str(run)]) == 2
     assert "not a cube-correction sample file" in capsys.readouterr().err

@@ -34,7 +34,7 @@ import torch.multiprocessing as mp
 from bot.evaluation.evaluator import NetworkEvaluator
 from bot.evaluation.games import get_game
 from training.torch_network import ValueNetwork
-from training.config import WORKERS_PER_CORE, Config, ConfigError
+from training.config import Config, check_processes
 from training.selfplay import Samples, self_play_of
 
 
@@ -196,11 +196,8 @@ def check_backend(config: Config) -> None:
         from training.ray_actors import import_ray
 
         import_ray()
-    elif config.workers > WORKERS_PER_CORE * (os.cpu_count() or 1):
-        raise ConfigError(
-            f"config key 'selfplay.workers': {config.workers} processes is more than "
-            f"{WORKERS_PER_CORE} per CPU core of this machine ({os.cpu_count() or 1} cores)"
-        )
+    else:
+        check_processes("selfplay.workers", config.workers)
 
 
 def start_actors(config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> Actors:

@@ -6,7 +6,8 @@ tables configure ``train`` (recorded with every run); the tables ``[distill]``,
 commands. Every key is optional (the defaults in the dataclasses); on the command line
 ``--set KEY=VALUE`` overrides one key of the command's part (``--set selfplay.workers=2``
 for ``train``, ``--set epochs=4`` for ``distill``), the value read as TOML (a bare word is
-a string). An unknown key or a value of the wrong type is an error naming it.
+a string). An unknown key, a value of the wrong type, a number outside its ``BOUNDS`` or a run
+``name`` that is not a plain folder name is an error naming it, before any work starts.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Sequence, TypeVar
 
 from bot.evaluation.encoding import get_encoding
@@ -34,11 +35,20 @@ class ConfigError(BackgammonError):
     """A config file, override or value that cannot be used, with the offending key named."""
 
 
-# (lowest, highest) of every size and count, by config key. A run allocates and starts processes
-# by these numbers, so one far past any real run is refused before anything starts, naming the
+# The tables of a config file that configure the commands other than ``train``.
+COMMAND_SECTIONS = ("distill", "cube_correction", "pruner", "evaluate", "ship")
+MIN_CORRECTION_SAMPLES = 100  # a tenth is held out to choose the epoch
+SEED = (0, 2**63 - 1)  # numpy takes any non-negative seed; 63 bits keep it one signed 64-bit integer
+# Hidden layers of a network, and units in each (also the pruner's, the cube correction's, distill's widen).
+HIDDEN_LAYERS = (1, 8)
+HIDDEN_UNITS = (1, 4096)
+
+# (lowest, highest) of every number of every command's settings, by config key: train's keys at the top
+# level and in its tables, the other commands' under their table's name. A run allocates, loops and starts
+# processes by these numbers, so one far past any real run is refused before anything starts, naming the
 # key and the bounds; the highs leave room for runs much bigger than the shipped ones.
-BOUNDS: dict[str, tuple[int, int]] = {
-    "seed": (0, 2**63 - 1),
+BOUNDS: dict[str, tuple[float, float]] = {
+    "seed": SEED,
     "games": (1, 10**12),
     "checkpoint_every": (1, 10**12),
     "eval_every": (1, 10**12),
@@ -49,12 +59,44 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "selfplay.ray_max_restarts": (-1, 1000),
     "learning.batch_size": (1, 1 << 16),
     "learning.samples_per_update": (1, 1 << 20),
+    "evaluate.games": (2, 10**7),
+    "evaluate.seed": SEED,
+    "pruner.games": (1, 10**7),
+    "pruner.hidden": HIDDEN_UNITS,
+    "pruner.epochs": (1, 10**4),
+    "pruner.keep": (1, 1000),
+    "pruner.seed": SEED,
+    "cube_correction.samples": (MIN_CORRECTION_SAMPLES, 10**8),
+    "cube_correction.workers": (1, 1024),  # processes (see WORKERS_PER_CORE)
+    "cube_correction.hidden": HIDDEN_UNITS,
+    "cube_correction.seed": SEED,
+    "ship.speed_repeats": (1, 100),
+    "ship.wall_seconds": (0.0, 1e9),
+    "distill.games": (1, 10**9),
+    "distill.max_positions": (0, 10**9),
+    "distill.epsilon": (0.0, 1.0),
+    "distill.parallel_games": (1, 1 << 16),
+    "distill.plies": (0, 3),  # each ply multiplies the work by about 21 rolls x their plays
+    "distill.chunk": (1, 1 << 20),
+    "distill.seed": SEED,
+    "distill.epochs": (1, 10**4),
+    "distill.batch_size": (1, 1 << 16),
+    "distill.holdout": (0.0, 0.5),
+    "distill.widen": (0, HIDDEN_UNITS[1]),
+    "distill.workers": (1, 1024),  # processes (see WORKERS_PER_CORE)
+    "distill.rollout_trials": (0, 100_000),
+    "distill.rollout_truncate": (0, 1000),
 }
-# Hidden layers of the network, and units in each.
-HIDDEN_LAYERS = (1, 8)
-HIDDEN_UNITS = (1, 4096)
-# Worker processes per CPU core that a "processes" run may start (checked where the run starts).
+# Worker processes per CPU core that a run may start (checked before the run starts).
 WORKERS_PER_CORE = 4
+# Keys that count processes on this machine (train's selfplay.workers only with backend "processes").
+PROCESS_KEYS = ("cube_correction.workers", "distill.workers")
+# A run name is a folder name under runs/, never a path.
+NAME_LENGTH = 64
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+# A config file's size, and how deep its tables and arrays nest (the shipped configs: 2).
+MAX_CONFIG_BYTES = 1 << 20
+MAX_NESTING = 16
 
 
 @dataclass(frozen=True)
@@ -101,7 +143,8 @@ class LearningConfig:
 
 @dataclass(frozen=True)
 class Config:
-    # Run name: logs go to runs/<name>, checkpoints to the run directory.
+    # Run name: the run directory is runs/<name> unless --out says otherwise. A plain folder name
+    # (letters, digits, "-", "_", "."), never a path.
     name: str = "td"
     # The game played: "backgammon" or "long_nardy" (bot.evaluation.games, with its default rule flags);
     # the network's encoding must read that game's boards ("long_nardy" for long nardy).
@@ -124,11 +167,8 @@ class Config:
     learning: LearningConfig = field(default_factory=LearningConfig)
 
     def __post_init__(self) -> None:
-        for key, (low, high) in BOUNDS.items():
-            section, _, name = key.rpartition(".")
-            value = getattr(getattr(self, section) if section else self, name)
-            if not low <= value <= high:
-                raise ConfigError(f"config key {key!r}: must be {low}..{high}, got {value}")
+        check_name(self.name)
+        check_bounds(self)
         hidden = list(self.network.hidden)
         if not HIDDEN_LAYERS[0] <= len(hidden) <= HIDDEN_LAYERS[1]:
             raise ConfigError(
@@ -139,10 +179,7 @@ class Config:
                 f"config key 'network.hidden': must be {HIDDEN_UNITS[0]}..{HIDDEN_UNITS[1]} units in "
                 f"each layer, got {hidden}"
             )
-        if not math.isfinite(self.learning.learning_rate) or self.learning.learning_rate <= 0:
-            raise ConfigError(
-                f"config key 'learning.learning_rate': must be a positive number, got {self.learning.learning_rate}"
-            )
+        check_positive("learning.learning_rate", self.learning.learning_rate)
         if self.eval_games % 2:
             raise ConfigError(
                 f"config key 'eval_games': must be even (games are played in pairs), got {self.eval_games}"
@@ -205,7 +242,8 @@ class EvaluateSettings:
     seed: int = 1  # seed of the dice
 
     def __post_init__(self) -> None:
-        if self.games < 2 or self.games % 2:
+        check_bounds(self, "evaluate")
+        if self.games % 2:
             raise ConfigError(f"config key 'evaluate.games': expected an even number of at least 2, got {self.games}")
 
 
@@ -220,10 +258,7 @@ class PrunerSettings:
     seed: int = 1  # seed of the games and the fit
 
     def __post_init__(self) -> None:
-        _at_least(self, "pruner", games=1, hidden=1, epochs=1, keep=1)
-
-
-MIN_CORRECTION_SAMPLES = 100  # a tenth is held out to choose the epoch
+        check_bounds(self, "pruner")
 
 
 @dataclass(frozen=True)
@@ -236,7 +271,7 @@ class CubeCorrectionSettings:
     seed: int = 1  # seed of the games, cube states and fit
 
     def __post_init__(self) -> None:
-        _at_least(self, "cube_correction", samples=MIN_CORRECTION_SAMPLES, workers=1, hidden=1)
+        check_bounds(self, "cube_correction")
 
 
 @dataclass(frozen=True)
@@ -247,15 +282,56 @@ class ShipSettings:
     wall_seconds: float = 0.0  # training wall time, when the checkpoint lacks it (0: unknown)
 
     def __post_init__(self) -> None:
-        _at_least(self, "ship", speed_repeats=1)
+        check_bounds(self, "ship")
 
 
-def _at_least(settings: Any, section: str, **least: int) -> None:
-    """Refuse a count of ``settings`` below its least value, naming the config key."""
-    for name, low in least.items():
-        value = getattr(settings, name)
-        if value < low:
-            raise ConfigError(f"config key '{section}.{name}': expected at least {low}, got {value}")
+def check_bounds(settings: Any, section: str = "") -> None:
+    """Refuse a number of ``settings`` outside its ``BOUNDS``, naming the config key: train's Config
+    (``section`` "") or the settings of the command reading the table ``section``."""
+    for key, (low, high) in BOUNDS.items():
+        table, _, name = key.rpartition(".")
+        if section:
+            if table != section:
+                continue
+            value = getattr(settings, name)
+        elif table in COMMAND_SECTIONS:
+            continue
+        else:
+            value = getattr(getattr(settings, table) if table else settings, name)
+        if not low <= value <= high:  # NaN too
+            raise ConfigError(f"config key {key!r}: must be {low}..{high}, got {value}")
+        if key in PROCESS_KEYS:
+            check_processes(key, value)
+
+
+def check_processes(key: str, count: int) -> None:
+    """Refuse more worker processes than ``WORKERS_PER_CORE`` per CPU core of this machine, naming the key."""
+    cores = os.cpu_count() or 1
+    if count > WORKERS_PER_CORE * cores:
+        raise ConfigError(
+            f"config key {key!r}: {count} processes is more than {WORKERS_PER_CORE} per CPU core "
+            f"of this machine ({cores} cores)"
+        )
+
+
+def check_positive(key: str, value: float) -> None:
+    """Refuse a learning rate (or another rate) that is not a positive finite number, naming the key."""
+    if not math.isfinite(value) or value <= 0:
+        raise ConfigError(f"config key {key!r}: must be a positive number, got {value}")
+
+
+def check_name(name: str) -> None:
+    """Refuse a run name that is not a plain folder name: a path would put the run in any folder."""
+    if name in (".", "..") or len(name) > NAME_LENGTH or not _NAME.fullmatch(name):
+        raise ConfigError(
+            f"config key 'name': expected a plain name (letters, digits, '-', '_' and '.', at most "
+            f"{NAME_LENGTH} characters, not '.' or '..'), got {_shown(name)}"
+        )
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for an error line, cut short when long."""
+    return repr(text) if len(text) <= 80 else f"{text[:80]!r}... ({len(text)} characters)"
 
 
 _SECTIONS = {"network": NetworkConfig, "selfplay": SelfPlayConfig, "learning": LearningConfig}
@@ -319,24 +395,63 @@ def config_from_dict(data: dict[str, Any]) -> Config:
         raise ConfigError(str(error)) from None
 
 
-# The tables of a config file that configure the commands other than ``train``.
-COMMAND_SECTIONS = ("distill", "cube_correction", "pruner", "evaluate", "ship")
 Settings = TypeVar("Settings")
+
+
+class NotToml(ConfigError):
+    """Text that is not TOML (an override's value is then a bare string)."""
+
+
+# What in TOML text opens or closes an array or inline table, and what hides brackets (strings, comments).
+_TOML_TOKEN = re.compile(
+    r'"""(?:\\.|[^\\])*?"""|\'\'\'.*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]',
+    re.DOTALL,
+)
+
+
+def parse_toml(text: str, where: str) -> dict[str, Any]:
+    """TOML ``text`` parsed, its arrays and tables nested at most ``MAX_NESTING`` deep (tomllib recurses
+    into each level, and deeper data would not survive the checks either); ConfigError after ``where``."""
+    too_deep = ConfigError(f"{where}arrays or tables nested more than {MAX_NESTING} deep")
+    depth = 0
+    for token in _TOML_TOKEN.finditer(text):
+        if token.group() in ("[", "{"):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise too_deep
+        elif token.group() in ("]", "}"):
+            depth = max(depth - 1, 0)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise NotToml(f"{where}not valid TOML ({error})") from None
+    stack: list[tuple[Any, int]] = [(data, 0)]  # dotted keys nest tables without brackets
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise too_deep
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack += [(child, depth + 1) for child in children if isinstance(child, (dict, list))]
+    return data
 
 
 def read_toml(path: str | os.PathLike | None) -> dict[str, Any]:
     """A config file's data ({} for no file); ConfigError naming the file if it cannot be read."""
     if path is None:
         return {}
-    path = Path(path)
+    where = f"config {str(path)!r}: "
     try:
-        return tomllib.loads(path.read_text())
+        with open(path, "rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise ConfigError(f"config {str(path)!r}: cannot read ({error.strerror})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"config {str(path)!r}: not valid TOML ({error})") from None
+        raise ConfigError(f"{where}cannot read ({error.strerror})") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{where}larger than {MAX_CONFIG_BYTES} bytes")
+    try:
+        text = raw.decode()
     except UnicodeDecodeError:
-        raise ConfigError(f"config {str(path)!r}: not a text file") from None
+        raise ConfigError(f"{where}not a text file") from None
+    return parse_toml(text, where)
 
 
 def with_overrides(data: dict[str, Any], assignments: Sequence[str]) -> dict[str, Any]:
@@ -348,18 +463,21 @@ def with_overrides(data: dict[str, Any], assignments: Sequence[str]) -> dict[str
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
     for assignment in assignments:
         key, equals, raw = assignment.partition("=")
+        where = f"override {_shown(assignment)}: "
         if not equals or not key.strip():
-            raise ConfigError(f"override {assignment!r}: expected KEY=VALUE")
-        try:
-            value = tomllib.loads(f"value = {raw}")["value"]
-        except tomllib.TOMLDecodeError:
-            value = raw
+            raise ConfigError(f"{where}expected KEY=VALUE")
         *tables, name = key.strip().split(".")
+        if len(tables) >= MAX_NESTING:
+            raise ConfigError(f"{where}tables nested more than {MAX_NESTING} deep")
+        try:
+            value = parse_toml(f"value = {raw}", where)["value"]
+        except NotToml:
+            value = raw
         table = data
         for part in tables:
             table = table.setdefault(part, {})
             if not isinstance(table, dict):
-                raise ConfigError(f"override {assignment!r}: {part!r} is not a table")
+                raise ConfigError(f"{where}{part!r} is not a table")
         table[name] = value
     return data
 

@@ -77,7 +77,7 @@ from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import probabilities_at
 from engine import flip
-from training.config import ConfigError
+from training.config import ConfigError, check_bounds, check_positive
 from training.selfplay import SelfPlay
 
 POSITIONS = "positions.npz"
@@ -127,12 +127,10 @@ class DistillConfig:
     def __post_init__(self) -> None:
         for name in ("teachers", "also"):  # JSON lists when read back
             object.__setattr__(self, name, tuple(str(t) for t in getattr(self, name)))
-        if self.workers < 1:
-            raise ConfigError(f"workers {self.workers!r}: expected 1 or more")
-        if self.rollout_trials < 0 or self.rollout_trials == 1:
-            raise ConfigError(f"rollout trials {self.rollout_trials!r}: expected 0 (search targets) or 2 or more")
-        if self.rollout_truncate < 0:
-            raise ConfigError(f"rollout truncate {self.rollout_truncate!r}: expected 0 (play to the end) or more plies")
+        check_bounds(self, "distill")
+        check_positive("distill.learning_rate", self.learning_rate)
+        if self.rollout_trials == 1:
+            raise ConfigError("rollout trials 1: expected 0 (search targets) or 2 or more")
         if not self.rollout_trials and (self.rollout_truncate or self.rollout_vr):
             raise ConfigError("rollout truncate and rollout vr shape rollout targets: give rollout trials too")
         if self.rollout_trials and self.teachers:
