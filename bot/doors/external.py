@@ -262,14 +262,10 @@ class ExternalServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
         with self._lock:
             served = [c for c in self._clients.values() if not c.dropped]
             if len(served) >= self.max_clients:
-                idle = [c for c in served if not c.busy]
+                idle = self.droppable(served)
                 if not idle:
                     log.warning("external player: %s refused, %s", client_address, self.busy_reply)
-                    try:
-                        request.sendall(self.busy_reply.encode("utf-8") + b"\n")
-                    except OSError:
-                        pass
-                    self.shutdown_request(request)
+                    self.refuse(request)
                     return
                 victim = min(idle, key=_Client.idleness)
                 victim.dropped = True
@@ -280,6 +276,18 @@ class ExternalServer(socketserver.ThreadingMixIn, socketserver.TCPServer):
                     pass
             self._clients[request] = _Client(request, client_address, time.monotonic())
         super().process_request(request, client_address)
+
+    def droppable(self, served: list[_Client]) -> list[_Client]:
+        """The clients a new one may displace when every slot is taken: any not waiting for an answer."""
+        return [c for c in served if not c.busy]
+
+    def refuse(self, request: socket.socket) -> None:
+        """Tell a client over the limit that the server is busy, and close it."""
+        try:
+            request.sendall(self.busy_reply.encode("utf-8") + b"\n")
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
     def process_request_thread(self, request, client_address) -> None:
         try:
