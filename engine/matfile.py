@@ -41,9 +41,10 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -63,6 +64,91 @@ NAME_WIDTH = 32
 
 class InvalidMatFileError(InvalidMatchError):
     """A .mat text that cannot be read, or a recorded game that breaks the rules."""
+
+
+class FileBoundError(InvalidMatFileError):
+    """A match file with more games, actions, nodes or nesting than its reader's ``ReadBounds`` allow."""
+
+
+# What one match file may hold, whatever its format, so that no file costs more to read (or to analyse)
+# than its reader expects: a 25-point match has about 60 games and 1,000 actions.
+MAX_GAMES = 2_000
+MAX_ACTIONS = 10_000
+# Nodes: SGF nodes (variations included), .xg records, the non-blank lines of a .mat or a position list.
+MAX_NODES = 100_000
+# SGF variations nested in each other (GNU Backgammon writes none).
+MAX_DEPTH = 100
+# A reader calls ``ReadBounds.check`` after every this many nodes.
+CHECK_EVERY = 64
+# Player names are cut to this many characters (XG's hold 128).
+MAX_NAME_CHARS = 64
+# Characters that reorder the text after them on a terminal or a web page.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass(frozen=True)
+class ReadBounds:
+    """What a reader of a match file reads before it refuses the file (``FileBoundError`` naming the bound).
+
+    ``purpose`` ends the refusal ("at most 200 games are read"); ``check``, when given, is called every
+    ``CHECK_EVERY`` nodes and may raise to stop the reading (a server's cancellation).
+    """
+
+    games: int = MAX_GAMES
+    actions: int = MAX_ACTIONS
+    nodes: int = MAX_NODES
+    depth: int = MAX_DEPTH
+    purpose: str = "read from one file"
+    check: Optional[Callable[[], None]] = None
+
+
+DEFAULT_BOUNDS = ReadBounds()
+
+
+class Tally:
+    """Counts what a reader has read of ``source`` against its ``ReadBounds``; the first count past one raises."""
+
+    def __init__(self, bounds: ReadBounds, source: str) -> None:
+        self.bounds, self.source = bounds, source
+        self.games = self.actions = self.nodes = 0
+
+    def _refuse(self, bound: int, what: str) -> FileBoundError:
+        return FileBoundError(f"{self.source}: more than {bound} {what}: at most {bound} are {self.bounds.purpose}")
+
+    def game(self) -> None:
+        self.games += 1
+        if self.games > self.bounds.games:
+            raise self._refuse(self.bounds.games, "games")
+
+    def action(self) -> None:
+        self.actions += 1
+        if self.actions > self.bounds.actions:
+            raise self._refuse(self.bounds.actions, "actions (plays, doubles, takes and passes)")
+
+    def node(self, what: str) -> None:
+        """One more node (``what`` names them in the refusal: "SGF nodes", ".xg records", "lines")."""
+        self.nodes += 1
+        if self.nodes > self.bounds.nodes:
+            raise self._refuse(self.bounds.nodes, what)
+        if self.bounds.check is not None and self.nodes % CHECK_EVERY == 0:
+            self.bounds.check()
+
+    def depth(self, depth: int, where: str) -> None:
+        if depth > self.bounds.depth:
+            raise FileBoundError(
+                f"{where}: variations nested more than {self.bounds.depth} deep: "
+                f"at most {self.bounds.depth} levels are {self.bounds.purpose}"
+            )
+
+
+def clean_name(text: str) -> str:
+    """A player's name as every output (JSON, HTML, a terminal, a .mat) can hold it: UTF-16 surrogate pairs
+    joined and lone ones as U+FFFD, control and bidirectional-override characters dropped, ':' as a space,
+    whitespace collapsed, ``Game `` as ``Game_`` (a .mat's game title), at most ``MAX_NAME_CHARS``; may be ''."""
+    text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    text = "".join(" " if unicodedata.category(char) == "Cc" else char for char in text)
+    text = " ".join(_BIDI_CONTROLS.sub("", text).replace(":", " ").split()).replace("Game ", "Game_")
+    return text[:MAX_NAME_CHARS].rstrip()
 
 
 class ActionKind(str, Enum):
@@ -308,8 +394,8 @@ def _split_columns(line: str) -> tuple[str, Optional[str]]:
 class _GameReader:
     """Collects the entries of one game."""
 
-    def __init__(self, score: tuple[int, int]) -> None:
-        self.score = score
+    def __init__(self, score: tuple[int, int], tally: Tally) -> None:
+        self.score, self.tally = score, tally
         self.actions: list[MatAction] = []
         self.winner: Optional[int] = None
         self.points = 0
@@ -322,6 +408,8 @@ class _GameReader:
         if self.winner is not None:
             raise InvalidMatFileError(f"{where}: {quote(text)} after the game was won")
         roll, double, wins = _ROLL.fullmatch(text), _DOUBLE.fullmatch(text), _WINS.fullmatch(text)
+        if roll or double or text.lower().startswith(("take", "drop")):
+            self.tally.action()
         if roll:
             self.actions.append(MatAction.of_move(player, (int(roll[1]), int(roll[2])), roll[3]))
         elif double:
@@ -352,8 +440,9 @@ class _GameReader:
             raise InvalidMatFileError(f"{where}: {error}") from None
 
 
-def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
-    """The match in a Jellyfish .mat text; raise InvalidMatFileError naming ``source`` and the line.
+def parse_mat(text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT_BOUNDS) -> MatMatch:
+    """The match in a Jellyfish .mat text; raise InvalidMatFileError naming ``source`` and the line (its subclass
+    FileBoundError past ``bounds``).
 
     Blank lines and comment lines (``;`` or ``#``: gnubg's ``; [EventDate ...]``, the ``; [Site ...]``,
     ``; [Player 1 ...]``, ... that XG and sites write) are skipped wherever they are; a BOM, Windows line ends, any case
@@ -365,11 +454,13 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
     games: list[MatGame] = []
     reader: Optional[_GameReader] = None
     expect_scores = False
+    tally = Tally(bounds, source)
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.lstrip("\ufeff").rstrip()
         where = f"{source} line {number}"
         if not line.strip() or line.lstrip()[0] in ";#":
             continue
+        tally.node("lines")
         if length is None:
             header = _HEADER.fullmatch(line)
             if not header:
@@ -380,6 +471,7 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
                 raise InvalidMatFileError(f"{where}: {quote(line.strip())} is out of order")
             if reader is not None:
                 games.append(reader.game(where))
+            tally.game()
             reader, expect_scores = None, True
         elif expect_scores:
             scores = _SCORES.fullmatch(line)
@@ -391,10 +483,10 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
                     f"{where}: players {quote(scores[1])} and {quote(scores[3])}, expected {players}"
                 )
             score = (_number(scores[2], "score", where), _number(scores[4], "score", where))
-            expected = MatMatch(length, players, tuple(games)).final_score
+            expected = MatMatch(length, players, tuple(games[-1:])).final_score  # the last game's
             if score != expected:
                 raise InvalidMatFileError(f"{where}: score {score} before game {len(games) + 1}, expected {expected}")
-            reader, expect_scores = _GameReader(score), False
+            reader, expect_scores = _GameReader(score, tally), False
         elif reader is None:
             raise InvalidMatFileError(f"{where}: {quote(line.strip())} outside a game")
         else:
@@ -410,7 +502,8 @@ def parse_mat(text: str, source: str = ".mat text") -> MatMatch:
         raise InvalidMatFileError(f"{source}: no games")
     games.append(reader.game(f"{source} end"))
     assert players is not None, "a game is read only after a score line names the players"
-    return MatMatch(length, players, tuple(games))
+    names = (clean_name(players[0]) or "Player 1", clean_name(players[1]) or "Player 2")
+    return MatMatch(length, names, tuple(games))
 
 
 def read_mat(path: str | os.PathLike) -> MatMatch:

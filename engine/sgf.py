@@ -44,12 +44,16 @@ from engine.errors import BackgammonError, quote
 from engine.game import Game, GameResult, Phase
 from engine.match import MatchState, after_game
 from engine.matfile import (
+    DEFAULT_BOUNDS,
     ActionKind,
     GameSetup,
     InvalidMatFileError,
     MatAction,
     MatGame,
     MatMatch,
+    ReadBounds,
+    Tally,
+    clean_name,
     game_at_start,
     game_match_state,
 )
@@ -86,13 +90,16 @@ class SgfNode:
 # ---------------------------------------------------------------- the SGF grammar
 
 _IDENT = re.compile(r"[A-Za-z]+")
+_VALUE_STOP = re.compile(r"[\]\\]")  # where a value ends or an escape starts
 
 
 class _Scanner:
-    """SGF's collection grammar: ``(`` nodes ``;`` with properties ``ID[value]...`` and subtrees ``)``."""
+    """SGF's collection grammar: ``(`` nodes ``;`` with properties ``ID[value]...`` and subtrees ``)``.
 
-    def __init__(self, text: str, source: str) -> None:
-        self.text, self.source, self.pos, self.line = text, source, 0, 1
+    Read without recursion, counting trees (games), nodes and nesting against ``tally``'s bounds."""
+
+    def __init__(self, text: str, source: str, tally: Tally) -> None:
+        self.text, self.source, self.pos, self.line, self.tally = text, source, 0, 1, tally
 
     def error(self, message: str, line: Optional[int] = None) -> InvalidSgfError:
         return InvalidSgfError(f"{self.source} line {line or self.line}: {message}")
@@ -113,28 +120,31 @@ class _Scanner:
         self.pos += 1
 
     def value(self) -> str:
-        """One ``[...]`` value, its escapes (``\\]``, ``\\\\``) undone."""
+        """One ``[...]`` value, its escapes (``\\]``, ``\\\\``, a soft line break) undone."""
         self.expect("[")
         out: list[str] = []
         start_line = self.line
         while True:
-            if self.pos >= len(self.text):
+            stop = _VALUE_STOP.search(self.text, self.pos)
+            if stop is None:
                 raise self.error("a property value '[' is never closed", start_line)
-            char = self.text[self.pos]
-            self.pos += 1
-            if char == "\\" and self.pos < len(self.text):
-                char = self.text[self.pos]
+            out.append(self.text[self.pos : stop.start()])
+            self.pos = stop.end()
+            if stop[0] == "]":
+                text = "".join(out)
+                self.line += text.count("\n")
+                return text
+            if self.pos < len(self.text):  # an escaped character; an escaped line end is a soft line break
+                escaped = self.text[self.pos]
                 self.pos += 1
-                if char == "\n":  # a soft line break
+                if escaped == "\n":
                     self.line += 1
-                    continue
-            elif char == "]":
-                return "".join(out)
-            self.line += char == "\n"
-            out.append(char)
+                else:
+                    out.append(escaped)
 
     def node(self) -> SgfNode:
         self.expect(";")
+        self.tally.node("SGF nodes")
         line, properties = self.line, []
         while (char := self.peek()) and char.isalpha():
             name = _IDENT.match(self.text, self.pos)
@@ -148,21 +158,39 @@ class _Scanner:
             properties.append((name[0].upper(), tuple(values)))
         return SgfNode(line, tuple(properties))
 
+    def sequence(self, into: Optional[list[SgfNode]]) -> None:
+        """A tree's nodes, added to ``into`` (the main line) unless it is None (a variation, read and dropped)."""
+        read = False
+        while self.peek() == ";":
+            node = self.node()
+            read = True
+            if into is not None:
+                into.append(node)
+        if not read:
+            raise self.error("a game tree without nodes")
+
     def tree(self) -> list[SgfNode]:
-        """The main line of one game tree: its sequence, then its first subtree's, and so on."""
+        """The main line of one game tree: its sequence, then its first subtree's, and so on.
+
+        The subtrees still open are a stack (whether each is on the main line, whether its first subtree
+        was read), so nesting costs no recursion; it is bounded by ``tally``."""
         self.expect("(")
         nodes: list[SgfNode] = []
-        while self.peek() == ";":
-            nodes.append(self.node())
-        if not nodes:
-            raise self.error("a game tree without nodes")
-        first = True
-        while self.peek() == "(":
-            branch = self.tree()
-            if first:
-                nodes += branch
-                first = False
-        self.expect(")")
+        self.sequence(nodes)
+        open_trees = [[True, False]]  # per open tree: on the main line, its first subtree seen
+        while open_trees:
+            char = self.peek()
+            if char == "(":
+                parent = open_trees[-1]
+                main = parent[0] and not parent[1]
+                parent[1] = True
+                self.pos += 1
+                self.tally.depth(len(open_trees) + 1, f"{self.source} line {self.line}")
+                open_trees.append([main, False])
+                self.sequence(nodes if main else None)
+            else:
+                self.expect(")")
+                open_trees.pop()
         return nodes
 
     def collection(self) -> list[list[SgfNode]]:
@@ -171,6 +199,7 @@ class _Scanner:
         if self.text.startswith("\ufeff", self.pos):
             self.pos += 1
         while self.peek() == "(":
+            self.tally.game()
             trees.append(self.tree())
         if self.peek():
             raise self.error(f"expected '(' to start a game tree, got {quote(self.text[self.pos : self.pos + 20])}")
@@ -179,9 +208,10 @@ class _Scanner:
         return trees
 
 
-def parse_sgf_nodes(text: str, source: str = ".sgf text") -> list[list[SgfNode]]:
-    """Every game tree's main line of nodes; a broken SGF raises InvalidSgfError naming the line."""
-    return _Scanner(text, source).collection()
+def parse_sgf_nodes(text: str, source: str = ".sgf text", bounds: ReadBounds = DEFAULT_BOUNDS) -> list[list[SgfNode]]:
+    """Every game tree's main line of nodes; a broken SGF raises InvalidSgfError naming the line, one past
+    ``bounds`` (games, nodes, nesting) FileBoundError."""
+    return _Scanner(text, source, Tally(bounds, source)).collection()
 
 
 # ---------------------------------------------------------------- reading the game
@@ -241,8 +271,8 @@ def _letters(values: tuple[str, ...], where: str) -> list[int]:
 class _GameBuilder:
     """Collects one game tree's actions and setup."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self, source: str, tally: Tally) -> None:
+        self.source, self.tally = source, tally
         self.actions: list[MatAction] = []
         # Checkers per point of each player in its own numbering (index 25 = bar); None until a setup node.
         self.counts: Optional[list[list[int]]] = None
@@ -269,6 +299,7 @@ class _GameBuilder:
                 if moved:
                     continue  # gnubg ignores a second move in a node
                 moved = True
+                self.tally.action()
                 player = int(name == "B")
                 kind = value.strip().lower()
                 if kind == "double":
@@ -393,19 +424,17 @@ def _root_info(root: SgfNode, where: str) -> dict:
 
 
 def _name(values: Optional[tuple[str, ...]]) -> Optional[str]:
-    """A player's name as ``MatMatch`` allows it (no ':' or line breaks), or None when there is none."""
-    if not values:
-        return None
-    name = " ".join(values[0].replace(":", " ").replace("Game ", "Game_").split())
-    return name or None
+    """A player's name as ``MatMatch`` and every output allow it (``clean_name``), or None when there is none."""
+    return (clean_name(values[0]) or None) if values else None
 
 
-def parse_sgf(text: str, source: str = ".sgf text") -> MatMatch:
+def parse_sgf(text: str, source: str = ".sgf text", bounds: ReadBounds = DEFAULT_BOUNDS) -> MatMatch:
     """The match (or money session, or single game) in a GNU Backgammon .sgf text.
 
     Raise InvalidSgfError naming ``source`` and the line: a broken SGF, a game that is not
     backgammon, a move that cannot be read, rules the engine does not play (variants, no cube,
-    automatic doubles, a match without the Crawford rule), games of differing match lengths.
+    automatic doubles, a match without the Crawford rule), games of differing match lengths; raise
+    ``engine.matfile.FileBoundError`` past ``bounds`` (games, actions, nodes, nested variations).
     The moves are checked against the rules later, as a .mat file's are (``engine.matfile.replay_game``).
     """
     games: list[MatGame] = []
@@ -413,7 +442,8 @@ def parse_sgf(text: str, source: str = ".sgf text") -> MatMatch:
     names: list[Optional[str]] = [None, None]
     jacoby = False
     state: Optional[MatchState] = None
-    for nodes in parse_sgf_nodes(text, source):
+    tally = Tally(bounds, source)
+    for nodes in _Scanner(text, source, tally).collection():
         root = nodes[0]
         where = f"{source} line {root.line}"
         info = _root_info(root, where)
@@ -435,7 +465,7 @@ def parse_sgf(text: str, source: str = ".sgf text") -> MatMatch:
         for k in (0, 1):
             names[k] = names[k] or info["names"][k]
         score = info["score"] if info["score"] is not None else state.score
-        builder = _GameBuilder(source)
+        builder = _GameBuilder(source, tally)
         for node in nodes[1:]:
             builder.node(node)
         crawford = "CrawfordGame" in rules if length > 1 and length - 1 in score else None
@@ -451,7 +481,7 @@ def parse_sgf(text: str, source: str = ".sgf text") -> MatMatch:
 
 
 def read_sgf(path: str | os.PathLike) -> MatMatch:
-    """The match in the .sgf file at ``path``."""
+    """The match in the .sgf file at ``path`` (``engine.matchfiles.read_records_file`` also bounds its size)."""
     with open(path, encoding="utf-8") as f:
         return parse_sgf(f.read(), source=str(path))
 

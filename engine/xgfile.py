@@ -9,7 +9,9 @@ after a move in the mover's own numbering, with the same 26 slots as ``engine.bo
 mover's bar, 0 = the opponent's); the play recorded is the one legal play of the roll that leaves
 that board, so every move read is legal by construction and a move that is not is refused with its
 game and record. XG keeps a money session's length as 99999; it is read as 0. XG's Crawford and
-Jacoby settings are read; a beaver is refused (the engine plays without beavers).
+Jacoby settings are read; a beaver is refused (the engine plays without beavers). The player names, UTF-16
+code units as gammonview gives them, go through ``engine.matfile.clean_name`` (an emoji's surrogate pair joined,
+a lone one replaced), so that every output can hold them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ import numpy as np
 
 from engine.board import START, flip
 from engine.errors import BackgammonError
-from engine.matfile import InvalidMatFileError, MatAction, MatGame, MatMatch
+from engine.matfile import (
+    DEFAULT_BOUNDS,
+    FileBoundError,
+    InvalidMatFileError,
+    MatAction,
+    MatGame,
+    MatMatch,
+    ReadBounds,
+    Tally,
+    clean_name,
+)
 from engine.plays import legal_plays
 
 MAGIC = b"RGMH"
@@ -41,27 +53,32 @@ class InvalidXgFileError(InvalidMatFileError):
     """An .xg file that cannot be read, or a recorded game that breaks the rules."""
 
 
+class XgBoundError(InvalidXgFileError, FileBoundError):
+    """An .xg file past its reader's ``ReadBounds``."""
+
+
 def is_xg(data: bytes) -> bool:
     """Whether ``data`` is an eXtreme Gammon file (it starts with the magic bytes ``RGMH``)."""
     return data[:4] == MAGIC
 
 
-def _check_size(data: bytes, source: str) -> None:
-    """Refuse a record stream that inflates past ``MAX_RECORDS`` records."""
+def _check_size(data: bytes, source: str, bounds: ReadBounds) -> None:
+    """Refuse a record stream that inflates past ``MAX_RECORDS`` records, or past ``bounds.nodes``."""
     if len(data) < _HEADER_BYTES:
         raise InvalidXgFileError(f"{source}: {len(data)} bytes, shorter than an .xg file's header")
     (thumbnail,) = struct.unpack_from("<I", data, _THUMBNAIL_SIZE_AT)
+    most = min(MAX_RECORDS, bounds.nodes)
     inflate = zlib.decompressobj()
     try:
-        inflate.decompress(data[_HEADER_BYTES + thumbnail :], MAX_RECORDS * _RECORD_BYTES)
+        inflate.decompress(data[_HEADER_BYTES + thumbnail :], most * _RECORD_BYTES)
     except zlib.error as error:
         raise InvalidXgFileError(f"{source}: its records cannot be decompressed ({error})") from None
     if inflate.unconsumed_tail:
-        raise InvalidXgFileError(f"{source}: more than {MAX_RECORDS} records")
+        raise XgBoundError(f"{source}: more than {most} records: at most {most} are {bounds.purpose}")
 
 
-def _records(data: bytes, source: str) -> list[tuple[str, dict[str, Any]]]:
-    _check_size(data, source)
+def _records(data: bytes, source: str, bounds: ReadBounds) -> list[tuple[str, dict[str, Any]]]:
+    _check_size(data, source, bounds)
     try:
         from gvformat.xg import read_xg
     except ImportError:
@@ -81,7 +98,8 @@ def _seat(side: int, where: str) -> int:
 class _GameBuilder:
     """Turns one game's cube and move records into ``MatAction``s, keeping the board seen by seat 0."""
 
-    def __init__(self, header: dict[str, Any], match_play: bool) -> None:
+    def __init__(self, header: dict[str, Any], match_play: bool, tally: Tally) -> None:
+        self.tally = tally
         self.score = (int(header["score1"]), int(header["score2"]))
         self.crawford: Optional[bool] = bool(header["is_crawford"]) if match_play else None
         self.actions: list[MatAction] = []
@@ -93,14 +111,14 @@ class _GameBuilder:
             return  # no double (0), or no cube decision on this turn (XG writes -2)
         doubler = _seat(record["actif"], where)
         self.cube *= 2
+        self.tally.action()
         self.actions.append(MatAction.of_double(doubler, self.cube))
         answer = record["take"]
         if answer == _BEAVER:
             raise InvalidXgFileError(f"{where}: a beaver cannot be replayed (nardy plays without beavers)")
-        if answer == 1:
-            self.actions.append(MatAction.of_take(1 - doubler))
-        elif answer == 0:
-            self.actions.append(MatAction.of_drop(1 - doubler))
+        if answer in (0, 1):
+            self.tally.action()
+            self.actions.append(MatAction.of_take(1 - doubler) if answer else MatAction.of_drop(1 - doubler))
 
     def move_record(self, record: dict[str, Any], where: str) -> None:
         mover = _seat(record["actifp"], where)
@@ -113,6 +131,7 @@ class _GameBuilder:
             raise InvalidXgFileError(f"{where}: {error}") from None
         if play is None:
             raise InvalidXgFileError(f"{where}: the board after {dice[0]}{dice[1]} is not left by a legal play of it")
+        self.tally.action()
         self.actions.append(MatAction.of_play(mover, dice, play))
         self.board = play.afterstate if mover == 0 else flip(play.afterstate)
 
@@ -126,12 +145,14 @@ class _GameBuilder:
             raise InvalidXgFileError(f"{where}: {error}") from None
 
 
-def parse_xg(data: bytes, source: str = ".xg file") -> MatMatch:
-    """The match in the bytes of an .xg file; raise InvalidXgFileError naming ``source``, the game and the record.
+def parse_xg(data: bytes, source: str = ".xg file", bounds: ReadBounds = DEFAULT_BOUNDS) -> MatMatch:
+    """The match in the bytes of an .xg file; raise InvalidXgFileError naming ``source``, the game and the record
+    (XgBoundError past ``bounds``: records, games, actions).
 
     A game the file leaves without its closing record (unfinished) has no winner.
     """
-    records = _records(data, source)
+    records = _records(data, source, bounds)
+    tally = Tally(bounds, source)
     header = next((fields for kind, fields in records if kind == "header_match"), None)
     if header is None:
         raise InvalidXgFileError(f"{source}: no match header record")
@@ -141,10 +162,12 @@ def parse_xg(data: bytes, source: str = ".xg file") -> MatMatch:
     builder: Optional[_GameBuilder] = None
     for number, (kind, fields) in enumerate(records, 1):
         where = f"{source} game {len(games) + (builder is not None)} record {number}"
+        tally.node(".xg records")
         if kind == "header_game":
             if builder is not None:
                 games.append(builder.game(None, where))
-            builder = _GameBuilder(fields, match_play=length > 0)
+            tally.game()
+            builder = _GameBuilder(fields, length > 0, tally)
         elif kind in ("cube", "move", "footer_game"):
             if builder is None:
                 raise InvalidXgFileError(f"{where}: a {kind} record before the first game's header")
@@ -159,7 +182,7 @@ def parse_xg(data: bytes, source: str = ".xg file") -> MatMatch:
         games.append(builder.game(None, f"{source} end"))
     if not games:
         raise InvalidXgFileError(f"{source}: no games")
-    players = (str(header["player1"]).strip(), str(header["player2"]).strip())
+    players = (clean_name(str(header["player1"])) or "Player 1", clean_name(str(header["player2"])) or "Player 2")
     try:
         return MatMatch(length, players, tuple(games), jacoby=not length and bool(header["jacoby"]))
     except InvalidMatFileError as error:

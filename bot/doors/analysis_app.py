@@ -2,10 +2,11 @@
 
 ``add_analysis_routes(app, bot)`` adds them to ``bot.doors.http_app.create_app``'s
 application; the views are ``bot.doors.analysis_views``. ``/v1/analyze`` takes the
-.mat file as the raw request body (``curl --data-binary @match.mat``), at most
-32 KB (8 KB at 1-ply); ``/v1/rollout`` bounds the trials (1,296) and the truncation (20 plies).
-Both are refused (400) when their estimated work is over the server's ``Limits.max_work``, and
-computed through the application's queue for heavy work (``bot.doors.http_limits``).
+.mat, .sgf or .xg file as the raw request body (``curl --data-binary @match.mat``), a .mat at most
+32 KB (8 KB at 1-ply), a .sgf or .xg 512 KB, and reads it in the application's queue for heavy work
+(``bot.doors.http_limits``) within ``analysis_views.upload_bounds`` (games, actions, nodes); ``/v1/rollout``
+bounds the trials (1,296) and the truncation (20 plies). Both are refused (400) when their estimated work
+is over the server's ``Limits.max_work``, and computed through the heavy queue, cancelled when the client leaves.
 Errors are the application's: engine errors become 400 ``{"message": ...}``.
 """
 
@@ -78,8 +79,9 @@ def add_analysis_routes(app: FastAPI, bot: Bot) -> None:
         """Every checker play and cube decision of a .mat, .sgf or .xg match analysed: per-player statistics (error
         rates in mEMG, PR, luck) and every decision with its error and mark, as ``nardy analyze --json``."""
         body = await _bounded_body(request)
-        match = await run_in_threadpool(views.read_mat, body, plies, app.state.limits)  # refused before queueing
-        return await compute(request, True, lambda: views.analyze_parsed(bot, match, plies))
+        upload = await run_in_threadpool(views.check_upload, body, plies)  # format and size, before queueing
+        # Read and analysed in the heavy queue: bounded, one slot at a time, cancelled when the client leaves.
+        return await compute(request, True, lambda: views.analyze(bot, upload, app.state.limits))
 
     @app.get("/v1/rollout", responses=_HEAVY_ERRORS, tags=_TAGS)
     async def rollout(request: Request, query: Annotated[RolloutQuery, Query()]) -> dict:

@@ -1,11 +1,14 @@
 """The analysis endpoints' views: plain functions from a parsed request to JSON data (no web framework).
 
-- ``analyze(bot, body, plies)``: a .mat, .sgf or .xg file's bytes, analysed (``bot.play.analysis``), as
-  ``MatchAnalysis.to_json()`` with the match's chart (SVG); a damaged file raises an engine error naming the line.
+- ``check_upload(body, plies)``: an uploaded .mat, .sgf or .xg file's checks before it is queued (depth,
+  format, size); ``analyze(bot, upload, limits)``, run in the heavy queue: the file read within
+  ``upload_bounds`` (games, actions, nodes, nesting; cancelled with the request) and analysed
+  (``bot.play.analysis``), as ``MatchAnalysis.to_json()`` with the match's chart (SVG); a damaged file
+  raises an engine error naming the line, one past a bound ``engine.matfile.FileBoundError`` naming it.
 - ``rollout(bot, query)``: ``bot.doors.rollout_command.rollout_json`` with bounds on the
   trials, the truncation and the number of plays, so one request stays short.
-- ``check_rollout(query, limits)`` and ``read_mat(body, plies, limits)``: the checks made before
-  the work is queued, the server's cost limit among them (``bot.doors.http_limits``).
+- ``check_rollout(query, limits)``: the checks made before a rollout is queued, the server's cost limit
+  among them (``bot.doors.http_limits``).
 - ``setup(query)``: a situation set up on the web board (checkers, side on roll, dice, cube,
   score, match length, Crawford) as GNU Backgammon's Position ID and Match ID, read back
   by ``engine.game.from_ids`` so that an impossible one is refused naming what is wrong.
@@ -16,6 +19,7 @@ dice: the mover's after each play); the analysis gives each decision in its play
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bot.play.analysis import AnalysisError, analyze_match
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.http_limits import Limits, analysis_work, check_work, rollout_work
+from bot.search.cancel import check_cancelled
 from bot.doors.match_chart import match_chart_svg
 from bot.doors.situation import Situation, parse_position
 from bot.doors.rollout_command import rollout_json
@@ -34,7 +39,7 @@ from engine.game import Game, Phase, from_ids
 from engine.match import MAX_CUBE, MatchState
 from engine.matchfiles import FileKind, kind_of_bytes, read_match
 from engine.xgfile import parse_xg
-from engine.matfile import MatMatch
+from engine.matfile import MatMatch, ReadBounds
 from engine.position import Position
 from engine.position_id import decode_position_id
 
@@ -49,6 +54,9 @@ MAX_ONE_PLY_BYTES = 8 * 1024
 MAX_SGF_BYTES = 512 * 1024
 MAT_BYTES_PER_ACTION = 26
 MAX_UPLOAD_BYTES = max(MAX_MAT_BYTES, MAX_SGF_BYTES)
+# Games of one uploaded file: a 25-point match has about 60, a long money session at the action bound
+# (1,260 at 0-ply) a few more; each game costs its own replay and its own part of the answer.
+MAX_UPLOAD_GAMES = 200
 MAX_TRIALS = 1296
 MAX_TRUNCATE = 20
 DEFAULT_HTTP_TRUNCATE = 10
@@ -100,47 +108,65 @@ def rollout(bot: Bot, query: RolloutQuery) -> dict:
     return rollout_json(bot, situation, dice, settings, query.seed, query.cubeful, query.candidates)
 
 
-def _read_upload(body: bytes, plies: int) -> tuple[MatMatch, str]:
-    """The match of an uploaded file and its format's name, refused when too big for ``plies``."""
+@dataclass(frozen=True)
+class Upload:
+    """An uploaded match file, checked before it is queued: its bytes, format (".mat", ".sgf", ".xg"), text
+    (empty for an .xg) and the analysis depth asked for."""
+
+    body: bytes
+    kind: str
+    text: str
+    plies: int
+
+
+def check_upload(body: bytes, plies: int) -> Upload:
+    """Refuse (an engine error), before any parsing or queueing, a bad depth, bytes that are neither an .xg nor
+    UTF-8, a list of positions, and a file over its format's size bound at ``plies``."""
+    if plies not in ANALYSIS_PLIES:
+        raise AnalysisError(f"plies {plies}: expected one of {ANALYSIS_PLIES}")
     file_kind, text = kind_of_bytes(body, "uploaded file")
+    if file_kind is FileKind.POSITIONS:
+        raise AnalysisError("uploaded file: a list of positions, not a match (`nardy analyze` reads lists)")
     if file_kind in (FileKind.XG, FileKind.SGF):
         kind, limit = f".{file_kind.value}", MAX_SGF_BYTES
     else:
         kind, limit = ".mat", MAX_MAT_BYTES if not plies else MAX_ONE_PLY_BYTES
     if len(body) > limit:
         raise AnalysisError(f"{kind} file of {len(body)} bytes: at {plies}-ply at most {limit} are analysed")
-    source = f"uploaded {kind}"
-    return (parse_xg(body, source) if file_kind is FileKind.XG else read_match(text, source)), kind
+    return Upload(body, kind, text, plies)
 
 
-def read_mat(body: bytes, plies: int, limits: Limits) -> MatMatch:
-    """The match of an uploaded .mat, .sgf or .xg file (``engine.matchfiles``, told apart by content), refused
-    (an engine error) when unreadable, too big for ``plies``, or over ``limits.max_work`` to analyse: checked
-    before the work is queued."""
-    if plies not in ANALYSIS_PLIES:
-        raise AnalysisError(f"plies {plies}: expected one of {ANALYSIS_PLIES}")
-    match, kind = _read_upload(body, plies)
-    actions = sum(len(game.actions) for game in match.games)
-    most = (MAX_ONE_PLY_BYTES if plies else MAX_MAT_BYTES) // MAT_BYTES_PER_ACTION
-    if kind != ".mat" and actions > most:
-        raise AnalysisError(f"{kind} file of {actions} actions: at {plies}-ply at most {most} are analysed")
-    check_work(
-        f"{kind} file of {actions} actions at {plies}-ply",
-        analysis_work(actions, plies),
-        limits,
-        "analyse fewer games or at 0-ply",
+def upload_bounds(upload: Upload, limits: Limits) -> ReadBounds:
+    """What the reader of ``upload`` reads before refusing it: ``MAX_UPLOAD_GAMES`` games; the actions whose
+    analysis is within ``limits.max_work`` (a .sgf or .xg: no more than its .mat's size bound allows); two nodes
+    an action and four a game. The reading stops when the request is cancelled (``bot.search.cancel``)."""
+    actions = limits.max_work // analysis_work(1, upload.plies)
+    if upload.kind != ".mat":
+        actions = min(actions, (MAX_ONE_PLY_BYTES if upload.plies else MAX_MAT_BYTES) // MAT_BYTES_PER_ACTION)
+    return ReadBounds(
+        games=MAX_UPLOAD_GAMES,
+        actions=actions,
+        nodes=2 * actions + 4 * MAX_UPLOAD_GAMES,
+        purpose=f"analysed at {upload.plies}-ply within this server's limits",
+        check=check_cancelled,
     )
-    return match
 
 
-def analyze(bot: Bot, body: bytes, plies: int = 0, limits: Limits = Limits()) -> dict:
-    """The analysis JSON of ``nardy analyze --json`` for a match file's bytes (``read_mat``'s bounds), with
+def read_upload(upload: Upload, limits: Limits) -> MatMatch:
+    """The match of a checked upload, read within ``upload_bounds``: run where the work runs (the heavy queue),
+    so that reading is bounded, queued and cancelled as the analysis is."""
+    source, bounds = f"uploaded {upload.kind}", upload_bounds(upload, limits)
+    return parse_xg(upload.body, source, bounds) if upload.kind == ".xg" else read_match(upload.text, source, bounds)
+
+
+def analyze(bot: Bot, upload: Upload, limits: Limits = Limits()) -> dict:
+    """The analysis JSON of ``nardy analyze --json`` for a checked upload (read by ``read_upload``), with
     ``chart``: the match drawn as SVG (``bot.doors.match_chart``)."""
-    return analyze_parsed(bot, read_mat(body, plies, limits), plies)
+    return analyze_parsed(bot, read_upload(upload, limits), upload.plies)
 
 
 def analyze_parsed(bot: Bot, match: MatMatch, plies: int) -> dict:
-    """The analysis JSON of a match ``read_mat`` has read and checked."""
+    """The analysis JSON of a match read within its bounds."""
     analysis = analyze_match(bot, match, plies)
     return {**analysis.to_json(), "chart": match_chart_svg(analysis)}
 

@@ -11,6 +11,9 @@ also writes one self-contained page with the match's chart and an SVG board of e
 A game of a .mat or .sgf with an illegal recorded action is analysed up to it, with a message (an .xg
 move is read as the legal play that leaves its board: a file with none is refused, naming the record).
 A list of positions is answered position by position (``bot.doors.position_list``).
+The file is read within ``engine.matfile.ReadBounds``' defaults (games, actions, nodes, nested variations)
+and ``engine.matchfiles.MAX_FILE_BYTES``: past one, one ``error:`` line names it. ``--html`` and ``--sgf`` are
+written whole or not at all (``bot.evaluation.storage.atomic_write``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from __future__ import annotations
 import argparse
 import html
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 
@@ -193,19 +195,35 @@ def _run_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
     match = records
     analysis = analyze_match(Bot.load(args.checkpoint), match, args.plies)
     if args.html:
-        Path(args.html).write_text(format_html(analysis), encoding="utf-8")
+        _write_whole(args.html, format_html(analysis))
     if args.sgf:
-        Path(args.sgf).write_text(analysed_sgf(match, analysis), encoding="utf-8")
+        _write_whole(args.sgf, analysed_sgf(match, analysis))
     if args.json:
-        stdout.write(json.dumps(analysis.to_json()) + "\n")
+        stdout.write(json.dumps(analysis.to_json()) + "\n")  # ASCII: any name is escaped
     else:
         lines = format_statistics(analysis) + [""] + format_marked(analysis)
         if args.html:
             lines.append(f"(HTML report written to {args.html})")
         if args.sgf:
             lines.append(f"(GNU Backgammon .sgf written to {args.sgf})")
-        stdout.write("\n".join(lines) + "\n")
+        stdout.write(_printable("\n".join(lines) + "\n", stdout))
     return 0
+
+
+def _write_whole(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8, whole or not at all: an error leaves any earlier file as it was."""
+    from bot.evaluation.storage import atomic_write
+
+    data = text.encode("utf-8")
+    with atomic_write(path) as f:
+        f.write(data)
+
+
+def _printable(text: str, stream: TextIO) -> str:
+    """``text`` as ``stream``'s encoding can hold it: a character it lacks (an emoji on a Latin-1 terminal)
+    becomes '?' rather than an error after the whole analysis."""
+    encoding = getattr(stream, "encoding", None)
+    return text.encode(encoding, "replace").decode(encoding) if encoding else text
 
 
 def add_analyze(subparsers) -> None:

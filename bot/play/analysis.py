@@ -20,6 +20,8 @@ equities are ``bot.equity.cube``'s normalised ones, in the view of the side on r
 (take decisions: the taker's). Marks use GNU Backgammon's default thresholds.
 
 This module makes decisions only: no printing, no files (``bot.doors.analyze_command`` reads and writes).
+Under ``bot.search.cancel.cancel_on`` (a server's request) it stops between games, cube decisions and the
+searches' chunks once cancelled.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Optional
 import numpy as np
 
 from bot.equity.cube import CubeState, cube_state_for
+from bot.search.cancel import check_cancelled
 from bot.search.cube_decision import lookahead_cube_decision, value_after_play
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
 from bot.facade import Bot, search_filters
@@ -452,6 +455,7 @@ def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], pli
         return
     five = invert(probabilities_at(evaluator, flip(np.stack([p.board for p in points])), 0))  # 0-ply, one batch
     for p, probs in zip(points, five):
+        check_cancelled()  # a server's request may have gone (bot.search.cancel)
         c = lookahead_cube_decision(evaluator, p.board, p.state, plies, five=probs)
         d = p.decision
         doubling = min(c.double_take, c.double_pass)
@@ -476,6 +480,7 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0) -> MatchAnalysis:
     games = []
     state = MatchState(match_length=match.length, jacoby=match.jacoby and not match.length)
     for number, record in enumerate(match.games, 1):
+        check_cancelled()
         state = game_match_state(record, state)
         games.append(_replay(match, number, state, moves, cubes))
         if record.winner is not None:
