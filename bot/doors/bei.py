@@ -357,7 +357,8 @@ class BeiServer(ExternalServer):
 
     connection = _BeiConnection
     busy_reply = event("failmove", Reason="server busy: every client slot is taken, try again later")
-    _refusals = threading.BoundedSemaphore(16)  # refused connections drained at once; more close at once
+    # At most 16 refused connections are drained at a time (in this process); others are closed at once.
+    _refusals = threading.BoundedSemaphore(16)
 
     def droppable(self, served: list[_Client]) -> list[_Client]:
         """Only squatters: clients that have sent no complete line within ``line_timeout`` of connecting."""
