@@ -14,7 +14,7 @@ from bot.doors.long_nardy_command import BOT, LongNardySession
 from bot.play.long_nardy import best_play, load_long_nardy_player, position_probabilities, rank_plays
 from conftest import tiny_bot
 from engine.game import Phase
-from engine.long_nardy import START, LongGame, LongPosition, Rules, encode_long_position_id
+from engine.long_nardy import START, LongGame, LongPosition, Rules, encode_long_position_id, flip
 from engine.match import MatchState
 
 with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
@@ -22,6 +22,26 @@ with warnings.catch_warnings():  # starlette asks for httpx2, which is not neede
     from fastapi.testclient import TestClient
 
 START_ID = encode_long_position_id(START)
+
+
+def long_id(mover: dict[int, int], opponent: dict[int, int]) -> str:
+    """The Position ID of each side's checkers on its own points (a side may have borne some off)."""
+    board = np.zeros(26, dtype=np.int8)
+    for point, count in mover.items():
+        board[point] = count
+    theirs = np.zeros(26, dtype=np.int8)
+    for point, count in opponent.items():
+        theirs[point] = count
+    return encode_long_position_id(board + flip(theirs))
+
+
+# Positions no game is on in: a side has borne off all its checkers (the game is over), or has borne
+# off some with others still outside its home (bearing off needs all fifteen home, and none leaves it).
+OVER_ID = long_id({1: 3}, {})
+WON_ID = long_id({}, {2: 5})
+STRAY_ID = long_id({1: 3, 7: 1}, {24: 15})
+FINISHED = [(OVER_ID, "the opponent has borne off all 15"), (WON_ID, "the side on roll has borne off all 15")]
+IMPOSSIBLE = FINISHED + [(STRAY_ID, "the side on roll has borne off 11 checkers with others outside its home")]
 # Positions (side on roll's view) the shipped network doubles and takes, and finds too good to double.
 DOUBLE_TAKE_ID = "ACBUH/wCQAk/+"
 TOO_GOOD_ID = "vwAAAQAAAAAAA"
@@ -117,7 +137,30 @@ def test_bad_long_queries_get_400_naming_the_problem(client, path, params, words
     assert words in answer.json()["message"]
 
 
+@pytest.mark.parametrize("position, named", IMPOSSIBLE)
+@pytest.mark.parametrize("path", ["/v1/moves", "/v1/evaluate", "/v1/cube"])
+def test_a_long_position_with_no_game_on_gets_400_at_every_door(client, path, position, named):
+    answer = client.get(path, params={"variant": "long", "position": position, "dice": "31"})
+    assert answer.status_code == 400
+    message = answer.json()["message"]
+    assert message.startswith(f"long nardy position {position!r}: {named}")
+
+
+def test_a_long_bear_off_with_a_game_on_is_answered(client):
+    racing = long_id({1: 3, 6: 1}, {24: 2, 19: 13})  # both home, the side on roll bearing off
+    answer = client.get("/v1/evaluate", params={"variant": "long", "position": racing})
+    assert answer.status_code == 200 and answer.json()["probabilities"]["win"] > 0.5
+
+
 # ---------------------------------------------------------------- terminal
+
+
+@pytest.mark.parametrize("position, named", IMPOSSIBLE)
+def test_hint_refuses_a_long_position_with_no_game_on(position, named):
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["hint", "--variant", "long", position, "31"], stdout=out, stderr=err) == 2
+    assert out.getvalue() == "" and err.getvalue().count("\n") == 1
+    assert err.getvalue().startswith(f"error: long nardy position {position!r}: {named}")
 
 
 def test_hint_takes_variant_long_as_the_game(player):
@@ -253,8 +296,8 @@ def test_a_long_game_without_the_cube_has_no_cube(client):
     "path, token, words",
     [
         ("/v1/game/roll", "long:AAAB//wAAAP/+:roll", "expected long:"),
-        ("/v1/game/roll", "long:AAAB//wAAAP/+:fly:h:h:-:1:-:0-0:none", "expected long:"),
-        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:3:-:0-0:doubling", "cube 3"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:fly:h:h:-:1:-:0-0:none", "PHASE 'fly'"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:3:-:0-0:doubling", "CUBE '3'"),
         ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:2:-:0-0:none", "cube"),
         ("/v1/game/roll", "long:AAAB//wAAAP/+:move:h:h:79:1:-:0-0:none", "dice"),
         ("/v1/game/bot", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "not possible now"),

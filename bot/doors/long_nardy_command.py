@@ -25,13 +25,14 @@ from bot.play.long_nardy import (
     rank_plays,
 )
 from engine.board import validate_dice
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, quote
 from engine.game import Phase
 from engine.long_nardy import (
     LongGame,
     LongGameResult,
     LongPosition,
     Rules,
+    check_game_on,
     format_play,
     legal_plays,
     parse_long_move,
@@ -64,6 +65,7 @@ def run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if not args.dice:
         raise BackgammonError("long nardy hint: give the dice (there is no cube decision to show without them)")
     position = LongPosition.from_id(args.position)
+    check_game_on(position.board, f"long nardy position {quote(args.position)}")
     dice = validate_dice(args.dice)
     player = load_long_nardy_player(args.checkpoint)
     ranked = rank_plays(player, position.board, dice, args.plies)

@@ -36,7 +36,7 @@ from bot.play.long_nardy import (
 )
 from engine.board import validate_dice
 from engine.errors import InvalidDiceError, quote
-from engine.long_nardy import LongPosition
+from engine.long_nardy import LongPosition, check_game_on
 
 
 @functools.cache
@@ -46,8 +46,11 @@ def long_nardy_player() -> NetworkEvaluator:
 
 
 def read_long_position(text: str) -> LongPosition:
-    """The position of a long nardy Position ID as a query gives it (a '+' may arrive as a space)."""
-    return LongPosition.from_id(text.replace(" ", "+"))
+    """The position of a long nardy Position ID as a query gives it (a '+' may arrive as a space), refused
+    when no game is on in it (a side has borne off all its checkers, or one no game reaches)."""
+    position = LongPosition.from_id(text.replace(" ", "+"))
+    check_game_on(position.board, f"long nardy position {quote(text)}")
+    return position
 
 
 def five_of(three: tuple[float, float, float]) -> np.ndarray:

@@ -22,6 +22,7 @@ oin once a checker is off, else mars), so the bot never offers one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Optional
 
@@ -53,7 +54,9 @@ from engine.long_nardy import (
     DEFAULT_RULES,
     LongGame,
     LongGameResult,
+    START,
     LongPosition,
+    check_game_on,
     flip,
     format_play,
     legal_plays,
@@ -77,6 +80,9 @@ _PHASES: dict[PagePhase, Phase] = {
 _PHASE_NAMES: dict[Phase, PagePhase] = {phase: name for name, phase in _PHASES.items()}
 _HOW: dict[Outcome, HowEnded] = {Outcome.SINGLE: "oin", Outcome.GAMMON: "mars"}
 _FIELDS = "long:POSITIONID:PHASE:TURN:FIRST:DICE:CUBE:OWNER:HUMAN-BOT:CUBERULE"
+_DICE = re.compile(r"[1-6]{2}", re.ASCII)
+_NUMBER = re.compile(r"[0-9]{1,5}", re.ASCII)
+_SCORE = re.compile(r"([0-9]{1,5})-([0-9]{1,5})", re.ASCII)
 
 
 def is_long_token(token: str) -> bool:
@@ -107,36 +113,61 @@ def _token(game: LongGame) -> str:
 
 
 def _read(token: str) -> LongGame:
-    """The game a long nardy token describes; an engine error naming what is wrong otherwise."""
+    """The game a long nardy token describes; an engine error naming the field that is wrong otherwise.
+
+    The token is open (docs/http_limits.md), so each field is checked to be one a game against the bot
+    reaches: a position with a game on, the start in the opening, dice only to be played, a cube that is
+    a power of two up to ``MAX_CUBE`` (below it when doubled), centred only on 1 and doubled only by a
+    side with access, and a money score the next win still fits.
+    """
     what = f"game {quote(token, 60)}"
     parts = token.strip().replace(" ", "+").split(":")
     if len(parts) != 10 or parts[0] != PREFIX:
         raise InvalidMatchError(f"{what}: expected {_FIELDS}")
     _, position_id, phase, turn, first, dice, cube, owner, score, cube_rule = parts
-    try:
-        seats = [_SEATS[turn], _SEATS[first], _SEATS[owner]]
-        stage = _PHASES[phase]  # type: ignore[index]  # any text: a KeyError is the answer
-        human, bot = (int(x) for x in score.split("-"))
-        stake = int(cube)
-        if (dice != "-" and len(dice) != 2) or cube_rule not in ("none", "doubling"):
-            raise ValueError
-    except (KeyError, ValueError):
-        raise InvalidMatchError(f"{what}: expected {_FIELDS}") from None
-    roll = None if dice == "-" else validate_dice(dice)
-    if not (0 <= human <= MAX_MONEY_SCORE and 0 <= bot <= MAX_MONEY_SCORE):
+
+    def refuse(field: str, value: str, expected: str) -> InvalidMatchError:
+        return InvalidMatchError(f"{what}: {field} {quote(value, 20)}: expected {expected}")
+
+    if phase not in _PHASES:
+        raise refuse("PHASE", phase, "opening, roll, move or doubled")
+    stage = _PHASES[phase]  # type: ignore[index]  # checked just above
+    opening = stage is Phase.OPENING
+    for field, seat in (("TURN", turn), ("FIRST", first)):
+        if seat not in _SEATS or (seat == "-") != opening:
+            raise refuse(field, seat, "'-' in the opening, else h (you) or b (the bot)")
+    if (dice == "-") == (stage is Phase.ROLLED) or (dice != "-" and not _DICE.fullmatch(dice)):
+        raise refuse("DICE", dice, "two dice 1..6 in the phase move, else '-'")
+    if cube_rule not in ("none", "doubling"):
+        raise refuse("CUBERULE", cube_rule, "none or doubling")
+    stake = int(cube) if _NUMBER.fullmatch(cube) else 0
+    highest = 1 if cube_rule == "none" or opening else MAX_CUBE // 2 if stage is Phase.DOUBLED else MAX_CUBE
+    if not 1 <= stake <= highest or stake & (stake - 1):
+        raise refuse("CUBE", cube, f"a power of two 1..{highest} (phase {phase}, cube rule {cube_rule})")
+    if owner not in _SEATS or (owner == "-") != (stake == 1):
+        raise refuse("OWNER", owner, "'-' (centred) with the cube on 1, else h or b (who took it)")
+    if stage is Phase.DOUBLED and owner not in ("-", turn):
+        raise refuse("OWNER", owner, f"'-' or {turn}: the side doubling ({turn}) needs access to the cube")
+    scores = _SCORE.fullmatch(score)
+    if scores is None:
+        raise refuse("HUMAN-BOT", score, "the money score, e.g. 3-1")
+    human, bot = int(scores[1]), int(scores[2])
+    if not (human <= MAX_MONEY_SCORE and bot <= MAX_MONEY_SCORE):
         raise InvalidMatchError(f"{what}: money score {human}-{bot}; at most {MAX_MONEY_SCORE} points each")
-    if stake > MAX_CUBE or stake & (stake - 1):
-        raise InvalidMatchError(f"{what}: cube {stake}; a power of two up to {MAX_CUBE}")
+    position = LongPosition.from_id(position_id)
+    check_game_on(position.board, f"{what}: POSITIONID")
+    if opening and position != LongPosition(START):
+        raise refuse("POSITIONID", position_id, f"the start, {LongPosition(START).id}, in the opening")
     return LongGame(
         replace(DEFAULT_RULES, cube=cube_rule),
         MatchState(score=(human, bot)),
         stage,
-        seats[0],
-        LongPosition.from_id(position_id),
-        roll,
+        _SEATS[turn],
+        position,
+        None if dice == "-" else validate_dice(dice),
         stake,
-        seats[2],
-        seats[1],
+        _SEATS[owner],
+        _SEATS[first],
     )
 
 

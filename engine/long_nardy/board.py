@@ -33,6 +33,7 @@ __all__ = [
     "START",
     "board_from_side_counts",
     "borne_off",
+    "check_game_on",
     "flip",
     "illegal_block",
     "other_point",
@@ -44,6 +45,7 @@ __all__ = [
 HEAD = 24  # the mover's head, where its fifteen checkers start
 OPPONENT_HEAD = 12  # the opponent's head, on the mover's numbering
 BLOCK = 6  # this many consecutive points held trap the opponent (R9)
+HOME = 6  # the mover's home board is its points 1..6
 
 
 def other_point(point: int | np.ndarray) -> int | np.ndarray:
@@ -141,3 +143,23 @@ def illegal_block(board: np.ndarray) -> bool:
         if run >= BLOCK and index > lead:
             return True
     return False
+
+
+def check_game_on(board: np.ndarray, what: str = "long nardy position") -> np.ndarray:
+    """The board (mover's view) as int8 if a game can be on in it; InvalidPositionError naming why not.
+
+    A side with no checker left has won, so the game is over. A side that has borne off has all
+    its other checkers home (points 1..6): bearing off needs all fifteen there, and with no hitting
+    none ever leaves, so a checker outside is a position no game reaches.
+    """
+    board = validate_board(board, what)
+    for name, view in (("side on roll", board), ("opponent", flip(board))):
+        on_board = int(np.maximum(view[1:25], 0).sum())
+        if on_board == 0:
+            raise InvalidPositionError(f"{what}: the {name} has borne off all {CHECKERS} checkers, the game is over")
+        if on_board < CHECKERS and (view[HOME + 1 : 25] > 0).any():
+            raise InvalidPositionError(
+                f"{what}: the {name} has borne off {CHECKERS - on_board} checkers with others outside its home "
+                f"(points 1..{HOME}), which no game reaches: bearing off needs all {CHECKERS} home"
+            )
+    return board
