@@ -7,7 +7,9 @@
    memory over ``--runs`` runs), beside GNU Backgammon's own cold ``hint`` of the same
    position (Debian's ``gnubg -t``) in the same run, when it is installed, and beside
    Python importing numpy alone, its BLAS on one thread as the command line starts it
-   (``bot.__main__``): the floor of any command line of ours.
+   (``bot.__main__``): the floor of any command line of ours. Then the first deep search
+   after an install: ``nardy hint POSITION DICE --plies 2`` on an empty compiled-code
+   cache against the same on a warm one, beside GNU Backgammon's cold 2-ply hint.
 2. In-process decisions: ``Bot.rank_plays`` at 0-ply and 1-ply (median ms per position
    of ``fixtures/move_choice.jsonl``) with the numpy network the doors serve from
    against the torch network training uses (one thread each), same checkpoint.
@@ -27,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -146,9 +149,25 @@ def cold_start(runs: int) -> None:
             None,
         ),
     ]
+    empty_cache, warm_cache = Path(tempfile.mkdtemp()) / "numba", Path(tempfile.mkdtemp()) / "numba"
+    deep_hint = f"{nardy} hint {POSITION} {DICE} --plies 2"
+    rows += [
+        (
+            f"nardy hint {POSITION} {DICE} --plies 2, empty cache",
+            ["sh", "-c", f"rm -rf {empty_cache} && NUMBA_CACHE_DIR={empty_cache} exec {deep_hint}"],
+            None,
+        ),
+        (
+            f"nardy hint {POSITION} {DICE} --plies 2, warm cache",
+            ["env", f"NUMBA_CACHE_DIR={warm_cache}", *deep_hint.split()],
+            None,
+        ),
+    ]
     if GNUBG.exists():
-        script = f"set board {POSITION}\nset dice {DICE.replace('', ' ').strip()}\nhint\n"
-        rows.append((f"gnubg -t hint {POSITION} {DICE}", [str(GNUBG), "-t", "-q", "-r"], script))
+        rows += [
+            (f"gnubg -t hint {POSITION} {DICE}", [str(GNUBG), "-t", "-q", "-r"], gnubg_hint_script(0)),
+            (f"gnubg -t hint {POSITION} {DICE}, 2-ply", [str(GNUBG), "-t", "-q", "-r"], gnubg_hint_script(2)),
+        ]
     for _, command, stdin in rows:
         cold_run(command, stdin)  # warm-up: the disk cache, the bytecode
     results: list[list[tuple[float, float, float]]] = [[] for _ in rows]
@@ -158,12 +177,23 @@ def cold_start(runs: int) -> None:
     walls = [statistics.median(run[0] for run in runs_of) for runs_of in results]
     cpus = [statistics.median(run[2] for run in runs_of) for runs_of in results]
     for (label, _, _), wall, cpu, runs_of in zip(rows, walls, cpus, results):
-        print(f"  {label:<38} {wall:6.3f} s {max(run[1] for run in runs_of):7.1f} MB {cpu:6.3f} s")
+        print(f"  {label:<52} {wall:6.3f} s {max(run[1] for run in runs_of):7.1f} MB {cpu:6.3f} s")
+    print(f"  first 2-ply hint / a warm one: {walls[3] / walls[4]:.2f}x wall, {cpus[3] / cpus[4]:.2f}x CPU")
     if GNUBG.exists():
         print(
-            f"  nardy hint / gnubg hint: {walls[0] / walls[-1]:.2f}x wall, {cpus[0] / cpus[-1]:.2f}x CPU; "
-            f"the floor / gnubg hint: {walls[2] / walls[-1]:.2f}x wall, {cpus[2] / cpus[-1]:.2f}x CPU"
+            f"  nardy hint / gnubg hint: {walls[0] / walls[5]:.2f}x wall, {cpus[0] / cpus[5]:.2f}x CPU; "
+            f"the floor / gnubg hint: {walls[2] / walls[5]:.2f}x wall, {cpus[2] / cpus[5]:.2f}x CPU; "
+            f"first 2-ply hint / gnubg's: {walls[3] / walls[6]:.2f}x wall, {cpus[3] / cpus[6]:.2f}x CPU"
         )
+
+
+def gnubg_hint_script(plies: int) -> str:
+    """GNU Backgammon's commands for a hint of the benchmark's position at ``plies`` (it sets a board only in a
+    game)."""
+    dice = " ".join(DICE)
+    return (
+        f"new game\nset evaluation chequerplay evaluation plies {plies}\nset board {POSITION}\nset dice {dice}\nhint\n"
+    )
 
 
 def in_process(count: int) -> None:

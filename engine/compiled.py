@@ -1,9 +1,11 @@
 """numba-compiled modules, loaded on first use: the engine's move generator (``engine.kernels``), and ``bot``'s.
 
-numba's import costs more than a small batch saves, so until a batch of ``KERNEL_BATCH``
-boards comes, the numpy generator answers and ``import engine`` never loads numba. Once
-loaded, every batch runs compiled (its fixed cost per call is far below numpy's). Without
-numba, or with nowhere to cache its compiled code, every batch stays in numpy.
+Loading numba and the cached kernels costs about as much as 250,000 boards' work in numpy,
+so a process runs numpy until it has done that much (a 2-ply hint never gets there; a rollout
+gets there early) and ``import engine`` never loads numba. Once loaded, every batch runs
+compiled (its fixed cost per call is far below numpy's). The first compile after an install
+says so on stderr. Without numba, or with nowhere to cache its compiled code, every batch
+stays in numpy.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from typing import Protocol
 
 import numpy as np
 
-KERNEL_BATCH = 256  # boards from which a batch loads the compiled generator
+NUMPY_BOARDS_BEFORE_COMPILING = 250_000  # boards, summed over every kernel's batches, before numba loads
+COMPILE_SECONDS = 15  # what compiling every kernel costs a cold cache, on one core of a small machine
+
+_numpy_boards = 0  # boards this process ran in numpy, while no compiled module is loaded
 
 
 class Generator(Protocol):
@@ -46,23 +51,61 @@ def load(module: str) -> ModuleType | None:
     """
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
     try:
-        return importlib.import_module(module)
+        compiled = importlib.import_module(module)
     except (ImportError, RuntimeError):  # RuntimeError: numba found no directory it may cache in
         return None
+    _announce_compiling()
+    return compiled
+
+
+def runs_compiled(module: str, batch: int) -> bool:
+    """Whether a batch of ``batch`` boards should run in the compiled ``module``: always once it is loaded;
+    before, only once this process has run enough boards in numpy to pay for loading it."""
+    global _numpy_boards
+    if module in sys.modules:
+        return True
+    _numpy_boards += batch
+    return _numpy_boards >= NUMPY_BOARDS_BEFORE_COMPILING
+
+
+@functools.cache
+def _announce_compiling() -> None:
+    """Say once on stderr when numba compiles this project's kernels (a cold cache), so a long first run is not
+    silent; loading them from the cache says nothing."""
+    from numba.core import event
+
+    class Announcer(event.Listener):
+        announced = False
+
+        def on_start(self, compile_event: event.Event) -> None:
+            function = compile_event.data["dispatcher"].py_func
+            if not self.announced and function.__module__.split(".")[0] in ("engine", "bot"):
+                self.announced = True
+                print(
+                    f"nardy: compiling the search kernels, once: about {COMPILE_SECONDS} s"
+                    f" (cached in {os.environ['NUMBA_CACHE_DIR']})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+        def on_end(self, compile_event: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", Announcer())
 
 
 def afterstates_kernel(batch: int) -> Generator | None:
     """The compiled ``afterstates`` for a batch of ``batch`` boards.
 
-    None while small batches stay in numpy (before any big one came), or without numba.
+    None while the process's work stays in numpy (``runs_compiled``), or without numba.
     """
-    if batch < KERNEL_BATCH and "engine.kernels" not in sys.modules:
+    if not runs_compiled("engine.kernels", batch):
         return None
     return _compiled_afterstates()
 
 
 def use_compiled_generator() -> bool:
-    """Load the compiled generator now, so that every batch, however small, runs compiled; False without numba.
+    """Load the compiled generator now, so that every batch, however few, runs compiled; False without numba.
 
     For a process that generates many small batches (a learning environment stepping a
     few games) and can pay numba's import once.

@@ -1,6 +1,6 @@
 """A damaged or foreign compiled-kernel cache is discarded and rebuilt, with a warning, never an internal error.
 
-Each run is a fresh ``python -m bot`` process on a private ``XDG_CACHE_HOME``, so numba
+Each run is a fresh process on a private ``XDG_CACHE_HOME``, so numba
 reads its cache from disk as a restarted server would.
 """
 
@@ -17,14 +17,21 @@ import pytest
 pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parents[1]
-HINT = ["hint", "4HPwATDgc/ABMA", "31", "--plies", "1", "--top", "3"]  # 1-ply: big batches, compiled kernels
+HINT = ["hint", "4HPwATDgc/ABMA", "31", "--plies", "1", "--top", "3"]
+# The hint of a process whose every batch runs compiled, as a long one's (a rollout's) soon does.
+COMPILED_HINT = (
+    "import sys, engine.compiled\n"
+    "engine.compiled.NUMPY_BOARDS_BEFORE_COMPILING = 0\n"
+    "from bot.__main__ import main\n"
+    f"sys.exit(main({HINT!r}))\n"
+)
 
 
 def run_hint(cache_home: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
     env.pop("NUMBA_CACHE_DIR", None)
     return subprocess.run(
-        [sys.executable, "-m", "bot", *HINT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", COMPILED_HINT], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
     )
 
 
@@ -35,6 +42,7 @@ def clean(tmp_path_factory) -> tuple[Path, str]:
     done = run_hint(home)
     assert done.returncode == 0, done.stderr
     assert list((home / "nardy" / "numba").rglob("*.nbc")), "the run cached no compiled kernel"
+    assert done.stderr.count("compiling the search kernels, once") == 1, done.stderr
     return home, done.stdout
 
 

@@ -27,6 +27,7 @@ from bot.evaluation.evaluator import (
 )
 from bot.facade import default_checkpoint
 from bot.evaluation import compiled
+import engine.compiled
 from bot.evaluation.network import Network, NetworkConfig
 from bot.search.nply import SearchEvaluator, candidates_filter, probabilities_at
 from training.torch_network import ValueNetwork, network_from_payload
@@ -92,7 +93,7 @@ def test_race_and_rearmost():
 def test_compiled_global_features_equal_numpys(name, monkeypatch):
     encoding = get_encoding(name)
     boards = np.concatenate([played_positions(50)] + list(classed_positions(100).values()))
-    monkeypatch.setattr(compiled, "KERNEL_BATCH", 0)
+    monkeypatch.setattr(engine.compiled, "NUMPY_BOARDS_BEFORE_COMPILING", 0)
     served = encoding.global_features(boards)
     monkeypatch.setitem(sys.modules, "bot.evaluation.kernels", None)
     compiled._load.cache_clear()
@@ -215,7 +216,7 @@ def first_layer(request, monkeypatch):
     if request.param == "numpy":
         monkeypatch.setitem(sys.modules, "bot.evaluation.kernels", None)  # its import fails, as without numba
     else:
-        monkeypatch.setattr(compiled, "KERNEL_BATCH", 0)
+        monkeypatch.setattr(engine.compiled, "NUMPY_BOARDS_BEFORE_COMPILING", 0)
     compiled._load.cache_clear()
     yield request.param
     compiled._load.cache_clear()

@@ -1,28 +1,26 @@
-"""The compiled kernels of ``bot.evaluation.kernels`` for big batches, loaded on first use.
+"""The compiled kernels of ``bot.evaluation.kernels``, loaded once a process's work pays for them.
 
-numba's import costs more than a small batch saves, so until a batch of
-``KERNEL_BATCH`` boards comes (search, rollouts, analysis) every batch stays in numpy and a
-cold command line never loads it. Once loaded, every batch runs compiled: a process that
-searched once (a server, a frontend's engine) chooses its 0-ply plays compiled too.
-Without numba installed, or with nowhere to cache its compiled code, every batch stays in
-numpy. A damaged or foreign cache is discarded and compiled afresh (``bot.evaluation.kernels``).
+Until a process has run enough boards in numpy to pay for numba's import
+(``engine.compiled.runs_compiled``: a rollout, an analysis, a server's first searches) every
+batch stays in numpy, and a cold command line never loads it. Once loaded, every batch runs
+compiled: a process that searched enough (a server, a frontend's engine) chooses its 0-ply
+plays compiled too. Without numba installed, or with nowhere to cache its compiled code,
+every batch stays in numpy. A damaged or foreign cache is discarded and compiled afresh
+(``bot.evaluation.kernels``).
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Callable
 
-from engine.compiled import load
-
-KERNEL_BATCH = 256  # boards from which a batch loads the kernels
+from engine.compiled import load, runs_compiled
 
 
 def kernel(name: str, batch: int) -> Callable[..., None] | None:
-    """``bot.evaluation.kernels.<name>`` for a batch of ``batch`` boards; None while small batches stay in
-    numpy, or without numba."""
-    if batch < KERNEL_BATCH and "bot.evaluation.kernels" not in sys.modules:
+    """``bot.evaluation.kernels.<name>`` for a batch of ``batch`` boards; None while the process's work stays in
+    numpy (``engine.compiled.runs_compiled``), or without numba."""
+    if not runs_compiled("bot.evaluation.kernels", batch):
         return None
     return _load(name)
 
