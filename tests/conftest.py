@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,9 @@ from bot.evaluation.network import NetworkConfig
 from training.torch_network import ValueNetwork
 
 SHARED = Path(os.environ.get("NARDY_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+# The command line in a process of its own: -P (Python 3.11+) keeps the working directory off
+# sys.path, so a folder named ``bot`` there cannot stand in for the package.
+PYTHON_M_BOT = [sys.executable, *(["-P"] if sys.version_info >= (3, 11) else []), "-m", "bot"]
 
 
 def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import socket
 import subprocess
-import sys
 
 import pytest
 import torch
@@ -21,6 +20,7 @@ from bot.facade import Bot
 from bot.evaluation.network import NetworkConfig
 from training.torch_network import ValueNetwork
 from bot.doors.situation import parse_position
+from conftest import PYTHON_M_BOT
 from engine.board import START
 from engine.notation import format_play
 from engine.plays import legal_plays
@@ -137,7 +137,7 @@ def test_the_parser_knows_every_subcommand():
 @pytest.mark.slow
 def test_python_dash_m_bot_runs(checkpoint):
     done = subprocess.run(
-        [sys.executable, "-m", "bot", "hint", "4HPwATDgc/ABMA", "66", "--top", "1", "--checkpoint", checkpoint],
+        [*PYTHON_M_BOT, "hint", "4HPwATDgc/ABMA", "66", "--top", "1", "--checkpoint", checkpoint],
         capture_output=True,
         text=True,
         timeout=120,
