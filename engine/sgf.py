@@ -69,6 +69,12 @@ _SKILL = {"doubtful": ("DO", ""), "bad": ("BM", "1"), "very bad": ("BM", "2")}
 _CUBE_SKILL = {"doubtful": ("DC", ""), "bad": ("BC", "1"), "very bad": ("BC", "2")}
 # gnubg's default luck thresholds, in EMG (`set analysis threshold lucky 0.3`, `verylucky 0.6`).
 LUCKY, VERY_LUCKY = 0.3, 0.6
+# The properties read (the root's, the moves, the setup); the others are skipped unread.
+READ_PROPERTIES = frozenset({"GM", "MI", "PW", "PB", "RU", "RE", "CV", "W", "B", "AE", "AW", "AB", "PL", "CP"})
+# Values of one read property: AE names at most the 25 letters a-y, AW and AB one per checker (15 a side).
+MAX_VALUES = 25
+# Properties of one node: gnubg writes at most a dozen.
+MAX_PROPERTIES = 100
 _NO_VARIANTS = ("Nackgammon", "Hypergammon1", "Hypergammon2", "Hypergammon3")
 
 
@@ -78,7 +84,7 @@ class InvalidSgfError(InvalidMatFileError):
 
 @dataclass(frozen=True)
 class SgfNode:
-    """One node: the line it starts on and its properties in order (name, values)."""
+    """One node: the line it starts on and its ``READ_PROPERTIES`` in order (name, values)."""
 
     line: int
     properties: tuple[tuple[str, tuple[str, ...]], ...]
@@ -89,8 +95,16 @@ class SgfNode:
 
 # ---------------------------------------------------------------- the SGF grammar
 
-_IDENT = re.compile(r"[A-Za-z]+")
-_VALUE_STOP = re.compile(r"[\]\\]")  # where a value ends or an escape starts
+# A property: its identifier and its values, ``[...]`` each, ``\]`` and ``\\`` escaped within them.
+_VALUE_TEXT = r"[^\]\\]*(?:\\.[^\]\\]*)*"
+_PROPERTY = re.compile(rf"([A-Za-z]+)\s*((?:\[{_VALUE_TEXT}\]\s*)*)", re.DOTALL)
+_VALUE = re.compile(rf"\[({_VALUE_TEXT})\]", re.DOTALL)
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
+def _unescape(escape: re.Match) -> str:
+    """An escaped character as itself; an escaped line end (a soft line break) as nothing."""
+    return "" if escape[1] == "\n" else escape[1]
 
 
 class _Scanner:
@@ -119,43 +133,32 @@ class _Scanner:
             raise self.error(f"expected {char!r}, got {got}")
         self.pos += 1
 
-    def value(self) -> str:
-        """One ``[...]`` value, its escapes (``\\]``, ``\\\\``, a soft line break) undone."""
-        self.expect("[")
-        out: list[str] = []
-        start_line = self.line
-        while True:
-            stop = _VALUE_STOP.search(self.text, self.pos)
-            if stop is None:
-                raise self.error("a property value '[' is never closed", start_line)
-            out.append(self.text[self.pos : stop.start()])
-            self.pos = stop.end()
-            if stop[0] == "]":
-                text = "".join(out)
-                self.line += text.count("\n")
-                return text
-            if self.pos < len(self.text):  # an escaped character; an escaped line end is a soft line break
-                escaped = self.text[self.pos]
-                self.pos += 1
-                if escaped == "\n":
-                    self.line += 1
-                else:
-                    out.append(escaped)
-
     def node(self) -> SgfNode:
+        """One node: each property matched whole by ``_PROPERTY`` (which also takes the spaces after it); a read
+        one's values kept, their escapes undone."""
         self.expect(";")
         self.tally.node("SGF nodes")
         line, properties = self.line, []
-        while (char := self.peek()) and char.isalpha():
-            name = _IDENT.match(self.text, self.pos)
-            assert name is not None, "a letter starts an identifier"
-            self.pos = name.end()
-            values = []
-            while self.peek() == "[":
-                values.append(self.value())
-            if not values:
-                raise self.error(f"property {name[0]} has no value")
-            properties.append((name[0].upper(), tuple(values)))
+        self.skip_space()
+        for count in range(MAX_PROPERTIES + 1):
+            found = _PROPERTY.match(self.text, self.pos)
+            if found is None:
+                break
+            if count == MAX_PROPERTIES:
+                raise self.error(f"more than {MAX_PROPERTIES} properties in a node: at most {MAX_PROPERTIES} are read")
+            if self.text.startswith("[", found.end()):
+                line_of_value = self.line + self.text.count("\n", self.pos, found.end())
+                raise self.error("a property value '[' is never closed", line_of_value)
+            name = found[1].upper()
+            if not found[2]:
+                raise self.error(f"property {name} has no value")
+            if name in READ_PROPERTIES:
+                raw = _VALUE.findall(found[2])
+                if len(raw) > MAX_VALUES:
+                    raise self.error(f"property {name} has {len(raw)} values: at most {MAX_VALUES} are read")
+                properties.append((name, tuple(_ESCAPE.sub(_unescape, value) for value in raw)))
+            self.line += self.text.count("\n", self.pos, found.end())
+            self.pos = found.end()
         return SgfNode(line, tuple(properties))
 
     def sequence(self, into: Optional[list[SgfNode]]) -> None:

@@ -118,6 +118,19 @@ def test_reading_stops_at_the_bound_not_at_the_end():
         read_upload(check_upload(b"(;" + b";" * (MAX_SGF_BYTES - 4) + b")", 0), Limits())
 
 
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (b"(;" + b"PW[]" * 130_000 + b")", "line 1: more than 100 properties in a node: at most 100 are read"),
+        (b"(;FF[4]GM[6]PW" + b"[]" * 255_000 + b")", "line 1: property PW has 255000 values: at most 25 are read"),
+        (b"(;GM[6]\n;AE" + b"[a:y]" * 100_000 + b")", "line 2: property AE has 100000 values: at most 25 are read"),
+    ],
+)
+def test_one_node_cannot_hold_the_whole_upload(client, body, message):
+    answer = client.post("/v1/analyze", content=body, headers={"content-type": "text/plain"})
+    assert answer.status_code == 400 and answer.json()["message"] == f"uploaded .sgf {message}"
+
+
 def test_actions_past_the_work_limit_are_refused_as_they_are_read(client):
     small = TestClient(create_app(tiny_bot(3), Limits(max_work=8 * 3)), raise_server_exceptions=False)
     answer = small.post("/v1/analyze", content=format_mat(session()).encode())
