@@ -118,10 +118,11 @@ def test_sigkill_of_the_learner_leaves_no_worker_or_tracker_behind(tmp_path):
 
 
 def _assert_sigkill_leaves_nothing(process: subprocess.Popen) -> None:
-    """SIGKILL ``process`` alone: within 10 s nothing of its process group may be left."""
+    """SIGKILL ``process`` alone: soon nothing of its process group may be left (a generous deadline: its workers
+    notice on their next poll, which a busy machine delays)."""
     os.kill(process.pid, signal.SIGKILL)
-    process.wait(timeout=10)
-    left = _wait_for(lambda: not _group(process.pid), timeout=10)
+    process.wait(timeout=60)
+    left = _wait_for(lambda: not _group(process.pid), timeout=60)
     assert left, f"processes left behind: {_group(process.pid)}"
 
 
@@ -176,7 +177,7 @@ def test_a_killed_target_worker_ends_the_run_with_one_clear_error(tmp_path):
         os.kill(worker, signal.SIGKILL)
         _, err = run.communicate(timeout=60)
         assert run.returncode == 1 and "a target worker died" in err and "Traceback" not in err, err
-        assert _wait_for(lambda: not _group(run.pid), timeout=10), _group(run.pid)
+        assert _wait_for(lambda: not _group(run.pid), timeout=60), _group(run.pid)
         assert list((tmp_path / "run").glob("targets-*.npz"))  # what was done is kept for the rerun
     finally:
         _kill_group(run)
