@@ -21,18 +21,25 @@ a ``.pt`` file.
 
 Files are written atomically: to a temporary file in the same directory, flushed
 to disk, then renamed over the target, so a crash never leaves a half-written
-checkpoint. ``.pt`` files load with ``weights_only=True`` (a checkpoint cannot run code),
-after a look at their zip directory (a file cannot make the loader allocate more than it holds).
+checkpoint. ``.pt`` files load with ``weights_only=True`` (a checkpoint cannot run code), and
+reading any file is bounded (``MAX_FILE_BYTES`` and the bounds beside it): its zip directory and
+pickled object table are checked before torch reads it, so it cannot make the loader allocate more
+than it holds, and what it holds is measured before any other walk meets it (``_bounded``), so no
+nesting, shared value or zero-stride tensor can make a checksum, a copy or a restore spin or
+allocate what it only claims. A file past a bound is refused in one line naming it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
+import pickletools
+import struct
 import zipfile
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -169,16 +176,203 @@ def _check_payload(payload: Any, source: str) -> dict[str, Any]:
     return payload
 
 
-def _check_archive(path: Path, source: str) -> None:
-    """Refuse a ``.pt`` file whose zip directory claims more than the file holds (torch would allocate it)."""
+# What reading one checkpoint file may cost: far above what this project writes, far below what would exhaust a
+# machine. A file past any bound is refused before the walk or allocation it would make, with the bound named.
+MAX_FILE_BYTES = 4 << 30  # the largest network training/config.py allows, with its optimizer state: about 1.4 GB
+MAX_DIRECTORY_BYTES = 1 << 20  # a zip directory, which zipfile parses whole: ~10,000 members (one per tensor)
+MAX_OBJECT_BYTES = 1 << 18  # a .pt file's pickled object table or an export's text; the shipped bot's is 6 KB
+MAX_VALUES = 100_000  # values in a loaded payload, one met twice counted twice; the shipped bot's has ~330
+MAX_DEPTH = 32  # levels of nesting of a loaded payload; a training checkpoint has 7
+MAX_INT_BITS = 1024  # numpy's generator state holds 128-bit integers
+# The callables a .pt file of this project names: dicts and dense tensors. Torch's weights-only loader allows more,
+# some of which allocate whatever the file claims (``bytearray(n)``, quantized tensors).
+_STORAGES = ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
+_GLOBALS = frozenset(
+    {"collections OrderedDict", "torch._utils _rebuild_tensor_v2", *(f"torch {kind}Storage" for kind in _STORAGES)}
+)
+_END = struct.Struct("<4s4H2LH")  # a zip's end record (zipfile.structEndArchive)
+_END64 = struct.Struct("<4sQ2H2L4Q")  # its zip64 end record, which zipfile reads when the locator is there
+_LOCATOR64 = 20  # the size of the zip64 locator between the two
+
+
+def _directory_bytes(path: Path, size: int) -> int:
+    """The size of the zip directory at the end of ``path`` as its end records claim it (the largest claim).
+
+    ``zipfile`` reads and parses that much before it lists a single member; BadZipFile if there is no end record.
+    """
+    with path.open("rb") as f:
+        f.seek(max(0, size - (_END.size + 0xFFFF + _LOCATOR64 + _END64.size)))
+        tail = f.read()
+    ends = {tail.rfind(b"PK\x05\x06", 0, len(tail) - _END.size + 1), len(tail) - _END.size}  # commented or not
+    claims = []
+    for at in ends:
+        if at < 0 or tail[at : at + 4] != b"PK\x05\x06":
+            continue
+        claims.append(_END.unpack_from(tail, at)[5])
+        record = at - _LOCATOR64 - _END64.size
+        if record >= 0 and tail[at - _LOCATOR64 : at - _LOCATOR64 + 4] == b"PK\x06\x07":
+            claims.append(_END64.unpack_from(tail, record)[8])
+    if not claims:
+        raise zipfile.BadZipFile("no end record")
+    return max(claims)
+
+
+def _archive_members(path: Path, source: str) -> list[zipfile.ZipInfo]:
+    """The members of the zip archive (``.pt`` or ``.npz``) at ``path``, once its directory has been found to claim
+    no more than the bounds and the file allow: stored members (none inflates) whose sizes sum to at most the file's."""
+    if not path.is_file():
+        raise CheckpointError(f"{source}: no such file")
     size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise CheckpointError(f"{source}: refused, {size:,} bytes (a checkpoint may have {MAX_FILE_BYTES:,})")
+    unreadable = CheckpointError(f"{source}: unreadable (not a zip archive)")
+    try:
+        directory = _directory_bytes(path, size)
+    except (zipfile.BadZipFile, OSError):
+        raise unreadable from None
+    if directory > MAX_DIRECTORY_BYTES:
+        raise CheckpointError(
+            f"{source}: refused, its zip directory claims {directory:,} bytes (at most {MAX_DIRECTORY_BYTES:,})"
+        )
     try:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError):
-        raise CheckpointError(f"{source}: unreadable (not a torch zip archive)") from None
-    if any(m.compress_type != zipfile.ZIP_STORED or m.file_size > size for m in members):
+        raise unreadable from None
+    if any(m.compress_type != zipfile.ZIP_STORED for m in members) or sum(m.file_size for m in members) > size:
         raise CheckpointError(f"{source}: damaged (its zip directory claims more data than the file holds)")
+    return members
+
+
+def _check_object_table(path: Path, source: str) -> None:
+    """Refuse a ``.pt`` file whose pickled object table is over ``MAX_OBJECT_BYTES`` or names a callable outside
+    ``_GLOBALS``, read op by op without building anything (torch's loader would call it)."""
+    members = _archive_members(path, source)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for member in members:
+                if member.filename.rsplit("/", 1)[-1] != "data.pkl":
+                    continue
+                if member.file_size > MAX_OBJECT_BYTES:
+                    raise CheckpointError(
+                        f"{source}: refused, its object table {member.filename!r} is {member.file_size:,} bytes "
+                        f"(at most {MAX_OBJECT_BYTES:,})"
+                    )
+                for opcode, argument, _ in pickletools.genops(archive.read(member)):
+                    named = str(argument) if opcode.name in ("GLOBAL", "INST") else "a name built on the stack"
+                    if opcode.name in ("GLOBAL", "INST", "STACK_GLOBAL") and named not in _GLOBALS:
+                        raise CheckpointError(
+                            f"{source}: refused, it calls {named.replace(' ', '.')}, which no checkpoint "
+                            "of this project holds"
+                        )
+    except CheckpointError:
+        raise
+    except Exception as error:  # zip and pickle errors of a damaged or foreign file
+        raise CheckpointError(f"{source}: unreadable ({type(error).__name__})") from None
+
+
+class _Walk:
+    """One walk over a loaded payload, bounded before any other walk (a checksum, a copy, torch's optimizer restore)
+    meets it: each subtree is measured once by identity, so a value referred to twice costs this walk nothing more
+    while it counts twice, as every later walk will meet it."""
+
+    def __init__(self, source: str, stored: int) -> None:
+        self.source, self.stored = source, stored
+        self.memo: dict[int, tuple[int, int, int]] = {}  # id: (values, tensor bytes, levels) of the tree below
+        self.values = self.bytes = 0  # of the parts walked so far
+        self.where = "its contents"
+
+    def refuse(self, what: str) -> CheckpointError:
+        return CheckpointError(f"{self.source}: refused, {self.where} {what}")
+
+    def part(self, where: str, value: Any) -> None:
+        """Walk ``value`` (named ``where`` in errors), one level below the payload itself."""
+        self.where = where
+        measured = self._measure(value)
+        self._add([0, 0, 0], measured, 0)
+        self.values, self.bytes = self.values + measured[0], self.bytes + measured[1]
+
+    def _add(self, total: list[int], measured: tuple[int, int, int], level: int) -> None:
+        """Add a child's measure to its parent's ``total`` (the parent ``level`` levels below the payload)."""
+        total[0] += measured[0]
+        total[1] += measured[1]
+        total[2] = max(total[2], measured[2])
+        if self.values + total[0] > MAX_VALUES:
+            raise self.refuse(f"holds more than {MAX_VALUES:,} values (one met twice counted twice)")
+        if self.bytes + total[1] > self.stored:
+            raise self.refuse(f"holds tensors claiming more than the {self.stored:,} bytes the file stores")
+        if 1 + level + measured[2] > MAX_DEPTH:
+            raise self.refuse(f"nests more than {MAX_DEPTH} levels deep")
+
+    def _leaf(self, value: Any) -> tuple[int, int, int]:
+        import torch
+
+        if isinstance(value, torch.Tensor):
+            size = value.element_size()
+            claimed, held = value.numel() * size, value.untyped_storage().nbytes()
+            reach = value.storage_offset() + sum((n - 1) * s for n, s in zip(value.shape, value.stride())) + 1
+            if claimed > held or (claimed and reach * size > held):
+                kind = f"{str(value.dtype).removeprefix('torch.')}{list(value.shape)}"
+                raise self.refuse(f"holds a tensor {kind} claiming {claimed:,} bytes of a storage of {held:,}")
+            return 1, claimed, 0
+        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+            raise self.refuse(f"holds an integer of {value.bit_length():,} bits (at most {MAX_INT_BITS})")
+        return 1, 0, 0
+
+    def _enter(self, value: Any, stack: list[tuple[Any, Iterator[Any], list[int]]]) -> tuple[int, int, int] | None:
+        """The measure of ``value`` if it is a leaf or measured before; else None, with its frame pushed."""
+        if id(value) in self.memo:
+            return self.memo[id(value)]
+        if isinstance(value, Mapping):
+            children: Iterator[Any] = itertools.chain.from_iterable(value.items())
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            children = iter(value)
+        else:
+            return self._leaf(value)
+        if any(frame[0] is value for frame in stack):
+            raise self.refuse("holds itself")
+        if 1 + len(stack) + 1 > MAX_DEPTH:
+            raise self.refuse(f"nests more than {MAX_DEPTH} levels deep")
+        stack.append((value, children, [1, 0, 0]))
+        return None
+
+    def _measure(self, root: Any) -> tuple[int, int, int]:
+        """(values, tensor bytes, levels) of the tree ``root`` unfolds to, without unfolding it; iterative."""
+        stack: list[tuple[Any, Iterator[Any], list[int]]] = []
+        measured = self._enter(root, stack)
+        while stack:
+            value, children, total = stack[-1]
+            child = next(children, _END_OF)
+            if child is not _END_OF:
+                measured = self._enter(child, stack)
+                if measured is None:
+                    continue
+            else:
+                stack.pop()
+                measured = self.memo[id(value)] = (total[0], total[1], total[2] + 1)
+                if not stack:
+                    break
+            self._add(stack[-1][2], measured, len(stack))
+        assert measured is not None
+        return measured
+
+
+_END_OF = object()  # the end of a container's children in ``_Walk``
+
+
+def _bounded(payload: Any, source: str, stored: int) -> Any:
+    """``payload``, loaded from a file of ``stored`` bytes, once ``_Walk`` has found every walk over it bounded:
+    at most ``MAX_DEPTH`` levels and ``MAX_VALUES`` values, no cycle, no integer over ``MAX_INT_BITS``, no tensor
+    claiming more bytes than its storage holds, nor all together more than the file; else CheckpointError."""
+    walk = _Walk(source, stored)
+    if not isinstance(payload, dict):
+        walk.part("its contents", payload)
+        return payload
+    for key, value in payload.items():
+        if not isinstance(key, str) or len(key) > 64:
+            raise CheckpointError(f"{source}: not a checkpoint of this project (a key that is not a name)")
+        walk.part(f"its {key!r}", value)
+    return payload
 
 
 def _read_npz(path: Path, source: str) -> dict[str, np.ndarray]:
@@ -187,13 +381,10 @@ def _read_npz(path: Path, source: str) -> dict[str, np.ndarray]:
     The zip directory, and each array's ``.npy`` header before its data, must claim no more than the file
     holds: numpy's own reader allocates an array's whole claimed size before reading its data.
     """
-    size = path.stat().st_size
+    members = _archive_members(path, source)
     arrays: dict[str, np.ndarray] = {}
     try:
         with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-            if any(m.compress_type != zipfile.ZIP_STORED for m in members) or sum(m.file_size for m in members) > size:
-                raise CheckpointError(f"{source}: damaged (its zip directory claims more data than the file holds)")
             for member in members:
                 with archive.open(member) as f:
                     version = np.lib.format.read_magic(f)
@@ -207,6 +398,11 @@ def _read_npz(path: Path, source: str) -> dict[str, np.ndarray]:
                         raise CheckpointError(
                             f"{source}: damaged (array {member.filename!r} claims "
                             f"{dtype}{list(shape)}, more than the file holds)"
+                        )
+                    if dtype.kind in "SU" and claimed > MAX_OBJECT_BYTES:
+                        raise CheckpointError(
+                            f"{source}: refused, its text {member.filename!r} is {claimed:,} bytes "
+                            f"(at most {MAX_OBJECT_BYTES:,})"
                         )
                     flat = np.frombuffer(bytearray(f.read(claimed)), dtype=dtype)  # writable, as np.load's
                 array = flat.reshape(shape[::-1]).T if fortran_order else flat.reshape(shape)
@@ -416,16 +612,16 @@ def export_class_numpy(
 
 
 def _read_torch_file(path: Path, source: str) -> Any:
-    """Whatever the ``.pt`` file at ``path`` holds (weights only), after the zip-directory check."""
+    """Whatever the ``.pt`` file at ``path`` holds (weights only): read once its zip directory and object table
+    pass ``_check_object_table``, returned once ``_bounded`` has measured it; the one place torch reads a file."""
     import torch
 
-    if not path.is_file():
-        raise CheckpointError(f"{source}: no such file")
-    _check_archive(path, source)
+    _check_object_table(path, source)
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many kinds for a corrupt or foreign file
         raise CheckpointError(f"{source}: unreadable ({type(error).__name__})") from None
+    return _bounded(payload, source, path.stat().st_size)
 
 
 def _class_manifest(payload: Any, source: str) -> tuple[dict[str, Any], str]:
