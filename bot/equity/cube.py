@@ -88,6 +88,38 @@ class Verdict(str, Enum):
     NOT_AVAILABLE = "NOT_AVAILABLE"
 
 
+# GNU Backgammon's words for each verdict (eval.c, GetCubeRecommendation; "Cube not available" as its
+# Python module's cfevaluate writes it): what a person reads where the enum names stay for programs.
+VERDICT_WORDS = {
+    Verdict.NODOUBLE_TAKE: "No double, take",
+    Verdict.NODOUBLE_BEAVER: "No double, beaver",
+    Verdict.DOUBLE_TAKE: "Double, take",
+    Verdict.DOUBLE_PASS: "Double, pass",
+    Verdict.DOUBLE_BEAVER: "Double, beaver",
+    Verdict.TOOGOOD_TAKE: "Too good to double, take",
+    Verdict.TOOGOOD_PASS: "Too good to double, pass",
+    Verdict.NO_REDOUBLE_TAKE: "No redouble, take",
+    Verdict.NO_REDOUBLE_BEAVER: "No redouble, beaver",
+    Verdict.REDOUBLE_TAKE: "Redouble, take",
+    Verdict.REDOUBLE_PASS: "Redouble, pass",
+    Verdict.TOOGOODRE_TAKE: "Too good to redouble, take",
+    Verdict.TOOGOODRE_PASS: "Too good to redouble, pass",
+    Verdict.OPTIONAL_DOUBLE_TAKE: "Optional double, take",
+    Verdict.OPTIONAL_DOUBLE_PASS: "Optional double, pass",
+    Verdict.OPTIONAL_DOUBLE_BEAVER: "Optional double, beaver",
+    Verdict.OPTIONAL_REDOUBLE_TAKE: "Optional redouble, take",
+    Verdict.OPTIONAL_REDOUBLE_PASS: "Optional redouble, pass",
+    Verdict.NODOUBLE_DEADCUBE: "Never double, take (dead cube)",
+    Verdict.NO_REDOUBLE_DEADCUBE: "Never redouble, take (dead cube)",
+    Verdict.NOT_AVAILABLE: "Cube not available",
+}
+
+
+def verdict_words(verdict: Verdict | str) -> str:
+    """A verdict (or its enum name) as GNU Backgammon prints it for people: ``"No double, take"``."""
+    return VERDICT_WORDS[Verdict(verdict)]
+
+
 DOUBLING_VERDICTS = frozenset(
     {Verdict.DOUBLE_TAKE, Verdict.DOUBLE_PASS, Verdict.DOUBLE_BEAVER, Verdict.REDOUBLE_TAKE, Verdict.REDOUBLE_PASS}
 )
