@@ -18,21 +18,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.afterstate_rows import (
+    CHUNK,
+    HASH,
+    WIDTH,
+    Piece,
+    bear_off_sources,
+    bits,
+    first_per_key,
+    hash_keys,
+    in_chunks,
+    merge_by_board,
+    set_bits,
+    take_rows,
+    to_rows,
+)
 from engine.board import MOVER_BAR as BAR
 from engine.compiled import afterstates_kernel
 
-WIDTH = 32  # bytes per board row: 26 points padded to four 64-bit words
-CHUNK = 1024  # boards per pass: bigger batches are split so the working arrays stay in cache
+__all__ = ["CHUNK", "HASH", "WIDTH", "afterstates", "grouped_afterstates", "numpy_afterstates"]
 
-_rng = np.random.default_rng(0x6A5D)
-# Linear hash: key(board) = sum(board[p] * HASH[p]) modulo 2**64 (int64 arithmetic wraps).
-HASH = _rng.integers(-(2**63), 2**63 - 1, size=26, dtype=np.int64)
-HASH.setflags(write=False)
-
-_BITS = np.int64(1) << np.arange(32, dtype=np.int64)
-_ABOVE_HOME = np.int64(sum(1 << p for p in range(7, 26)))  # points 7..24 and the bar
-# Highest set bit (a point 1..6) of a home-board mask, -1 for an empty mask.
-_HIGHEST_HOME = np.array([int(m).bit_length() - 1 for m in range(128)], dtype=np.int64)
 # Sources a die can move from without bearing off: points d+1..25.
 _NORMAL_SOURCES = np.array([((1 << 26) - 1) & ~((1 << (d + 1)) - 1) for d in range(7)], dtype=np.int64)
 
@@ -82,20 +87,14 @@ def numpy_afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
     """``afterstates`` in numpy alone: the reference the compiled generator is tested against."""
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
-    if len(boards) <= CHUNK:
-        return _afterstates(boards, dice)
-    parts = [_afterstates(boards[i : i + CHUNK], dice[i : i + CHUNK]) for i in range(0, len(boards), CHUNK)]
-    children = np.concatenate([c for c, _ in parts])
-    parent = np.concatenate([p + i for (_, p), i in zip(parts, range(0, len(boards), CHUNK))])
-    return children, parent
+    return in_chunks(_afterstates, boards, dice)
 
 
 def _afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``afterstates`` for one chunk of boards."""
     count = len(boards)
-    rows = np.zeros((count, WIDTH), dtype=np.int8)
-    rows[:, :26] = boards
-    keys = boards.astype(np.int64) @ HASH
+    rows = to_rows(boards)
+    keys = hash_keys(boards)
     high = dice.max(axis=1)
     low = dice.min(axis=1)
     is_double = high == low
@@ -103,50 +102,18 @@ def _afterstates(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.n
     pieces = []  # (rows, board index) of every final afterstate, each piece grouped by board
     doubles = np.flatnonzero(is_double)
     if len(doubles):
-        pieces += [(found, doubles[board]) for found, board in _doubles(_take_rows(rows, doubles), high[doubles])]
+        pieces += [(found, doubles[board]) for found, board in _doubles(take_rows(rows, doubles), high[doubles])]
     mixed = np.flatnonzero(~is_double)
     if len(mixed):
-        found_mixed = _non_doubles(_take_rows(rows, mixed), keys[mixed], high[mixed], low[mixed])
+        found_mixed = _non_doubles(take_rows(rows, mixed), keys[mixed], high[mixed], low[mixed])
         pieces += [(found, mixed[board]) for found, board in found_mixed]
-    children, parent = _merge_by_board(pieces, count)
+    children, parent = merge_by_board(pieces, count)
     return np.ascontiguousarray(children[:, :26]), parent
-
-
-def _take_rows(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``rows[index]``, gathered as four 64-bit words per row (np.take is far faster than fancy indexing)."""
-    return np.take(rows.view(np.uint64), index, axis=0).view(np.int8)
-
-
-def _merge_by_board(pieces: list[tuple[np.ndarray, np.ndarray]], count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Interleave pieces of (rows, board index), each grouped by board, into one grouping by board.
-
-    Rows of one board keep their order, earlier pieces first. A scatter to computed
-    places, no sort.
-    """
-    if len(pieces) == 1:
-        return pieces[0]
-    sizes = [np.bincount(board, minlength=count) for _, board in pieces]
-    place = np.cumsum(sum(sizes)) - sum(sizes)  # where each board's rows start
-    total = sum(len(board) for _, board in pieces)
-    out = np.empty((total, WIDTH // 8), dtype=np.uint64)
-    parent = np.empty(total, dtype=np.int64)
-    for (found, board), size in zip(pieces, sizes):
-        first = np.cumsum(size) - size  # where each board's rows start inside this piece
-        target = place[board] + np.arange(len(board)) - first[board]
-        out[target] = found.view(np.uint64)
-        parent[target] = board
-        place += size
-    return out.view(np.int8), parent
 
 
 def _masks(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Bit masks per row: points holding the mover's checkers (bit 25 = bar), points the opponent blocks."""
-    return _bits(rows > 0), _bits(rows < -1)
-
-
-def _bits(flags: np.ndarray) -> np.ndarray:
-    """One int64 bit mask per row of a (M, 32) bool array, bit p = column p."""
-    return np.packbits(flags, axis=1, bitorder="little").view(np.uint32)[:, 0].astype(np.int64)
+    return bits(rows > 0), bits(rows < -1)
 
 
 def _legal_steps(
@@ -157,21 +124,14 @@ def _legal_steps(
     Returns (row index, source, destination, hit) per step; a destination <= 0
     is a bear-off. ``max_source`` caps the source point per row (for doubles).
     """
-    own = _bits(rows > 0)
+    own = bits(rows > 0)
     on_bar = (own >> BAR) & 1 == 1
     normal = own & ~(blocked << die) & _NORMAL_SOURCES[die]
     normal = np.where(on_bar, normal & (1 << BAR), normal)
-    all_home = (own & _ABOVE_HOME) == 0
-    highest = _HIGHEST_HOME[own & 127]
-    from_highest = (highest >= 1) & (highest < die)
-    bear_off = (own & (np.int64(1) << die)) | np.where(from_highest, np.int64(1) << np.maximum(highest, 0), 0)
-    sources = normal | np.where(all_home, bear_off, 0)
+    sources = normal | bear_off_sources(own, die)
     if max_source is not None:
         sources &= (np.int64(2) << max_source) - 1
-    bits = np.unpackbits(sources.astype(np.uint32).view(np.uint8), bitorder="little").view(bool)
-    flat = np.nonzero(bits)[0]  # nonzero on a bool view: much faster than on uint8
-    row = flat >> 5
-    source = flat & 31
+    row, source = set_bits(sources)
     destination = source - die[row]
     on_board = destination > 0
     landing = rows.reshape(-1)[row * WIDTH + np.where(on_board, destination, 0)]
@@ -191,7 +151,7 @@ def _apply(
     rows: np.ndarray, row: np.ndarray, source: np.ndarray, destination: np.ndarray, hit: np.ndarray
 ) -> np.ndarray:
     """New rows: ``rows[row]`` with one step each applied."""
-    out = _take_rows(rows, row)
+    out = take_rows(rows, row)
     flat = out.reshape(-1)
     base = np.arange(0, len(row) * WIDTH, WIDTH, dtype=np.int64)
     flat[base + source] -= 1
@@ -202,7 +162,7 @@ def _apply(
     return out
 
 
-def _doubles(rows: np.ndarray, die: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+def _doubles(rows: np.ndarray, die: np.ndarray) -> list[Piece]:
     """Afterstates of doubles, as pieces of (rows, board index) each grouped by board.
 
     Up to four steps, sources non-increasing so no play repeats.
@@ -226,13 +186,11 @@ def _doubles(rows: np.ndarray, die: np.ndarray) -> list[tuple[np.ndarray, np.nda
     kept = []
     for step, (level_rows, level_board) in enumerate(levels):
         keep = np.nonzero(depth[level_board] == step)[0]
-        kept.append((_take_rows(level_rows, keep), level_board[keep]))
+        kept.append((take_rows(level_rows, keep), level_board[keep]))
     return kept
 
 
-def _non_doubles(
-    rows: np.ndarray, keys: np.ndarray, high: np.ndarray, low: np.ndarray
-) -> list[tuple[np.ndarray, np.ndarray]]:
+def _non_doubles(rows: np.ndarray, keys: np.ndarray, high: np.ndarray, low: np.ndarray) -> list[Piece]:
     """Afterstates of non-doubles, as pieces of (rows, board index) each grouped by board.
 
     Both orders of the dice are tried, and plays of both dice de-duplicated by hash key.
@@ -245,7 +203,7 @@ def _non_doubles(
     twice = np.repeat(np.arange(count), 2)
     first_die = np.stack([high, low], axis=1).reshape(-1)
     second_die = np.stack([low, high], axis=1).reshape(-1)
-    start_rows = _take_rows(rows, twice)
+    start_rows = take_rows(rows, twice)
 
     row1, src1, dst1, hit1 = _legal_steps(start_rows, blocked[twice], first_die)
     rows1 = _apply(start_rows, row1, src1, dst1, hit1)
@@ -260,13 +218,7 @@ def _non_doubles(
     two_dice[board2] = True
 
     # Two dice played: sort by (board, key) and keep one row per distinct key.
-    shift = max(int(count).bit_length(), 1)
-    sort_key = (board2.astype(np.uint64) << np.uint64(64 - shift)) | (keys2.view(np.uint64) >> np.uint64(shift))
-    order = np.argsort(sort_key)
-    sorted_key = sort_key[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = sorted_key[1:] != sorted_key[:-1]
-    unique = order[first]
+    unique = first_per_key(board2, keys2, count)
     rows_two = _apply(rows1, row2[unique], src2[unique], dst2[unique], hit2[unique])
     board_two = board2[unique]
 
@@ -274,7 +226,7 @@ def _non_doubles(
     played_high = np.zeros(count, dtype=bool)
     played_high[board1[first_die[row1] == high[board1]]] = True
     one_die = np.nonzero(~two_dice[board1] & ((first_die[row1] == high[board1]) | ~played_high[board1]))[0]
-    rows_one = _take_rows(rows1, one_die)
+    rows_one = take_rows(rows1, one_die)
     board_one = board1[one_die]
 
     # No die can be played: the board itself.
@@ -282,4 +234,4 @@ def _non_doubles(
     none[board1] = False
     board_none = np.nonzero(none)[0]
 
-    return [(rows_two, board_two), (rows_one, board_one), (_take_rows(rows, board_none), board_none)]
+    return [(rows_two, board_two), (rows_one, board_one), (take_rows(rows, board_none), board_none)]

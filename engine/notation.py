@@ -99,8 +99,16 @@ def format_steps(play: Play) -> str:
     return " ".join(f"{_point_name(s.src)}/{_point_name(s.dst)}" for s in steps)
 
 
-class _Typed:
-    """A parsed move: checker paths (each a list of points, highest first) and starred points."""
+class TypedMove:
+    """Move text read into checker paths (each a list of points, highest first) and starred points.
+
+    The syntax of both games (``engine.long_nardy.notation`` refuses what long nardy lacks);
+    InvalidMoveError naming the text when it cannot be read. Not yet checked against a position.
+
+    >>> typed = TypedMove("13/7*/5 6/5")
+    >>> typed.paths, sorted(typed.starred), dict(typed.net())
+    ([[13, 7, 5], [6, 5]], [7], {13: -1, 5: 2, 6: -1})
+    """
 
     def __init__(self, text: str):
         self.text = text
@@ -153,8 +161,9 @@ class _Typed:
         return {p for path in self.paths for p in path[1:] if p != OFF}
 
 
-def _net_of_play(play: Play) -> Counter:
-    """Change of the mover's checker count per point (0 = borne off) made by a play."""
+def net_change(play: Play) -> Counter:
+    """Change of the mover's checker count per point (0 = borne off) made by a play: compared with
+    ``TypedMove.net`` to find the play a text means, whatever path it writes."""
     change: Counter = Counter()
     for src, dst, _ in play.steps:
         change[src] -= 1
@@ -162,7 +171,7 @@ def _net_of_play(play: Play) -> Counter:
     return Counter({k: v for k, v in change.items() if v})
 
 
-def _matching(board: np.ndarray, typed: _Typed, plays: list[Play]) -> list[Play]:
+def _matching(board: np.ndarray, typed: TypedMove, plays: list[Play]) -> list[Play]:
     """The plays with the typed result: same checkers moved, a hit on every blot landed on.
 
     Among several (hits on points the text does not name), those hitting only named
@@ -173,7 +182,7 @@ def _matching(board: np.ndarray, typed: _Typed, plays: list[Play]) -> list[Play]
     found = []
     for play in plays:
         hits = {s.dst for s in play.steps if s.hit}
-        if _net_of_play(play) == net and required <= hits:
+        if net_change(play) == net and required <= hits:
             found.append((play, hits))
     exact = [play for play, hits in found if hits == required]
     return exact or [play for play, _ in found]
@@ -195,7 +204,7 @@ def _dice_fit(hops: list[tuple[int, int]], dice: list[int]) -> bool:
     return False
 
 
-def _why_illegal(board: np.ndarray, typed: _Typed, d1: int, d2: int, most: int) -> str:
+def _why_illegal(board: np.ndarray, typed: TypedMove, d1: int, d2: int, most: int) -> str:
     """The first reason found why a well-formed move is not a legal play."""
     roll = f"{d1}{d2}"
     partial = _matching(board, typed, partial_plays(board, (d1, d2)))
@@ -252,7 +261,7 @@ def parse_move(text: str, board: np.ndarray, dice) -> Play:
     board = validate_board(board)
     if not isinstance(text, str):
         raise InvalidMoveError(f"move {quote(text)}: expected text")
-    typed = _Typed(text)
+    typed = TypedMove(text)
     plays = legal_plays(board, (d1, d2))
     if not typed.paths:
         if plays[0].steps:

@@ -54,8 +54,11 @@ class Play:
         return len(self.steps)
 
 
-class _Node(NamedTuple):
-    """A point in the search: steps so far, dice they used, the board (a list) after them."""
+class SearchNode(NamedTuple):
+    """A point in a step-by-step search of plays: steps so far, dice they used, the board (a list) after them.
+
+    Both games' single-position searches build these; ``lawful_plays`` chooses among them.
+    """
 
     steps: tuple[Step, ...]
     dice: tuple[int, ...]
@@ -95,14 +98,14 @@ def apply_step(board: list[int], step: Step) -> list[int]:
     return after
 
 
-def _search(board: list[int], d1: int, d2: int) -> list[_Node]:
+def _search(board: list[int], d1: int, d2: int) -> list[SearchNode]:
     """Every node reachable by playing the dice step by step, the empty play first.
 
     Non-doubles try the larger die first, then the smaller. Doubles only ever move
     a checker from a point not above the previous step's source: every multiset of
     steps is still reached once, in its natural order.
     """
-    nodes = [_Node((), (), board)]
+    nodes = [SearchNode((), (), board)]
     if d1 == d2:
         stack = [(nodes[0], BAR)]
         while stack:
@@ -110,7 +113,7 @@ def _search(board: list[int], d1: int, d2: int) -> list[_Node]:
             if len(node.steps) == 4:
                 continue
             children = [
-                _Node(node.steps + (s,), node.dice + (d1,), apply_step(node.board, s))
+                SearchNode(node.steps + (s,), node.dice + (d1,), apply_step(node.board, s))
                 for s in _single_steps(node.board, d1, highest)
             ]
             nodes.extend(children)
@@ -118,14 +121,14 @@ def _search(board: list[int], d1: int, d2: int) -> list[_Node]:
         return nodes
     for first, second in ((max(d1, d2), min(d1, d2)), (min(d1, d2), max(d1, d2))):
         for s1 in _single_steps(board, first):
-            one = _Node((s1,), (first,), apply_step(board, s1))
+            one = SearchNode((s1,), (first,), apply_step(board, s1))
             nodes.append(one)
             for s2 in _single_steps(one.board, second):
-                nodes.append(_Node(one.steps + (s2,), one.dice + (second,), apply_step(one.board, s2)))
+                nodes.append(SearchNode(one.steps + (s2,), one.dice + (second,), apply_step(one.board, s2)))
     return nodes
 
 
-def _distinct(nodes: list[_Node]) -> list[Play]:
+def _distinct(nodes: list[SearchNode]) -> list[Play]:
     """One Play per distinct afterstate, the first node found for each."""
     seen: set[tuple[int, ...]] = set()
     plays = []
@@ -161,7 +164,7 @@ def legal_plays(board: np.ndarray, dice) -> list[Play]:
     return lawful_plays(_search([int(x) for x in b], d1, d2), d1, d2)
 
 
-def lawful_plays(nodes: list[_Node], d1: int, d2: int) -> list[Play]:
+def lawful_plays(nodes: list[SearchNode], d1: int, d2: int) -> list[Play]:
     """The distinct plays of ``nodes`` that play as many dice as possible, the larger die if only one of two can."""
     most = max(len(n.steps) for n in nodes)
     nodes = [n for n in nodes if len(n.steps) == most]

@@ -17,8 +17,14 @@ from engine.board import borne_off, pip_counts, validate_board
 _COUNT = "     X6789ABCDEF"
 
 
-def _cell(n: int, row: int) -> str:
-    """The character of a column holding ``n`` checkers (positive X, negative O) on ``row`` 0..4."""
+def checker_cell(n: int, row: int) -> str:
+    """The character of a column holding ``n`` checkers (positive X, negative O) on ``row`` 0..4.
+
+    Rows 0..3 show a checker each; row 4 the count when the column holds five or more (both games' boards).
+
+    >>> [checker_cell(-2, row) for row in range(5)], checker_cell(12, 4)
+    (['O', 'O', ' ', ' ', ' '], 'C')
+    """
     mark = "X" if n > 0 else "O"
     n = abs(n)
     if row < 4:
@@ -30,9 +36,9 @@ def _half(board: np.ndarray, left: range, right: range, bar: int, off: int, off_
     rows = []
     for row in range(5):
         line = " |"
-        line += "".join(f" {_cell(int(board[p]), row)} " for p in left)
-        line += f"| {_cell(bar, row)} |"
-        line += "".join(f" {_cell(int(board[p]), row)} " for p in right)
+        line += "".join(f" {checker_cell(int(board[p]), row)} " for p in left)
+        line += f"| {checker_cell(bar, row)} |"
+        line += "".join(f" {checker_cell(int(board[p]), row)} " for p in right)
         line += "| " + "".join(off_mark if off > 5 * col + row else " " for col in range(3))
         rows.append(line)
     return rows if top else rows[::-1]

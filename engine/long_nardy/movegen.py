@@ -23,17 +23,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.afterstate_rows import (
+    HASH,
+    WIDTH,
+    Piece,
+    bear_off_sources,
+    bits,
+    first_per_key,
+    hash_keys,
+    in_chunks,
+    merge_by_board,
+    set_bits,
+    take_rows,
+    to_rows,
+)
 from engine.long_nardy.board import CHECKERS, HEAD
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
-from engine.movegen import HASH, WIDTH, _bits, _merge_by_board, _take_rows
-
-CHUNK = 1024  # boards per pass: bigger batches are split so the working arrays stay in cache
 
 _POINTS = np.int64((1 << 25) - 2)  # bits 1..24
-_ABOVE_HOME = np.int64(sum(1 << p for p in range(7, 25)))
 _LOW_HALF = np.int64(sum(1 << p for p in range(1, 13)))  # points 1..12
-# Highest set bit (a point 1..6) of a home-board mask, -1 for an empty mask.
-_HIGHEST_HOME = np.array([int(m).bit_length() - 1 for m in range(128)], dtype=np.int64)
 # Sources a die can move from without bearing off: points d+1..24.
 _NORMAL_SOURCES = np.array([int(_POINTS) & ~((1 << (d + 1)) - 1) for d in range(7)], dtype=np.int64)
 _HEAD_BIT = np.int64(1 << HEAD)
@@ -51,12 +59,7 @@ def afterstates(boards: np.ndarray, dice: np.ndarray, rules: Rules = DEFAULT_RUL
     """
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     dice = np.asarray(dice, dtype=np.int64).reshape(-1, 2)
-    if len(boards) <= CHUNK:
-        return _afterstates(boards, dice, rules)
-    parts = [_afterstates(boards[i : i + CHUNK], dice[i : i + CHUNK], rules) for i in range(0, len(boards), CHUNK)]
-    children = np.concatenate([c for c, _ in parts])
-    parent = np.concatenate([p + i for (_, p), i in zip(parts, range(0, len(boards), CHUNK))])
-    return children, parent
+    return in_chunks(lambda b, d: _afterstates(b, d, rules), boards, dice)
 
 
 def illegal_blocks(boards: np.ndarray) -> np.ndarray:
@@ -65,16 +68,15 @@ def illegal_blocks(boards: np.ndarray) -> np.ndarray:
     The batched twin of ``engine.long_nardy.board.illegal_block``.
     """
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
-    rows = np.zeros((len(boards), WIDTH), dtype=np.int8)
-    rows[:, :26] = boards
-    return _forbidden(_bits(rows > 0), _behind_lead(_bits(rows < 0)))
+    rows = to_rows(boards)
+    return _forbidden(bits(rows > 0), _behind_lead(bits(rows < 0)))
 
 
 class _Turn:
     """What stays fixed for each board through its turn: closed points, the opponent's lead, the head rule."""
 
     def __init__(self, rows: np.ndarray, high: np.ndarray, low: np.ndarray, rules: Rules):
-        self.closed = _bits(rows < 0)
+        self.closed = bits(rows < 0)
         self.behind_lead = _behind_lead(self.closed)
         self.head_start = rows[:, HEAD].astype(np.int64)
         first_turn = self.head_start == CHECKERS
@@ -115,21 +117,20 @@ def _forbidden(own: np.ndarray, behind_lead: np.ndarray) -> np.ndarray:
 def _afterstates(boards: np.ndarray, dice: np.ndarray, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     """``afterstates`` for one chunk of boards."""
     count = len(boards)
-    rows = np.zeros((count, WIDTH), dtype=np.int8)
-    rows[:, :26] = boards
-    keys = boards.astype(np.int64) @ HASH
+    rows = to_rows(boards)
+    keys = hash_keys(boards)
     high = dice.max(axis=1)
     low = dice.min(axis=1)
     turn = _Turn(rows, high, low, rules)
-    own = _bits(rows > 0)
+    own = bits(rows > 0)
     pieces = []
     is_double = high == low
     for double, expand in ((True, _doubles), (False, _non_doubles)):
         chosen = np.flatnonzero(is_double == double)
         if len(chosen):
-            level = _Level(_take_rows(rows, chosen), chosen, own[chosen], keys[chosen])
+            level = _Level(take_rows(rows, chosen), chosen, own[chosen], keys[chosen])
             pieces += expand(level, turn, high, low)
-    children, parent = _merge_by_board(pieces, count)
+    children, parent = merge_by_board(pieces, count)
     return np.ascontiguousarray(children[:, :26]), parent
 
 
@@ -140,7 +141,7 @@ class _Level:
         self.rows, self.board, self.own, self.keys = rows, board, own, keys
 
     def take(self, index: np.ndarray) -> _Level:
-        return _Level(_take_rows(self.rows, index), self.board[index], self.own[index], self.keys[index])
+        return _Level(take_rows(self.rows, index), self.board[index], self.own[index], self.keys[index])
 
     def legal_end(self, turn: _Turn) -> np.ndarray:
         """Rows whose board may end the turn: always, when every step was checked; else no forbidden block."""
@@ -161,15 +162,8 @@ def _step(level: _Level, turn: _Turn, die: np.ndarray, dedup: bool = True) -> tu
     normal = own & ~(turn.closed[board] << die) & _NORMAL_SOURCES[die]
     may_leave_head = level.rows[:, HEAD] > turn.head_floor[board]
     normal = np.where(may_leave_head, normal, normal & ~_HEAD_BIT)
-    all_home = (own & _ABOVE_HOME) == 0
-    highest = _HIGHEST_HOME[own & 127]
-    from_highest = (highest >= 1) & (highest < die)
-    bear_off = (own & (np.int64(1) << die)) | np.where(from_highest, np.int64(1) << np.maximum(highest, 0), 0)
-    sources = normal | np.where(all_home, bear_off, 0)
-    bits = np.unpackbits(sources.astype(np.uint32).view(np.uint8), bitorder="little").view(bool)
-    flat = np.nonzero(bits)[0]
-    row = flat >> 5
-    src = flat & 31
+    sources = normal | bear_off_sources(own, die)
+    row, src = set_bits(sources)
     dst = np.maximum(src - die[row], 0)  # 0: borne off
     on_board = dst > 0
     emptied = level.rows.reshape(-1)[row * WIDTH + src] == 1
@@ -180,7 +174,7 @@ def _step(level: _Level, turn: _Turn, die: np.ndarray, dedup: bool = True) -> tu
         row, src, dst, child_own, child_board = row[ok], src[ok], dst[ok], child_own[ok], child_board[ok]
     keys = level.keys[row] - HASH[src] + np.where(dst > 0, HASH[dst], 0)
     if dedup:
-        unique = _first_per_key(child_board, keys, len(turn.head_start))
+        unique = first_per_key(child_board, keys, len(turn.head_start))
         row, src, dst, child_own, child_board, keys = (
             row[unique],
             src[unique],
@@ -192,20 +186,9 @@ def _step(level: _Level, turn: _Turn, die: np.ndarray, dedup: bool = True) -> tu
     return _Level(_apply(level.rows, row, src, dst), child_board, child_own, keys), row
 
 
-def _first_per_key(board: np.ndarray, keys: np.ndarray, count: int) -> np.ndarray:
-    """Indices of one entry per distinct (board, key), grouped by board in order."""
-    shift = max(int(count).bit_length(), 1)
-    sort_key = (board.astype(np.uint64) << np.uint64(64 - shift)) | (keys.view(np.uint64) >> np.uint64(shift))
-    order = np.argsort(sort_key, kind="stable")
-    sorted_key = sort_key[order]
-    first = np.ones(len(order), dtype=bool)
-    first[1:] = sorted_key[1:] != sorted_key[:-1]
-    return order[first]
-
-
 def _apply(rows: np.ndarray, row: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """New rows: ``rows[row]`` with one step each applied (no hits in long nardy)."""
-    out = _take_rows(rows, row)
+    out = take_rows(rows, row)
     flat = out.reshape(-1)
     base = np.arange(0, len(row) * WIDTH, WIDTH, dtype=np.int64)
     flat[base + src] -= 1
@@ -214,7 +197,7 @@ def _apply(rows: np.ndarray, row: np.ndarray, src: np.ndarray, dst: np.ndarray) 
     return out
 
 
-def _doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+def _doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) -> list[Piece]:
     """Afterstates of doubles, as pieces of (rows, board index) each grouped by board.
 
     Up to four steps in every order, each level de-duplicated; each board keeps the
@@ -235,11 +218,11 @@ def _doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) -> l
     for steps, (lv, end) in enumerate(zip(levels, ends)):
         # Nothing legal to play: the board itself, even if it came with a forbidden block.
         keep = np.flatnonzero((end | (steps == 0)) & (depth[lv.board] == steps))
-        kept.append((_take_rows(lv.rows, keep), lv.board[keep]))
+        kept.append((take_rows(lv.rows, keep), lv.board[keep]))
     return kept
 
 
-def _non_doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+def _non_doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) -> list[Piece]:
     """Afterstates of non-doubles, as pieces of (rows, board index) each grouped by board.
 
     Each board appears twice in the first step, larger die first and smaller die first,
@@ -258,7 +241,7 @@ def _non_doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) 
     two_end = two.legal_end(turn)
     played_two = np.zeros(count, dtype=bool)
     played_two[two.board[two_end]] = True
-    rows_two = _take_rows(two.rows, np.flatnonzero(two_end))
+    rows_two = take_rows(two.rows, np.flatnonzero(two_end))
     board_two = two.board[two_end]
 
     # One die only: the larger one if it can be played, else the smaller.
@@ -273,6 +256,6 @@ def _non_doubles(start: _Level, turn: _Turn, high: np.ndarray, low: np.ndarray) 
     none = np.flatnonzero(~played[start.board])
     return [
         (rows_two, board_two),
-        (_take_rows(one.rows, keep_one), one.board[keep_one]),
-        (_take_rows(start.rows, none), start.board[none]),
+        (take_rows(one.rows, keep_one), one.board[keep_one]),
+        (take_rows(start.rows, none), start.board[none]),
     ]

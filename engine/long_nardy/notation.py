@@ -23,7 +23,7 @@ from engine.errors import IllegalMoveError, InvalidMoveError, quote
 from engine.long_nardy.board import HEAD, validate_board
 from engine.long_nardy.plays import head_allowance, legal_plays
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
-from engine.notation import _net_of_play, _Typed, format_play
+from engine.notation import net_change, TypedMove, format_play
 from engine.plays import BAR, Play
 
 __all__ = ["format_play", "parse_long_move"]
@@ -40,7 +40,7 @@ def parse_long_move(text: str, board: np.ndarray, dice: Dice, rules: Rules = DEF
     board = validate_board(board)
     if not isinstance(text, str):
         raise InvalidMoveError(f"move {quote(text)}: expected text")
-    typed = _Typed(text)
+    typed = TypedMove(text)
     if any(BAR in path for path in typed.paths):
         raise InvalidMoveError(f"move {quote(text)}: long nardy has no bar (points are 24..1, 0 or off)")
     if typed.starred:
@@ -52,12 +52,12 @@ def parse_long_move(text: str, board: np.ndarray, dice: Dice, rules: Rules = DEF
         return plays[0]
     net = typed.net()
     for play in plays:
-        if play.steps and _net_of_play(play) == net:  # no hits: the net change fixes the afterstate
+        if play.steps and net_change(play) == net:  # no hits: the net change fixes the afterstate
             return play
     raise IllegalMoveError(f"move {quote(text)}: {_why_illegal(board, typed, d1, d2, rules, plays)}")
 
 
-def _why_illegal(board: np.ndarray, typed: _Typed, d1: int, d2: int, rules: Rules, plays: list[Play]) -> str:
+def _why_illegal(board: np.ndarray, typed: TypedMove, d1: int, d2: int, rules: Rules, plays: list[Play]) -> str:
     """The plainest reason found why a well-formed move is not a legal play."""
     leaving = -typed.net().get(HEAD, 0)
     allowed = head_allowance(int(board[HEAD]), d1, d2, rules)

@@ -25,7 +25,7 @@ import numpy as np
 from engine.board import Dice, validate_dice
 from engine.long_nardy.board import CHECKERS, HEAD, illegal_block, validate_board
 from engine.long_nardy.rules import DEFAULT_RULES, Rules
-from engine.plays import OFF, Play, Step, _Node, apply_step, lawful_plays
+from engine.plays import OFF, Play, Step, SearchNode, apply_step, lawful_plays
 
 __all__ = ["Play", "Step", "head_allowance", "legal_plays"]
 
@@ -56,7 +56,7 @@ def _single_steps(board: list[int], die: int, may_leave_head: bool) -> list[Step
     return steps
 
 
-def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[_Node]:
+def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[SearchNode]:
     """Every node reachable by playing the dice one step at a time, in every order, the empty play first.
 
     With ``block_check == "step"`` a step that leaves a forbidden block ends its line.
@@ -64,12 +64,12 @@ def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[_Node]:
     """
     head_start = board[HEAD]
     allowed = head_allowance(head_start, d1, d2, rules)
-    root = _Node((), (), board)
+    root = SearchNode((), (), board)
     nodes = [root]
     seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
     orders = [(d1,) * 4] if d1 == d2 else [(max(d1, d2), min(d1, d2)), (min(d1, d2), max(d1, d2))]
 
-    def expand(node: _Node, left: tuple[int, ...]) -> None:
+    def expand(node: SearchNode, left: tuple[int, ...]) -> None:
         if not left:
             return
         may_leave_head = head_start - node.board[HEAD] < allowed
@@ -81,7 +81,7 @@ def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[_Node]:
             if key in seen:
                 continue
             seen.add(key)
-            child = _Node(node.steps + (step,), node.dice + (left[0],), after)
+            child = SearchNode(node.steps + (step,), node.dice + (left[0],), after)
             nodes.append(child)
             expand(child, left[1:])
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.long_nardy.board import borne_off, pip_counts, validate_board
-from engine.render import _cell
+from engine.render import checker_cell
 
 __all__ = ["render_long_board"]
 
@@ -38,8 +38,8 @@ def _rows(board: np.ndarray, points: list[int], top: bool) -> list[str]:
     """Five text rows of one half of the board, ``points`` left to right."""
     rows = []
     for row in range(5):
-        left = "".join(f" {_cell(int(board[p]), row)} " for p in points[:6])
-        right = "".join(f" {_cell(int(board[p]), row)} " for p in points[6:])
+        left = "".join(f" {checker_cell(int(board[p]), row)} " for p in points[:6])
+        right = "".join(f" {checker_cell(int(board[p]), row)} " for p in points[6:])
         rows.append(f" |{left}|{right}|")
     return rows if top else rows[::-1]
 
