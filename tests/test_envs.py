@@ -6,6 +6,8 @@ Skipped with a message where the ``envs`` extra (gymnasium, pettingzoo, open_spi
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -16,9 +18,9 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 import bot.envs as envs  # noqa: E402
-from bot.envs import MAX_ACTIONS, BackgammonEnv, BackgammonVectorEnv  # noqa: E402
+from bot.envs import MAX_ACTIONS, BackgammonEnv, BackgammonVectorEnv, IllegalActionWarning  # noqa: E402
 from engine import START, encode_position_id, parse_move  # noqa: E402
-from engine.errors import IllegalMoveError  # noqa: E402
+from engine.errors import IllegalMoveError, InvalidDiceError, InvalidPositionError  # noqa: E402
 from engine.plays import legal_plays  # noqa: E402
 
 from conftest import board  # noqa: E402
@@ -31,10 +33,12 @@ def random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
 # ---------------------------------------------------------------- Gymnasium, one game
 
 
-def test_gymnasiums_env_checker_passes():
-    check_env(
-        gym.make("nardy/Backgammon-v0", opponent="random", illegal_action="lose").unwrapped, skip_render_check=False
-    )
+def test_gymnasiums_env_checker_passes_with_the_default_settings_and_warns_of_nothing_else():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gym.make("nardy/Backgammon-v0").unwrapped, skip_render_check=False, skip_close_check=False)
+    # The checker steps an action drawn from the whole space: almost always an illegal one, which loses the game.
+    assert {warning.category for warning in caught} <= {IllegalActionWarning}, [str(w.message) for w in caught]
 
 
 def test_the_ids_are_registered_with_gymnasium():
@@ -76,19 +80,32 @@ def test_a_seed_replays_the_same_dice_and_the_same_game():
     assert play(11)[0] != play(12)[0]
 
 
-def test_an_illegal_action_is_refused_by_name_or_loses_the_game():
-    env = BackgammonEnv("pubeval")
-    _, info = env.reset(seed=0)
-    with pytest.raises(ValueError, match=r"action 3000: not legal here, the roll has \d+ plays"):
-        env.step(3000)
-    losing = BackgammonEnv("pubeval", illegal_action="lose")
+def test_an_illegal_action_loses_the_game_with_a_warning_by_default_or_is_refused_by_name():
+    losing = BackgammonEnv("pubeval")
     losing.reset(seed=0)
-    _, reward, over, _, info = losing.step(3000)
-    assert (reward, over, info["illegal_action"]) == (-1.0, True, True)
+    with pytest.warns(IllegalActionWarning, match="single game lost"):
+        observation, reward, over, truncated, info = losing.step(3000)
+    assert (reward, over, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert not info["action_mask"].any() and not observation[26:28].any()  # no roll, no plays: the game is over
     with pytest.raises(RuntimeError, match="reset"):
         losing.step(0)
+    raising = BackgammonEnv("pubeval", illegal_action="raise")
+    raising.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action 3000: not legal here, the roll has \d+ plays"):
+        raising.step(3000)
     with pytest.raises(ValueError, match="illegal_action"):
         BackgammonEnv(illegal_action="ignore")
+
+
+@pytest.mark.parametrize("action", [MAX_ACTIONS, -1, 2.0, "0", np.zeros(2, np.int64)])
+def test_what_is_not_an_action_of_the_space_is_refused_even_when_illegal_actions_lose(action):
+    env = BackgammonEnv("pubeval")
+    env.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # refused, not lost with a warning
+        with pytest.raises(ValueError, match=r"expected an integer 0\.\.3059, an action of the space"):
+            env.step(action)
+    assert env.step(0)[1:3] == (0.0, False)  # the game goes on
 
 
 def test_a_play_in_gnubg_notation_maps_to_its_action_and_back():
@@ -200,6 +217,44 @@ def test_the_vector_env_autoresets_and_masks_every_game():
         vector.step(np.zeros(3, dtype=np.int64))
 
 
+def test_the_vector_env_starts_every_game_from_the_reset_options_position():
+    position = encode_position_id(START)
+    single, vector = BackgammonEnv("random"), BackgammonVectorEnv(1, opponent="random")
+    for options in ({"position": position}, {"position": START, "dice": "31"}):
+        observation, info = single.reset(seed=4, options=options)
+        observations, infos = vector.reset(seed=4, options=options)
+        assert np.array_equal(observations[0], observation)
+        assert np.array_equal(infos["action_mask"][0], info["action_mask"])
+
+    vector = BackgammonVectorEnv(3, opponent="pubeval")
+    spread = board({13: 3, 12: 3, 11: 3, 10: 3, 9: 3}, {1: 15})
+    observations, infos = vector.reset(seed=0, options={"position": [position, spread, START], "dice": "31"})
+    for i, expected in enumerate((START, spread, START)):
+        assert np.array_equal(observations[i, :26], expected) and observations[i, 26:28].tolist() == [3, 1]
+        assert infos["legal_count"][i] == len(legal_plays(expected, (3, 1)))
+    observations, _ = vector.reset(seed=0, options={"position": position, "dice": ["31", (6, 6), "21"]})
+    assert observations[:, 26:28].tolist() == [[3, 1], [6, 6], [2, 1]]
+    assert all(np.array_equal(o[:26], START) for o in observations)
+
+
+@pytest.mark.parametrize(
+    "options, error, message",
+    [
+        ({"reset_mask": np.ones(3, dtype=bool)}, ValueError, r"reset options \['reset_mask'\]"),
+        ({"dice": "31"}, ValueError, "expected 'position' and, with it, 'dice'"),
+        ({"position": ["4HPwATDgc/ABMA"] * 2}, ValueError, "'position': 2 of them for 3 games"),
+        ({"position": "4HPwATDgc/ABMA", "dice": ["31"]}, ValueError, "'dice': 1 of them for 3 games"),
+        ({"position": "4HPwATDgc/ABMA", "dice": "71"}, InvalidDiceError, "dice"),
+        ({"position": "not a position"}, InvalidPositionError, "not a position"),
+        ({"position": board({}, {1: 15})}, InvalidPositionError, "borne off all 15 checkers"),
+    ],
+)
+def test_the_vector_env_refuses_reset_options_it_cannot_honour(options, error, message):
+    vector = BackgammonVectorEnv(3, opponent="random")
+    with pytest.raises(error, match=message):
+        vector.reset(seed=0, options=options)
+
+
 def test_legal_count_is_the_masks_prefix_and_each_steps_masks_are_the_callers():
     vector = BackgammonVectorEnv(32, opponent="random")
     rng = np.random.default_rng(4)
@@ -240,8 +295,23 @@ def test_the_legal_plays_know_where_each_board_starts_when_the_generator_grows_i
 
 
 def test_pettingzoos_api_and_seed_tests_pass():
-    api_test(envs.env(), num_cycles=200)
-    seed_test(envs.env, num_cycles=200)
+    api_test(envs.env())
+    seed_test(envs.env)
+
+
+def test_an_illegal_action_ends_the_two_agent_game_as_pettingzoos_classic_games_do(caplog):
+    game = envs.env()
+    game.reset(seed=0)
+    loser = game.agent_selection
+    winner = "player_1" if loser == "player_0" else "player_0"
+    game.step(MAX_ACTIONS - 1)
+    assert "Illegal move" in caplog.text
+    assert all(game.terminations.values()) and game.rewards == {loser: -1.0, winner: 0.0}
+    assert game.last()[1:3] == (-1.0, True)
+    raw = envs.raw_env()
+    raw.reset(seed=0)
+    with pytest.raises(ValueError, match="not legal here"):
+        raw.step(MAX_ACTIONS - 1)
 
 
 def test_two_agents_play_a_whole_game_and_score_it():

@@ -2,7 +2,8 @@
 
 Importing this package registers ``nardy/Backgammon-v0`` with Gymnasium: ``gymnasium.make``
 gives one agent against an opponent (``opponent="pubeval"``, ``"random"``, a playing level,
-an evaluator, a player or a function), ``gymnasium.make_vec(..., vectorization_mode=
+an evaluator, a player or a function; an illegal action loses the game with an
+``IllegalActionWarning``, or raises with ``illegal_action="raise"``), ``gymnasium.make_vec(..., vectorization_mode=
 "vector_entry_point")`` N such games in lockstep on the batched engine
 (``nardy/BackgammonVector-v0`` is the same vector environment by its own id). ``env()`` and
 ``raw_env()`` are the PettingZoo AEC environment for two agents. ``bot.envs.openspiel`` plays
@@ -18,7 +19,7 @@ from gymnasium.envs.registration import register, registry
 
 from bot.envs.aec import env, raw_env
 from bot.envs.games import MAX_ACTIONS, OBSERVATION_SIZE, Legal
-from bot.envs.gym_env import BackgammonEnv, notation_of
+from bot.envs.gym_env import BackgammonEnv, IllegalActionWarning, notation_of
 from bot.envs.opponents import opponent
 from bot.envs.vector import BackgammonVectorEnv
 
@@ -38,6 +39,7 @@ __all__ = [
     "BackgammonEnv",
     "BackgammonVectorEnv",
     "ENV_ID",
+    "IllegalActionWarning",
     "Legal",
     "MAX_ACTIONS",
     "OBSERVATION_SIZE",

@@ -7,7 +7,9 @@ own view (the dice only when it is on roll), and ``"action_mask"`` (int8, ``MAX_
 long; all zero when it is not on roll). Actions, masks and rewards are those of
 ``nardy/Backgammon-v0``: an index into the afterstates of the roll, and at the end the
 points won and lost (1, 2, 3). A roll that cannot be played is still a turn, action 0.
-``reset(seed=...)`` seeds the dice.
+``reset(seed=...)`` seeds the dice. ``env()`` ends the game on an action outside the mask, the
+agent who took it losing 1 and the other 0, with PettingZoo's warning, as PettingZoo's classic
+games do (its ``TerminateIllegalWrapper``); ``raw_env`` raises ValueError.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ RENDER_MODES = ("ansi", "rgb_array")
 class raw_env(AECEnv):
     """Two agents, one game; boards shown to each agent in its own view (``bot.envs.games``)."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": list(RENDER_MODES),
         "name": "nardy_backgammon_v0",
         "is_parallelizable": False,
@@ -123,7 +125,9 @@ class raw_env(AECEnv):
 
 
 def env(render_mode: str | None = None) -> AECEnv:
-    """``raw_env`` inside PettingZoo's usual wrappers (actions in bounds, reset before step)."""
+    """``raw_env`` inside the wrappers of PettingZoo's classic games (an illegal action loses, actions in bounds,
+    reset before step)."""
     wrapped: AECEnv = raw_env(render_mode=render_mode)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

@@ -169,6 +169,13 @@ class Games:
             self.dice[games] = np.stack([rolled.max(axis=1), rolled.min(axis=1)], axis=1)
             waiting = waiting[~decided]
 
+    def place(self, index: np.ndarray, boards: np.ndarray, dice: np.ndarray | None, rng: np.random.Generator) -> None:
+        """Games ``index`` start from ``boards`` (len(index), 26), seat 0 on roll with ``dice`` (len(index), 2), or
+        dice rolled from ``rng`` when None."""
+        self.boards[index] = boards
+        self.turn[index] = 0
+        self.dice[index] = rng.integers(1, 7, size=(len(index), 2)) if dice is None else dice
+
     def advance(self, index: np.ndarray, chosen: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """The movers of games ``index`` play the afterstates ``chosen`` (len(index), 26, mover's view).
 

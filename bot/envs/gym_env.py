@@ -10,9 +10,11 @@ A roll that cannot be played still takes one step, action 0 (the board unchanged
 ``step`` plays the agent's move, then the opponent's reply; the reward is 0 until the
 game ends, then the points won (+1, +2, +3) or lost (-1, -2, -3): single, gammon, backgammon.
 
-An action outside the mask raises ValueError; with ``illegal_action="lose"`` it instead ends
-the game as a single game lost (reward -1, ``info["illegal_action"]`` True), as PettingZoo's
-``TerminateIllegalWrapper`` does: for checkers and learners that sample the whole action space.
+An action of the action space outside the mask ends the game as a single game lost (reward -1,
+``info["illegal_action"]`` True) with an ``IllegalActionWarning``, as PettingZoo's classic games
+do, so that Gymnasium's ``check_env`` and learners that sample the whole action space play on;
+``illegal_action="raise"`` raises ValueError instead. Anything that is not an action of the
+space (an integer 0..MAX_ACTIONS-1) raises ValueError either way.
 
 ``reset(seed=...)`` seeds the one generator every die (and a random opponent) is drawn
 from, so the same seed and actions replay the same game. ``reset(options={"position": ...,
@@ -28,6 +30,7 @@ from, so the same seed and actions replay the same game. ``reset(options={"posit
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -49,9 +52,14 @@ from bot.envs.opponents import OpponentSpec, action_of, opponent as make_opponen
 from bot.facade import check_game_on
 from engine import decode_position_id, flip
 from engine.board import validate_dice
+from engine.errors import quote
 from engine.notation import format_play, parse_move
 from engine.plays import legal_plays
 from engine.render import render_board
+
+
+class IllegalActionWarning(UserWarning):
+    """An action outside the mask lost the game (``illegal_action="lose"``); filter it by this class."""
 
 
 def observation_space() -> spaces.Box:
@@ -63,10 +71,11 @@ def observation_space() -> spaces.Box:
 class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
     """Money games, cube-less, of an agent (seat 0) against ``opponent`` (``bot.envs.opponents.opponent``)."""
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    # Annotated as gym.Env's is: without it, where gymnasium's types are missing, the values' join is object.
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
-        self, opponent: OpponentSpec = "pubeval", render_mode: str | None = None, illegal_action: str = "raise"
+        self, opponent: OpponentSpec = "pubeval", render_mode: str | None = None, illegal_action: str = "lose"
     ) -> None:
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'lose'")
@@ -117,15 +126,10 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
         ``engine.errors.InvalidPositionError`` / ``InvalidDiceError``.
         """
         super().reset(seed=seed)
-        options = dict(options or {})
-        position, dice = options.pop("position", None), options.pop("dice", None)
-        if options or (dice is not None and position is None):
-            raise ValueError(f"reset options {sorted(options) or ['dice']}: expected 'position' and, with it, 'dice'")
+        position, dice = start_options(options)
         if position is not None:
-            board = decode_position_id(position) if isinstance(position, str) else position
-            self.games.boards[0] = check_game_on(board)
-            self.games.turn[0] = 0
-            self.games.dice[0] = validate_dice(dice) if dice is not None else self.np_random.integers(1, 7, size=2)
+            rolls = None if dice is None else np.array([validate_dice(dice)])
+            self.games.place(np.zeros(1, np.int64), start_board(position)[None], rolls, self.np_random)
         else:
             self.games.start(np.zeros(1, dtype=np.int64), self.np_random)
             if self.games.turn[0] == 1:
@@ -135,11 +139,18 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         moves = self._require_game()
-        if self.illegal_action == "lose" and not _in_mask(action, moves):
+        index = _space_index(action)
+        if self.illegal_action == "lose" and index >= moves.sizes[0]:
+            warnings.warn(
+                "illegal action: the game ends as a single game lost (reward -1); info['action_mask'] marks the "
+                "legal actions, illegal_action='raise' raises instead",
+                IllegalActionWarning,
+                stacklevel=2,
+            )
             self.moves = None
             observation, info = self._observation()
             return observation, -1.0, True, False, {**info, "illegal_action": True}
-        choice = check_actions(np.array([action]).reshape(1), moves)[0]
+        choice = check_actions(np.array([index]), moves)[0]
         rng = self.np_random
         over, points = self.games.advance(np.zeros(1, np.int64), moves.of(0)[choice][None], rng)
         ended, reward = bool(over[0]), float(points[0])
@@ -183,7 +194,7 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
     def move_for_action(self, action: int) -> str:
         """The play of ``action`` in GNU Backgammon's notation (``""`` when the roll cannot be played)."""
         moves = self._require_game()
-        choice = check_actions(np.array([action]).reshape(1), moves)[0]
+        choice = check_actions(np.array([_space_index(action)]), moves)[0]
         dice = self.dice
         assert dice is not None
         return notation_of(self.board, dice, moves.of(0)[choice])
@@ -197,9 +208,26 @@ def notation_of(board: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray
     raise ValueError(f"afterstate {np.asarray(afterstate).tolist()}: not a legal play of {dice[0]}{dice[1]}")
 
 
-def _in_mask(action: Any, moves: Legal) -> bool:
-    """Whether ``action`` is an integer index of one of the roll's plays."""
+def start_options(options: dict[str, Any] | None) -> tuple[Any, Any]:
+    """The ``position`` and ``dice`` of ``reset(options=...)``, None where absent; ValueError naming any other key,
+    or dice without a position."""
+    rest = dict(options or {})
+    position, dice = rest.pop("position", None), rest.pop("dice", None)
+    if rest or (dice is not None and position is None):
+        raise ValueError(f"reset options {sorted(rest) or ['dice']}: expected 'position' and, with it, 'dice'")
+    return position, dice
+
+
+def start_board(position: Any) -> np.ndarray:
+    """The board (26,) of a reset option's position, a Position ID or a board in the agent's view, with a game on;
+    ``engine.errors.InvalidPositionError`` otherwise."""
+    return check_game_on(decode_position_id(position) if isinstance(position, str) else position)
+
+
+def _space_index(action: Any) -> int:
+    """``action`` as an int if it is an integer index of the action space (0..MAX_ACTIONS-1); ValueError naming it
+    otherwise."""
     value = np.asarray(action)
-    return (
-        value.shape in ((), (1,)) and value.dtype.kind in "iu" and 0 <= int(value.reshape(-1)[0]) < int(moves.sizes[0])
-    )
+    if value.shape in ((), (1,)) and value.dtype.kind in "iu" and 0 <= int(value.reshape(-1)[0]) < MAX_ACTIONS:
+        return int(value.reshape(-1)[0])
+    raise ValueError(f"action {quote(action)}: expected an integer 0..{MAX_ACTIONS - 1}, an action of the space")

@@ -13,6 +13,9 @@ that sample or index them without reading the masks. ``moves`` (``bot.envs.games
 holds every game's afterstates, in the agent's view, for learners that score afterstates.
 
 ``reset(seed=...)`` seeds the one generator all dice (and a random opponent) come from.
+``reset(options={"position": ..., "dice": ...})`` starts every game from a position, the agent
+on roll, as the single environment's does: one position (and roll) for all games, or one for
+each; the games that end afterwards restart from the opening. Any other option is refused.
 """
 
 from __future__ import annotations
@@ -25,16 +28,17 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from bot.envs.games import MAX_ACTIONS, Games, Legal, PrefixMasks, check_actions, legal, observe
-from bot.envs.gym_env import observation_space
+from bot.envs.gym_env import observation_space, start_board, start_options
 from bot.envs.opponents import OpponentSpec, opponent as make_opponent
 from engine import flip
+from engine.board import validate_dice
 
 
 class BackgammonVectorEnv(VectorEnv):
     """``num_envs`` money games, cube-less, of agents (seat 0) against ``opponent``
     (``bot.envs.opponents.opponent``)."""
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(self, num_envs: int = 64, opponent: OpponentSpec = "pubeval", render_mode: str | None = None) -> None:
         if render_mode is not None:
@@ -83,9 +87,41 @@ class BackgammonVectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        """New games; ``options={"position": ..., "dice": ...}`` starts them from a position, the agents on roll.
+
+        ``position``: a Position ID or a board (26,) in the agent's view for every game, or a sequence of
+        ``num_envs`` of them; ``dice``: ``"31"`` or ``(3, 1)`` for every game, or ``num_envs`` of them, each
+        game's rolled from the seeded generator when absent. Bad ones raise ``engine.errors`` errors, other
+        options ValueError.
+        """
         super().reset(seed=seed)
-        self._start(np.arange(self.num_envs))
+        position, dice = start_options(options)
+        everyone = np.arange(self.num_envs)
+        if position is None:
+            self._start(everyone)
+        else:
+            boards = np.array([start_board(p) for p in self._each_game(position, "position")])
+            rolls = None if dice is None else np.array([validate_dice(d) for d in self._each_game(dice, "dice")])
+            self.games.place(everyone, boards, rolls, self.np_random)
         return self._observe()
+
+    def _each_game(self, value: Any, name: str) -> list[Any]:
+        """A reset option's value for each game: its items, one a game, when it is a list or tuple of strings or
+        sequences, a 2-D array or an array of strings; else ``value`` itself for all."""
+        if isinstance(value, np.ndarray):
+            many = value.ndim == 2 or (value.ndim == 1 and value.dtype.kind == "U")
+        else:
+            many = isinstance(value, (list, tuple)) and any(
+                isinstance(v, (str, list, tuple, np.ndarray)) for v in value
+            )
+        if not many:
+            return [value] * self.num_envs
+        if len(value) != self.num_envs:
+            raise ValueError(
+                f"reset option {name!r}: {len(value)} of them for {self.num_envs} games; "
+                "expected one for all or one a game"
+            )
+        return list(value)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if self.moves is None:
