@@ -20,6 +20,7 @@ from bot.facade import Bot
 from bot.evaluation.network import NetworkConfig
 from training.torch_network import ValueNetwork
 from bot.doors.situation import parse_position
+from bot.equity.cube import verdict_words
 from conftest import PYTHON_M_BOT
 from engine.board import START
 from engine.notation import format_play
@@ -62,7 +63,7 @@ def test_hint_without_dice_gives_the_cube_decision(checkpoint):
     status, out, _ = cli("hint", "4HPwATDgc/ABMA", "--checkpoint", checkpoint)
     assert status == 0
     decision = Bot.load(checkpoint).cube_decision(START)
-    assert f"Proper cube action: {decision.verdict.value}" in out
+    assert f"Proper cube action: {verdict_words(decision.verdict)}\n" in out and "_" not in out
     assert f"No double     {decision.no_double:+.3f}" in out
 
 

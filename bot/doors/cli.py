@@ -25,6 +25,7 @@ import argparse
 import importlib
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator, Optional, TextIO
 
 import numpy as np
@@ -46,6 +47,14 @@ DEFAULT_TOP = 10
 # Subcommands whose code logs nothing: they skip importing and configuring ``logging`` (a cold hint's cost).
 UNLOGGED = frozenset({"hint", "eval", "cube"})
 HTTP_PORT = 8080  # the HTTP API's default port (wildbg's server uses 8080 too)
+DESCRIPTION = (
+    "nardy: a neural-network bot for backgammon and long nardy. Play it in the terminal (play) or on a web board "
+    "in the browser (serve); ask it for hints, cube decisions, rollouts and the analysis of a match."
+)
+EPILOG = (
+    f"Start with 'nardy play' (add --game long-nardy for long nardy), or 'nardy serve' and open "
+    f"http://127.0.0.1:{HTTP_PORT}/ for the web board. 'nardy COMMAND --help' tells more of each command."
+)
 # ``--game``'s names; long nardy's command line (``bot.doors.long_nardy_command``) loads only when asked for.
 GAME_NAMES = ("backgammon", "long-nardy")
 
@@ -260,7 +269,9 @@ def add_external(subparsers) -> None:
 def add_serve(subparsers) -> None:
     from bot.doors.http_limits import Limits
 
-    p = subparsers.add_parser("serve", help="serve the HTTP JSON API (OpenAPI at /docs)")
+    p = subparsers.add_parser(
+        "serve", help="serve the web board (backgammon and long nardy, at /) and the HTTP JSON API (at /docs)"
+    )
     _add_address(p, HTTP_PORT)
     _add_common(p)
     limits = Limits()  # the defaults, docs/http_limits.md
@@ -292,11 +303,31 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+def package_version() -> str:
+    """The installed package's version; in a source checkout that is not installed, pyproject.toml's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nardy")
+    except PackageNotFoundError:
+        pass
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    try:
+        return str(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["version"]) + " (source checkout)"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "unknown (not installed)"
+
+
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand of ``SUBCOMMANDS``, or with ``command`` alone: only its
-    module is then imported."""
-    parser = argparse.ArgumentParser(prog="nardy", description="A TD-Gammon-style backgammon bot.")
+    module is then imported (none for ``--version``)."""
+    parser = argparse.ArgumentParser(prog="nardy", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the servers do")
+    parser.add_argument("--version", action="version", version=f"nardy {package_version()}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, home in SUBCOMMANDS.items():
         if command in (None, name):
@@ -307,10 +338,12 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
 
 def _named_command(words: list[str]) -> Optional[str]:
     """The subcommand ``words`` run, when its parser alone can parse them: None for an unknown one (argparse
-    lists the choices) or when the help of them all is asked for first."""
+    lists the choices) or when the help of them all is asked for first; ``--version`` when that is."""
     for word in words:
         if word in ("-h", "--help"):
             return None
+        if word == "--version":
+            return word
         if not word.startswith("-"):  # the options before the subcommand take no value
             return word if word in SUBCOMMANDS else None
     return None

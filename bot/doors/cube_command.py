@@ -17,7 +17,7 @@ from typing import Optional, TextIO
 from bot.doors.bounds import MAX_MATCH_LENGTH, Bounded
 from bot.doors.situation import parse_position
 from bot.facade import PLIES, Bot, check_game_on
-from bot.play.score_matrix import ScoreMatrix, format_matrix, money_cube, score_matrix
+from bot.play.score_matrix import ScoreMatrix, format_matrix, format_money, money_cube, score_matrix
 
 
 def cube_json(bot: Bot, position: str, length: Optional[int], plies: int) -> dict:
@@ -49,11 +49,7 @@ def _run_cube(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     if matrix is not None:
         lines += format_matrix(matrix, money)
     else:
-        lines += ["Money:"] + [
-            f"  {c.name:<18} {c.label:<6} double {c.double_margin:+.3f}, take {c.take_margin:+.3f}"
-            for c in money
-            if c.decision is not None
-        ]
+        lines += ["Money:"] + format_money(money)
     stdout.write("\n".join(lines) + "\n")
     return 0
 

@@ -22,6 +22,8 @@ import numpy as np
 
 from bot.doors.bounds import MAX_CANDIDATES, MAX_SEED, MAX_TRIALS, MAX_TRUNCATE, Bounded
 from bot.doors.situation import Situation, parse_position
+from bot.doors.text import PROBABILITY_NAMES, format_probabilities
+from bot.equity.cube import verdict_words
 from bot.facade import Bot, check_game_on
 from bot.search.nply import InvalidSearchError
 from engine.board import validate_dice
@@ -84,10 +86,18 @@ def _settings(args: argparse.Namespace) -> RolloutSettings:
     )
 
 
-def _figures(data: dict) -> str:
-    five = " ".join(f"{p:6.3f}" for p in data["probabilities"])
-    errors = " ".join(f"{s:6.3f}" for s in data["std_errors"])
-    return f"equity {data['equity']:+.3f} +- {data['equity_std_error']:.3f}  probabilities {five}  (se {errors})"
+def _table(heading: str, rows: list[tuple[str, dict, Optional[float]]]) -> list[str]:
+    """Rolled-out figures under a header: per row its label, equity and standard error, the gap to the best
+    (when given) and the five probabilities, with their standard errors on the line below."""
+    width = max(len(heading), *(len(label) for label, _, _ in rows))
+    names = " ".join(f"{n:>6}" for n in PROBABILITY_NAMES)
+    lines = [f"{heading:<{width}}  {'Equity':>7} {'+-':>6} {'Diff':>7}  {names}"]
+    for label, data, diff in rows:
+        gap = "" if diff is None else f"{diff:+7.3f}"
+        figures = f"{data['equity']:+7.3f} {data['equity_std_error']:6.3f} {gap:>7}"
+        lines.append(f"{label:<{width}}  {figures}  " + format_probabilities(data["probabilities"]))
+        lines.append(f"{'':<{width}}  {'':>7} {'':>6} {'+-':>7}  " + format_probabilities(data["std_errors"]))
+    return lines
 
 
 def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
@@ -102,8 +112,8 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
     )
     lines = [f"Rollout of {data['position_id']}: {how}"]
     if "plays" not in data:
-        lines.append("Side on roll, cubeless (win, win g, win bg, lose g, lose bg):")
-        lines.append("  " + _figures(data))
+        lines.append("Side on roll, cubeless; +- a standard error:")
+        lines += _table("", [("  side on roll", data, None)])
         cube = data.get("cube")
         if cube:
             lines.append(
@@ -113,19 +123,17 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
             names = ("No double", "Double, take", "Double, pass")
             for name, key, se in zip(names, ("no_double", "double_take", "double_pass"), cube["std_errors"]):
                 lines.append(f"  {name:<13} {cube[key]:+.3f} +- {se:.3f}")
-            lines.append(f"Proper cube action: {cube['verdict']}")
+            lines.append(f"Proper cube action: {verdict_words(cube['verdict'])}")
         return lines
     d1, d2 = data["dice"]
     lines.append(
-        f"Dice {d1}{d2}: the best {len(data['plays'])} plays by 0-ply, rolled out (mover's view after the play):"
+        f"Dice {d1}{d2}: the best {len(data['plays'])} plays by 0-ply, rolled out (mover's view after the play); "
+        "+- a standard error:"
     )
-    width = max(12, *(len(p["move"]) for p in data["plays"]))
     best = data["plays"][0]["equity"]
-    for i, play in enumerate(data["plays"], 1):
-        lines.append(
-            f"{i:>3}. {play['move'] or '(no move)':<{width}}  {_figures(play)}  diff {play['equity'] - best:+.3f}"
-        )
-    return lines
+    plays = enumerate(data["plays"], 1)
+    rows = [(f"{i:>3}. {play['move'] or '(no move)'}", play, play["equity"] - best) for i, play in plays]
+    return lines + _table("     Play", rows)
 
 
 class _Bar:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bot.equity.cube import CubeState, Owner
+from bot.equity.cube import CubeState, Owner, verdict_words
 from bot.facade import Evaluation, RankedPlay
 
 PROBABILITY_NAMES = ("Win", "W g", "W bg", "L g", "L bg")
@@ -37,7 +37,9 @@ def format_probabilities(five: np.ndarray) -> str:
 def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
     """A table of ranked plays: notation, equity, MWC in a match, the gap to the best, probabilities.
 
-    The gap is in the ranking's unit: equity for money, MWC percentage points in a match.
+    The gap is in the ranking's unit: equity for money, MWC percentage points in a match. Plays searched
+    deeper rank ahead of shallower ones (``Bot.rank_plays``); a line says where the depth drops, since a
+    shallower value may be higher than a deeper one above it.
     """
     best_mwc = ranked[0].mwc
     match = best_mwc is not None
@@ -47,6 +49,10 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
     lines = [header]
     best = ranked[0]
     for i, r in enumerate(ranked, 1):
+        if i > 1 and r.plies < ranked[i - 2].plies:
+            lines.append(
+                f"     (below: {r.plies}-ply only, kept out of the {ranked[i - 2].plies}-ply search by its move filter)"
+            )
         line = f"{i:>3}. {r.notation or '(no move)':<{width}}  {r.equity:+7.3f}"
         if best_mwc is not None:
             assert r.mwc is not None, "a ranking has an MWC for every play or for none"
@@ -87,8 +93,5 @@ def format_cube(result: Evaluation) -> list[str]:
         if mwc is not None:
             line += f"  (MWC {mwc * 100:.2f}%)"
         lines.append(line)
-    lines.append(
-        f"Proper cube action: {cube.verdict.value} "
-        f"(double: {'yes' if cube.should_double else 'no'}, take: {'yes' if cube.should_take else 'no'})"
-    )
+    lines.append(f"Proper cube action: {verdict_words(cube.verdict)}")
     return lines

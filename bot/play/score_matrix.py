@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from bot.equity.cube import CubeDecision, CubeState, Owner, Verdict
+from bot.equity.cube import CubeDecision, CubeState, Owner, Verdict, verdict_words
 from bot.facade import Bot
 from bot.equity.met import default_met
 from engine.errors import BackgammonError
@@ -89,6 +89,7 @@ class Cell:
 
             data.update(
                 verdict=d.verdict.value,
+                action=verdict_words(d.verdict),
                 should_double=d.should_double,
                 should_take=d.should_take,
                 no_double=r(d.no_double),
@@ -172,7 +173,7 @@ def money_cube(bot: Bot, board: np.ndarray, plies: int = 0) -> tuple[Cell, ...]:
 
 def format_matrix(matrix: ScoreMatrix, money: tuple[Cell, ...] = ()) -> list[str]:
     """The matrix as a text table: a row per away of the side on roll, a column per away of the opponent; each
-    cell the label and the doubling margin in thousandths (+ double, - not)."""
+    cell the label and the doubling margin in thousandths (+ double, - not), and a legend of the labels."""
     width = 12
     lines = [
         f"Cube decisions of the side on roll at every score of a {matrix.length}-point match ({matrix.plies}-ply), "
@@ -188,10 +189,19 @@ def format_matrix(matrix: ScoreMatrix, money: tuple[Cell, ...] = ()) -> list[str
             margin = cell.double_margin if cell.label not in ("dead", "-") else None
             text.append(f"{cell.label}{'' if margin is None else f' {round(1000 * margin):+d}'}")
         lines.append(f"{str(a) + '-away':>8}" + "".join(f"{t:>{width}}" for t in text))
+    shown = {c.label for row in matrix.cells for c in row}
+    first = {label: verdict for verdict, label in reversed(LABELS.items())}  # optional doubles read as doubles
+    lines.append("(" + "; ".join(f"{label}: {verdict_words(first[label]).lower()}" for label in sorted(shown)) + ")")
     if money:
-        lines += ["", "Money:"] + [
-            f"  {c.name:<18} {c.label:<6} double {c.double_margin:+.3f}, take {c.take_margin:+.3f}"
-            for c in money
-            if c.decision is not None
-        ]
+        lines += ["", "Money:"] + format_money(money)
     return lines
+
+
+def format_money(money: tuple[Cell, ...]) -> list[str]:
+    """One line per money cube: its name, the decision in words and the two margins."""
+    return [
+        f"  {c.name:<18} {verdict_words(c.decision.verdict):<27} "
+        f"double {c.double_margin:+.3f}, take {c.take_margin:+.3f}"
+        for c in money
+        if c.decision is not None
+    ]
