@@ -5,7 +5,7 @@ the top (24..13), then left to right along the bottom (12..1), home (6..1) botto
 right. The opponent ``O`` moves the same way round from its head, the mover's 12
 (bottom left), to its home, the mover's 13..18 (top left). The points carry the
 mover's numbers; a column shows up to 5 checkers, the fifth row the count when there
-are more (as ``engine.render`` draws backgammon).
+are more (in digits: a head holds up to 15).
 
 >>> from engine.long_nardy.board import START
 >>> print(render_long_board(START, dice=(6, 5)), end="")
@@ -14,9 +14,9 @@ are more (as ``engine.render`` draws backgammon).
  |                  |                X |
  |                  |                X |
  |                  |                X |
- |                  |                F |
+ |                  |               15 |
  |                  |                  |  long nardy, money
- | F                |                  |
+ |15                |                  |
  | O                |                  |
  | O                |                  |
  | O                |                  |
@@ -34,12 +34,17 @@ from engine.render import checker_cell
 __all__ = ["render_long_board"]
 
 
+def _column(n: int, row: int) -> str:
+    """A point's three characters on ``row``: a head's count of 10 to 15 in digits, not backgammon's hex letters."""
+    return f"{abs(n):>2} " if row == 4 and abs(n) >= 10 else f" {checker_cell(n, row)} "
+
+
 def _rows(board: np.ndarray, points: list[int], top: bool) -> list[str]:
     """Five text rows of one half of the board, ``points`` left to right."""
     rows = []
     for row in range(5):
-        left = "".join(f" {checker_cell(int(board[p]), row)} " for p in points[:6])
-        right = "".join(f" {checker_cell(int(board[p]), row)} " for p in points[6:])
+        left = "".join(_column(int(board[p]), row) for p in points[:6])
+        right = "".join(_column(int(board[p]), row) for p in points[6:])
         rows.append(f" |{left}|{right}|")
     return rows if top else rows[::-1]
 
