@@ -1,4 +1,4 @@
-"""Long nardy rules: every case of ../shared/LONG_NARDY.md's table (E1-E20) as a named test, and the flags.
+"""Long nardy rules: every case of docs/long_nardy_rules.md (E1-E20) as a named test, and the flags.
 
 Each case is checked on both generators: the checked single-position path
 (``legal_plays``, which also gives the notation) and the batched one (``afterstates``)

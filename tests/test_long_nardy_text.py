@@ -1,6 +1,6 @@
 """Long nardy position text (``24x15/24x15``) and ``python -m engine moves --variant long``.
 
-Each case of ../shared/LONG_NARDY.md that has a position and a roll is run through the
+Each case of docs/long_nardy_rules.md that has a position and a roll is run through the
 command line, written as position text (the side to move first, each side in its own
 numbering), and the plays and afterstates it prints are compared with the case. The
 rules themselves are tested on boards in tests/test_long_nardy_rules.py.
@@ -61,7 +61,7 @@ def holds(after: str, points: list[int]) -> bool:
     return all(b[p] > 0 for p in points)
 
 
-# ------------------------------------------------------------------ the cases of LONG_NARDY.md on the command line
+# ------------------------------------------------------------ the cases of docs/long_nardy_rules.md on the command line
 
 CASES = [
     ("E1", START_TEXT, "66", {"24/18(2)": "24x13,18x2/24x15"}),

@@ -6,7 +6,7 @@ techniques (docs/DESIGN.md): 32-byte rows, bit masks for legality, a linear hash
 key per board updated by each step so duplicates are found before rows are built.
 The only Python loops run over the (at most four) die steps of a turn.
 
-What long nardy changes (rules R5-R11 of LONG_NARDY.md):
+What long nardy changes (rules R5-R11 of docs/long_nardy_rules.md):
 
 - a point holding any opponent checker is closed, and the opponent never moves during
   the turn, so its closed points and its most advanced checker are fixed per board;

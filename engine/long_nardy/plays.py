@@ -4,7 +4,7 @@ The batched generator (``engine.long_nardy.movegen``) returns boards only; this 
 works on one board at a time, written to be read, and also says how the checkers
 moved (``engine.plays.Play`` and ``Step``, so ``engine.notation.format_play`` writes
 them: ``24/18(2)``, ``6/off``). Every play is searched step by step in every order of
-the dice, each step checked against R4-R7 and R9-R11 of LONG_NARDY.md, and the plays
+the dice, each step checked against R4-R7 and R9-R11 of docs/long_nardy_rules.md, and the plays
 are then chosen by R8 (most dice, else the larger die).
 
 Boards are in the mover's view (``engine.long_nardy.board``); steps and afterstates

@@ -1,7 +1,7 @@
 """The rule flags of long nardy: where the rule sets disagree, a flag with a default (``Rules``).
 
 Every function that depends on a disputed rule takes a ``Rules``; nothing hard-codes
-one reading. The defaults are those of ``../shared/LONG_NARDY.md`` (see docs/long_nardy.md).
+one reading. The defaults are those of docs/long_nardy_rules.md (see docs/long_nardy.md).
 
 >>> Rules()
 Rules(opening='classic', head_doubles=frozenset({3, 4, 6}), block_check='step', cube='none', last_roll_draw=False)
@@ -34,7 +34,7 @@ HeadDoubles = Union[str, Iterable[int]]
 
 @dataclass(frozen=True)
 class Rules:
-    """The disputed rules of one game or match (R3, R7, R10, R12, R13 of LONG_NARDY.md).
+    """The disputed rules of one game or match (R3, R7, R10, R12, R13 of docs/long_nardy_rules.md).
 
     ``opening``: ``classic`` (the starter rolls two dice afresh) or ``sport`` (the
     starter plays the two opening dice). ``head_doubles``: the doubles that let two
