@@ -1,6 +1,6 @@
 """Long nardy (длинные нарды) on the same engine: boards, batched legal moves, games and matches, formats.
 
-The rules are those of ``../shared/LONG_NARDY.md``, the disputed ones as flags
+The rules are those of docs/long_nardy_rules.md (R1-R15), the disputed ones as flags
 (``Rules``); docs/long_nardy.md says what is implemented and what was chosen where
 the rules are silent. Boards are 26-value vectors in the mover's view, as in
 backgammon, with no bar (``engine.long_nardy.board``).
