@@ -98,7 +98,7 @@ def expect_ids(page, query: SetupQuery) -> tuple[str, str]:
 
 @pytest.mark.slow
 def test_the_bot_offers_to_resign_a_lost_game_and_the_human_accepts(page, servers):
-    page.goto(servers["real"] + "/?seed=3&delay=0")
+    page.goto(servers["real"] + "/?seed=3&delay=0#analyse")
     set_up(page, lost_for_top(), on_roll="top")
     expect_ids(page, SetupQuery(checkers=encode_position_id(lost_for_top()), on_roll="top"))
     by(page, "play-from-here").click()
@@ -116,7 +116,7 @@ def test_the_bot_offers_to_resign_a_lost_game_and_the_human_accepts(page, server
 
 @pytest.mark.slow
 def test_the_human_rejects_and_the_bot_plays_on(page, servers):
-    page.goto(servers["real"] + "/?seed=3&delay=0")
+    page.goto(servers["real"] + "/?seed=3&delay=0#analyse")
     set_up(page, lost_for_top(), on_roll="top")
     by(page, "play-from-here").click()
     sync_api.expect(by(page, "bot-resignation")).to_be_visible()
@@ -132,7 +132,7 @@ def test_the_human_rejects_and_the_bot_plays_on(page, servers):
 
 @pytest.mark.slow
 def test_every_set_up_field_round_trips_through_the_ids(page, servers):
-    page.goto(servers["real"] + "/")
+    page.goto(servers["real"] + "/#analyse")
     expect = sync_api.expect
     checkers = lost_for_top()
     checkers[1], checkers[6], checkers[25] = 5, 9, 1  # bottom: a real game, a checker on the bar
@@ -189,7 +189,7 @@ def test_every_set_up_field_round_trips_through_the_ids(page, servers):
 @pytest.mark.slow
 def test_an_impossible_set_up_is_named_and_play_from_here_plays_the_situation(page, servers):
     page.allowed_logs.add(BAD_REQUEST_LOG)
-    page.goto(servers["real"] + "/?seed=5&delay=0")
+    page.goto(servers["real"] + "/?seed=5&delay=0#analyse")
     expect = sync_api.expect
     by(page, "setup").click()
     by(page, "setup-cube").select_option("2")  # owned by the side not on roll
@@ -268,7 +268,7 @@ def test_every_mode_fits_a_phone_and_is_photographed(page, servers, tmp_path):
     from bot.doors import cli
 
     assert cli.run(["match", "--length", "3", "--seed", "3", "--mat", str(exported)]) in (0, None)
-    page.goto(servers["real"] + "/?seed=7&delay=0")
+    page.goto(servers["real"] + "/?seed=7&delay=0#analyse")
     expect = sync_api.expect
     # Analyse: ranked plays (the widest table), then set-up.
     by(page, "dice-input").fill("31")

@@ -224,8 +224,9 @@ def test_resigning_ends_the_game(page, servers):
     if _wait_for_human(page) == "move":
         _enter_first_legal_play(page)
     _wait_for_human(page)
+    by(page, "resign").click()  # asks first
     page.select_option("#resign-level", "3")  # a backgammon: the bot accepts at once
-    by(page, "resign").click()
+    by(page, "resign-yes").click()
     sync_api.expect(by(page, "game-over")).to_have_text(re.compile(r"nardy wins 3 points"))
 
 
@@ -234,7 +235,7 @@ def test_resigning_ends_the_game(page, servers):
 
 @pytest.mark.slow
 def test_analyse_typed_positions(page, servers):
-    page.goto(servers["real"] + "/")
+    page.goto(servers["real"] + "/#analyse")
     expect = sync_api.expect
     expect(by(page, "position-id")).to_have_text("4HPwATDgc/ABMA")
     expect(by(page, "checker")).to_have_count(30)
@@ -258,7 +259,7 @@ def test_analyse_typed_positions(page, servers):
 @pytest.mark.slow
 def test_bad_input_shows_a_message_and_the_page_keeps_working(page, servers):
     page.allowed_logs.add(BAD_REQUEST_LOG)
-    page.goto(servers["real"] + "/")
+    page.goto(servers["real"] + "/#analyse")
     expect = sync_api.expect
     by(page, "position-input").fill("nonsense")
     by(page, "analyse").click()
@@ -407,7 +408,7 @@ def test_a_damaged_mat_file_shows_a_message_and_the_page_keeps_working(page, ser
 def test_set_up_a_position_on_the_board_and_analyse_it(page, servers):
     from engine.position_id import encode_position_id
 
-    page.goto(servers["real"] + "/")
+    page.goto(servers["real"] + "/#analyse")
     expect = sync_api.expect
     by(page, "setup").click()
     expect(by(page, "position-input")).to_have_value(re.compile(r"^4HPwATDgc/ABMA\b"))  # from the position shown

@@ -47,7 +47,7 @@ def api_matrix(server: str, position: str, length: int) -> dict:
 
 @pytest.mark.slow
 def test_a_position_in_analyse_gets_the_apis_seven_point_matrix(page, servers):
-    page.goto(servers["real"] + "/?delay=0")
+    page.goto(servers["real"] + "/?delay=0#analyse")
     position = encode_position_id(racing_lead())
     by(page, "position-input").fill(position)
     by(page, "dice-input").fill("")
@@ -101,7 +101,7 @@ def test_a_position_in_analyse_gets_the_apis_seven_point_matrix(page, servers):
 
 @pytest.mark.slow
 def test_a_bad_length_is_refused_in_the_page(page, servers):
-    page.goto(servers["real"] + "/?delay=0")
+    page.goto(servers["real"] + "/?delay=0#analyse")
     by(page, "matrix-length").fill("2")
     by(page, "score-matrix").click()
     sync_api.expect(by(page, "error")).to_contain_text("3 to 25 points")

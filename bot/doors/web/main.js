@@ -7,11 +7,20 @@ import { MatchAnalysis } from "./match.js";
 
 const START = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
 const $ = (id) => document.getElementById(id);
+const MODES = ["play", "analyse", "match"];
+
+// The mode the address asks for: /#analyse, /#match, ?mode=analyse; Play otherwise.
+function modeOfAddress() {
+  const asked = location.hash.slice(1) || new URLSearchParams(location.search).get("mode") || "play";
+  return MODES.includes(asked) ? asked : "play";
+}
 
 const el = {};
 for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", "dice", "error", "notice", "log",
   "variant", "longCube", "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
-  "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "matchPanel",
+  "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "modePlay", "modeAnalyse",
+  "modeMatch", "matchSteps", "candidates", "confirmResign", "resignYes", "resignNo", "tutor", "tutorTally",
+  "tutorWarning", "tutorText", "tutorBack", "tutorAnyway", "resignQuestion", "playControls",
   "copyPosition", "copyMatch", "matInput", "matchDepth", "analyseMatch", "matchResults", "matchStats",
   "matchGames", "matchChart", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList",
   "setup", "setupTools", "setupSide", "setupClear", "botResignation", "resignationText", "acceptResignation",
@@ -22,7 +31,7 @@ for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", 
 
 const ui = {
   el,
-  mode: "analyse",
+  mode: "play",
   board: null,
   showError(message) {
     el.error.textContent = message;
@@ -52,8 +61,9 @@ const ui = {
     el.matchId.textContent = matchId || "none";
     el.copyMatch.hidden = !matchId;
   },
+  // The starting position, with a line above the board saying what to do.
   drawStart(caption) {
-    ui.board.draw(START, { cube: 1, caption });
+    ui.board.draw(START, { cube: 1 });
     ui.setIds(START_ID, "");
     el.dice.textContent = "";
     el.turn.textContent = caption || "Starting position";
@@ -71,15 +81,20 @@ const ui = {
         `${offer.points} point${offer.points === 1 ? "" : "s"}, or reject and play on.`;
     }
   },
+  // Show one mode's controls only, and keep it in the address (/#analyse, /#match) so that it can be shared.
   setMode(mode) {
     ui.mode = mode;
-    for (const name of ["play", "analyse", "match"]) {
+    for (const name of MODES) {
       const tab = $(`tab-${name}`);
       tab.classList.toggle("active", name === mode);
       tab.setAttribute("aria-selected", String(name === mode));
+      $(`mode-${name}`).hidden = name !== mode;
     }
-    el.matchPanel.hidden = mode !== "match";
     document.body.dataset.mode = mode;
+    const url = new URL(location.href);
+    url.searchParams.delete("mode");
+    url.hash = mode === "play" ? "" : mode;
+    if (url.href !== location.href) history.replaceState(null, "", url.href.replace(/#$/, ""));
   },
 };
 
@@ -97,6 +112,7 @@ ui.board.drag = play; // checkers are dragged in Play mode only (play.dragFrom s
 // A game against the bot from a game token (the Analyse mode's "Play from here").
 ui.playFrom = (token) => {
   ui.clearLog();
+  play.tutor.reset();
   play.lastBot = null;
   play.act("/v1/game/view", {}, token);
 };
@@ -110,9 +126,8 @@ function show(mode) {
   else analyse.render();
 }
 
-$("tab-play").addEventListener("click", () => show("play"));
-$("tab-analyse").addEventListener("click", () => show("analyse"));
-$("tab-match").addEventListener("click", () => show("match"));
+for (const name of MODES) $(`tab-${name}`).addEventListener("click", () => show(name));
+window.addEventListener("hashchange", () => { if (modeOfAddress() !== ui.mode) show(modeOfAddress()); });
 el.newGame.addEventListener("click", () => play.newGame());
 // Long nardy is played for money with an optional cube; backgammon takes a match length and always has the cube.
 const gameOptions = () => {
@@ -123,11 +138,12 @@ const gameOptions = () => {
 el.variant.addEventListener("change", gameOptions);
 gameOptions();
 el.nextGame.addEventListener("click", () => play.nextGame());
-el.roll.addEventListener("click", () => play.act("/v1/game/roll", { seed: play.nextSeed() }));
-el.double.addEventListener("click", () => play.act("/v1/game/double"));
-el.take.addEventListener("click", () => play.act("/v1/game/take"));
-el.pass.addEventListener("click", () => play.act("/v1/game/pass"));
-el.resign.addEventListener("click", () => play.act("/v1/game/resign", { level: Number(el.resignLevel.value) }));
+for (const action of ["roll", "double", "take", "pass"]) el[action].addEventListener("click", () => play.cube(action));
+el.tutorBack.addEventListener("click", () => play.answerTutor(false));
+el.tutorAnyway.addEventListener("click", () => play.answerTutor(true));
+el.resign.addEventListener("click", () => play.askResign(true));
+el.resignNo.addEventListener("click", () => play.askResign(false));
+el.resignYes.addEventListener("click", () => play.resign());
 el.acceptResignation.addEventListener("click", () => play.act("/v1/game/accept"));
 el.rejectResignation.addEventListener("click", () => play.act("/v1/game/reject", { seed: play.nextSeed() }));
 el.confirm.addEventListener("click", () => play.confirm());
@@ -153,8 +169,9 @@ async function copy(text) {
 el.copyPosition.addEventListener("click", () => copy(el.positionId.textContent));
 el.copyMatch.addEventListener("click", () => copy(el.matchId.textContent));
 
-ui.setMode("analyse");
+ui.setMode(modeOfAddress());
 ui.drawStart("");
+if (ui.mode === "analyse") analyse.render();
 play.render();
 window.nardyPlay = play; // for tests and the curious: the game the page holds
 if (play.startToken) ui.playFrom(play.startToken);

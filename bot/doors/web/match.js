@@ -3,9 +3,13 @@
 // to /v1/analyze (0- or 1-ply), the players' statistics and the match drawn as a chart (the server's SVG:
 // the left player's chances, errors and luck marked),
 // and every analysed decision in a list, stepped through with the position drawn on the board
-// (GET /v1/game/board for its PositionID:MatchID, in the view of the player who decided).
+// (GET /v1/game/board for its PositionID:MatchID, in the view of the player who decided). The step
+// buttons sit under the board. Each decision's candidates: a checker play's ranked plays from the Hint's
+// GET /v1/moves at the depth analysed (the analysis names only the play made and the best), a cube
+// decision's three equities from the analysis.
 
 import { get, postRaw } from "./api.js";
+import { showPlays, cubeTable, verdictWords } from "./results.js";
 
 const MARK_CLASS = { doubtful: "mark-doubtful", bad: "mark-bad", "very bad": "mark-very-bad" };
 const f1 = (x) => (x === null || x === undefined ? "" : Number(x).toFixed(1));
@@ -30,6 +34,8 @@ export class MatchAnalysis {
     this.decisions = []; // [{...decision, game}]
     this.index = -1;
     this.boards = new Map(); // index -> GET /v1/game/board answer
+    this.candidates = new Map(); // index -> GET /v1/moves answer (checker plays)
+    this.plies = 0; // the depth the match was analysed at
     const el = ui.el;
     el.analyseMatch.addEventListener("click", () => this.upload());
     el.prevDecision.addEventListener("click", () => this.step(-1));
@@ -62,6 +68,7 @@ export class MatchAnalysis {
     try {
       const answer = await postRaw("/v1/analyze", { plies }, file);
       ui.clearError();
+      this.plies = plies;
       this.show(answer, file.name);
       ui.notice(`${file.name}: ${this.decisions.length} decisions analysed at ${plies}-ply`);
       if (this.decisions.length) await this.select(0);
@@ -81,6 +88,7 @@ export class MatchAnalysis {
     for (const g of answer.games) for (const d of g.decisions) this.decisions.push({ ...d, game: g.number });
     this.index = -1;
     this.boards.clear();
+    this.candidates.clear();
 
     const table = document.createElement("table");
     table.className = "stats";
@@ -141,6 +149,7 @@ export class MatchAnalysis {
       list.appendChild(li);
     });
     el.matchResults.hidden = false;
+    el.matchSteps.hidden = !this.decisions.length;
     this.updateNav();
   }
 
@@ -171,14 +180,17 @@ export class MatchAnalysis {
     }
     this.updateNav();
     const d = this.decisions[i];
+    if (!this.candidates.has(i)) el.candidates.replaceChildren();
     try {
-      if (!this.boards.has(i)) {
-        const position = d.match_id ? `${d.position_id}:${d.match_id}` : d.position_id;
-        this.boards.set(i, await get("/v1/game/board", { position }));
-      }
+      const position = d.match_id ? `${d.position_id}:${d.match_id}` : d.position_id;
+      if (!this.boards.has(i)) this.boards.set(i, await get("/v1/game/board", { position }));
       if (this.index !== i) return; // a later click won
       ui.clearError();
       this.render();
+      if (d.kind === "move" && !d.forced && d.dice && !this.candidates.has(i)) {
+        this.candidates.set(i, await get("/v1/moves", { position, dice: d.dice.join(""), plies: this.plies }));
+      }
+      if (this.index === i) this.showCandidates(d, this.candidates.get(i));
     } catch (e) {
       ui.showError(e.message);
     }
@@ -205,6 +217,28 @@ export class MatchAnalysis {
       p.textContent = text;
       if (cls) p.className = cls;
       el.decisionDetail.appendChild(p);
+    }
+  }
+
+  // The ranked candidates of decision d (moves: GET /v1/moves's answer for a checker play), the one played marked.
+  showCandidates(d, moves) {
+    const box = this.ui.el.candidates;
+    box.replaceChildren();
+    const title = document.createElement("p");
+    title.className = "verdict";
+    box.appendChild(title);
+    const table = document.createElement("div");
+    box.appendChild(table);
+    if (d.kind === "move") {
+      title.textContent = moves ? `Candidates for ${d.dice.join("")} at ${this.plies}-ply` : "A forced play";
+      if (moves) showPlays(table, moves, null, { testid: "candidate-row", played: d.played });
+    } else if (d.equities) {
+      const e = d.equities;
+      const take = e.double_take <= e.double_pass; // the opponent's better answer
+      const proper = e.no_double >= Math.min(e.double_take, e.double_pass)
+        ? (take ? "NODOUBLE_TAKE" : "TOOGOOD_PASS") : take ? "DOUBLE_TAKE" : "DOUBLE_PASS";
+      title.textContent = `${d.kind === "take" ? "Take or pass" : "Double or not"}: proper cube action ${verdictWords(proper)}`;
+      table.appendChild(cubeTable(e, null, d.played));
     }
   }
 

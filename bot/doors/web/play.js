@@ -7,6 +7,7 @@
 import { post, get } from "./api.js";
 import { showPlays, showCube } from "./results.js";
 import { Entry } from "./entry.js";
+import { Tutor } from "./tutor.js";
 
 export class Play {
   constructor(ui) {
@@ -22,6 +23,9 @@ export class Play {
     this.delay = params.has("delay") ? Number(params.get("delay")) : 400;
     this.startToken = params.get("game"); // ?game=PositionID:MatchID opens Play mode on that game
     this.rolls = 0;
+    this.tutor = new Tutor(ui);
+    this.warned = null; // the tutor's judgement of a decision held back by its warning, and how to go on
+    this.resigning = false; // the "are you sure" of a resignation is open
   }
 
   nextSeed() {
@@ -39,8 +43,9 @@ export class Play {
     return /^[0-9]$/.test(value) ? { plies: Number(value) } : { playing_level: value };
   }
 
+  // Send an action; true when the server took it.
   async act(path, extra = {}, token = null) {
-    if (this.busy) return;
+    if (this.busy) return false;
     this.busy = true;
     this.render();
     try {
@@ -49,11 +54,74 @@ export class Play {
       this.ui.clearError();
       this.busy = false;
       this.apply(view);
+      return true;
     } catch (e) {
       this.busy = false;
       this.ui.showError(e.message);
       this.render();
+      return false;
     }
+  }
+
+  // A decision of the player (a play, or a cube action: "double", "roll", "take", "pass"): with the tutor on,
+  // judged first; a marked one waits for "play it anyway" or "take it back". Then sent, and graded.
+  async decide(path, extra, judge) {
+    if (this.busy || this.warned) return;
+    let judgement = null;
+    if (this.tutor.on && judge) {
+      this.busy = "tutor";
+      this.render();
+      try {
+        judgement = await judge();
+      } catch (e) {
+        this.ui.showError(`tutor: ${e.message}`);
+      }
+      this.busy = false;
+      if (judgement && judgement.mark) {
+        this.warned = { judgement, go: () => this.send(path, extra, judgement) };
+        this.render();
+        return;
+      }
+    }
+    await this.send(path, extra, judgement);
+  }
+
+  async send(path, extra, judgement) {
+    if (await this.act(path, extra)) this.tutor.grade(judgement);
+  }
+
+  // The tutor's warning answered: the decision made anyway, or taken back (the play entered is undone).
+  answerTutor(anyway) {
+    const warned = this.warned;
+    if (!warned) return;
+    this.warned = null;
+    if (anyway) {
+      warned.go();
+      return;
+    }
+    if (this.entry) this.entry = this.newEntry(this.view);
+    this.render();
+  }
+
+  // The human's cube action or roll, judged by the tutor where the cube could be turned.
+  cube(action) {
+    const v = this.view;
+    const path = { double: "/v1/game/double", roll: "/v1/game/roll", take: "/v1/game/take", pass: "/v1/game/pass" }[action];
+    const extra = action === "roll" ? { seed: this.nextSeed() } : {};
+    const judged = action === "take" || action === "pass" || (v.phase === "roll" && v.may_double);
+    const tutored = judged && (v.variant !== "long" || (!v.cube_owner && action !== "take" && action !== "pass"));
+    this.decide(path, extra, tutored ? () => this.tutor.judgeCube(v, action, this.plies()) : null);
+  }
+
+  // Resign: first the question (which resignation, and are you sure), then the resignation.
+  askResign(open) {
+    this.resigning = open && !this.busy;
+    this.render();
+  }
+
+  resign() {
+    this.resigning = false;
+    this.act("/v1/game/resign", { level: Number(this.ui.el.resignLevel.value) });
   }
 
   apply(view) {
@@ -62,6 +130,8 @@ export class Play {
     this.entry = entering ? this.newEntry(view) : null;
     this.selected = null;
     this.landed = null;
+    this.warned = null;
+    this.resigning = false;
     if (view.bot_move) this.lastBot = view.bot_move;
     else if (view.turn === "human" && view.phase === "opening") this.lastBot = null;
     this.ui.clearResults();
@@ -80,6 +150,7 @@ export class Play {
 
   newGame() {
     this.ui.clearLog();
+    this.tutor.reset();
     this.lastBot = null;
     const el = this.ui.el;
     const long = el.variant.value === "long";
@@ -88,12 +159,13 @@ export class Play {
 
   nextGame() {
     if (!this.view || !this.view.result || !this.view.result.next_game) return;
+    this.tutor.reset();
     this.act("/v1/game/view", {}, this.view.result.next_game);
   }
 
   myMove() {
     const v = this.view;
-    return v && !this.busy && v.turn === "human" && v.phase === "move";
+    return v && !this.busy && !this.warned && v.turn === "human" && v.phase === "move";
   }
 
   // The legal play the entered moves have reached (confirm sends it), or null.
@@ -165,8 +237,10 @@ export class Play {
   }
 
   confirm() {
-    const chosen = this.complete();
-    if (chosen) this.act("/v1/game/play", { move: chosen.move });
+    const chosen = this.complete(), v = this.view;
+    if (!chosen) return;
+    const choice = v.plays.length > 1 ? () => this.tutor.judgePlay(v, chosen, this.plies()) : null;
+    this.decide("/v1/game/play", { move: chosen.move }, choice);
   }
 
   pickHint(m) {
@@ -201,18 +275,25 @@ export class Play {
 
   render() {
     const ui = this.ui, el = ui.el, v = this.view;
-    const idle = !v || this.busy;
-    const mine = v && !this.busy && v.turn === "human";
+    const mine = v && !this.busy && !this.warned && v.turn === "human";
+    el.playControls.hidden = !v; // no game yet: New game is the only thing to do
     el.roll.disabled = !(mine && (v.phase === "roll" || v.phase === "opening"));
     el.double.disabled = !(mine && v.phase === "roll" && v.may_double);
     el.confirm.disabled = !this.complete();
     el.undo.disabled = !(this.myMove() && this.entry && (this.entry.history.length || this.selected !== null));
     el.hint.disabled = !(mine && (v.phase === "move" || (v.phase === "roll" && v.variant !== "long")));
     el.resign.disabled = !(mine && ["roll", "move", "doubled"].includes(v.phase));
-    el.resignLevel.disabled = el.resign.disabled || (v && v.variant === "long"); // long nardy: oin or mars by the board
+    this.resigning = this.resigning && !el.resign.disabled;
+    el.confirmResign.hidden = !this.resigning;
+    el.resignLevel.hidden = !!(v && v.variant === "long"); // long nardy: oin or mars by the board
+    el.resignQuestion.textContent = v && v.variant === "long"
+      ? "Resign this game? nardy wins it as the board stands (oin or mars)." : "Resign this game? nardy would win";
+    el.tutorWarning.hidden = !this.warned;
+    if (this.warned) el.tutorText.textContent = this.tutor.warning(this.warned.judgement);
     const doubled = v && v.phase === "doubled" && v.turn === "human";
     el.take.hidden = el.pass.hidden = !doubled;
-    el.take.disabled = el.pass.disabled = !doubled || this.busy;
+    el.double.hidden = el.roll.hidden = doubled;
+    el.take.disabled = el.pass.disabled = !mine || !doubled;
     ui.showResignation(v && !this.busy && v.phase === "resigned" ? v.resignation : null);
     el.nextGame.hidden = !(v && v.result && v.result.next_game);
     el.gameOver.hidden = !(v && v.result);
@@ -225,7 +306,7 @@ export class Play {
     }
     if (ui.mode !== "play") return;
     if (!v) {
-      ui.drawStart("Choose a length, then New game");
+      ui.drawStart("Choose a game, then New game");
       return;
     }
     const board = this.entry ? this.entry.board : v.board;
@@ -249,7 +330,9 @@ export class Play {
     el.pips.textContent = `Pips: you ${v.pips.human}, nardy ${v.pips.bot}`;
     el.cubeInfo.textContent = v.cube ? `Cube ${v.cube}${v.cube_owner ? (v.cube_owner === "human" ? ", yours" : ", nardy's") : ", centred"}` : "No cube";
     let turn;
-    if (this.busy) turn = "nardy is thinking…";
+    if (this.busy === "tutor") turn = "The tutor is looking…";
+    else if (this.busy) turn = "nardy is thinking…";
+    else if (this.warned) turn = "The tutor warns you: take it back, or play it anyway";
     else if (v.phase === "over") turn = "Game over";
     else if (v.phase === "opening") turn = "Roll to see who starts";
     else if (v.turn === "bot") turn = "nardy to play";

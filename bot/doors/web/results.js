@@ -10,38 +10,46 @@ function cell(row, text, cls = "") {
 const pct = (x) => (100 * x).toFixed(1);
 const num = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
-// Columns a phone's narrow screen leaves out (style.css): the backgammon chances and the depth.
-const MINOR = new Set(["W bg", "L bg", "Depth"]);
+// Columns a phone's narrow screen leaves out (style.css): the backgammon chances.
+const MINOR = new Set(["W bg", "L bg"]);
+const TITLES = {
+  "#": "rank", Equity: "cubeless money equity after the play (points per game)",
+  MWC: "match-winning chance after the play, %", Diff: "difference from the first play",
+  Win: "chance to win, %", "W g": "chance to win a gammon or backgammon, %", "W bg": "chance to win a backgammon, %",
+  "L g": "chance to lose a gammon or backgammon, %", "L bg": "chance to lose a backgammon, %",
+  Depth: "search depth of the row's evaluation: rows of different depths are not comparable",
+};
 
-// moves: the "moves" of GET /v1/moves; onPick(move) when a row is clicked.
-export function showPlays(container, answer, onPick) {
+// The table's header row.
+function header(table, names) {
+  const head = table.createTHead().insertRow();
+  for (const h of names) {
+    const th = document.createElement("th");
+    th.textContent = h;
+    th.scope = "col";
+    if (TITLES[h]) th.title = TITLES[h];
+    if (MINOR.has(h)) th.className = "minor";
+    head.appendChild(th);
+  }
+}
+
+// answer: GET /v1/moves's; onPick(move) when a row is clicked (null: rows are not picked);
+// testid of each row; played: the move played (match review), marked in its row.
+export function showPlays(container, answer, onPick, { testid = "hint-row", played = null } = {}) {
   container.replaceChildren();
   const match = answer.moves.length && answer.moves[0].mwc !== null;
   const table = document.createElement("table");
   table.className = "plays";
-  const head = table.createTHead().insertRow();
-  for (const h of ["#", "Move", match ? "MWC" : "Equity", "Diff", "Win", "W g", "W bg", "L g", "L bg", "Depth"]) {
-    const th = document.createElement("th");
-    th.textContent = h;
-    if (MINOR.has(h)) th.className = "minor";
-    head.appendChild(th);
-  }
+  header(table, ["#", "Move", match ? "MWC" : "Equity", "Diff", "Win", "W g", "W bg", "L g", "L bg", "Depth"]);
   const body = table.createTBody();
   const best = answer.moves.length ? (match ? answer.moves[0].mwc : answer.moves[0].equity) : 0;
   answer.moves.forEach((m, i) => {
     const row = body.insertRow();
-    row.dataset.testid = "hint-row";
+    row.dataset.testid = testid;
+    if (played !== null && m.move === played) row.classList.add("played");
+    cells(row, m, i, match, best, played);
+    if (!onPick) return;
     row.tabIndex = 0;
-    const value = match ? m.mwc : m.equity;
-    cell(row, String(i + 1));
-    cell(row, m.move || "(no move)", "move");
-    cell(row, match ? pct(value) + "%" : num(value));
-    cell(row, i === 0 ? "" : match ? (100 * (value - best)).toFixed(1) : (value - best).toFixed(3));
-    const p = m.probabilities;
-    for (const [x, minor] of [[p.win, false], [p.winG, false], [p.winBg, true], [p.loseG, false], [p.loseBg, true]]) {
-      cell(row, pct(x), minor ? "prob minor" : "prob");
-    }
-    cell(row, `${m.plies}-ply`, "minor");
     const pick = () => {
       for (const r of body.rows) r.classList.remove("picked");
       row.classList.add("picked");
@@ -50,7 +58,33 @@ export function showPlays(container, answer, onPick) {
     row.addEventListener("click", pick);
     row.addEventListener("keydown", (e) => { if (e.key === "Enter") pick(); });
   });
+  const depths = new Set(answer.moves.map((m) => m.plies));
+  if (depths.size > 1) {
+    const caption = table.createCaption();
+    caption.textContent = `The first plays were searched at ${Math.max(...depths)}-ply, the others only at ` +
+      `${Math.min(...depths)}-ply: compare values of the same depth.`;
+  }
   container.appendChild(table);
+}
+
+// One ranked play's cells: rank, play (a badge on the one played), value, difference, chances, depth.
+function cells(row, m, i, match, best, played) {
+  const value = match ? m.mwc : m.equity;
+  cell(row, String(i + 1));
+  cell(row, m.move || "(no move)", "move");
+  if (played !== null && m.move === played) {
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = "played";
+    row.cells[1].appendChild(badge);
+  }
+  cell(row, match ? pct(value) + "%" : num(value));
+  cell(row, i === 0 ? "" : match ? (100 * (value - best)).toFixed(1) : (value - best).toFixed(3));
+  const p = m.probabilities;
+  for (const [x, minor] of [[p.win, false], [p.winG, false], [p.winBg, true], [p.loseG, false], [p.loseBg, true]]) {
+    cell(row, pct(x), minor ? "prob minor" : "prob");
+  }
+  cell(row, `${m.plies}-ply`, "depth");
 }
 
 const VERDICTS = {
@@ -65,6 +99,41 @@ const VERDICTS = {
   NO_REDOUBLE_DEADCUBE: "No redouble (dead cube)", NOT_AVAILABLE: "No cube action available",
 };
 
+// A cube verdict (GNU Backgammon's name, e.g. NODOUBLE_TAKE) as GNU Backgammon writes it for people.
+export function verdictWords(decision) {
+  return VERDICTS[decision] || decision.toLowerCase().replace(/_/g, " ");
+}
+
+// The cube decision's three equities (the doubler's, a pass +1) and each one's difference from the proper
+// action's (no double, or double and the opponent's better answer); played: the action taken, marked.
+export function cubeTable(e, m = null, played = null) {
+  const table = document.createElement("table");
+  table.className = "cube-actions";
+  const proper = Math.max(e.no_double, Math.min(e.double_take, e.double_pass));
+  const head = table.createTHead().insertRow();
+  for (const [h, title] of [["Action", ""], ["Equity", "the doubler's cubeful equity, a pass counting +1"],
+    ["Diff", "difference from the proper cube action"], ...(m ? [["MWC", "match-winning chance, %"]] : [])]) {
+    const th = document.createElement("th");
+    th.textContent = h;
+    if (title) th.title = title;
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  const doubled = e.double_take <= e.double_pass ? "double_take" : "double_pass"; // the opponent's better answer
+  const playedKey = { "no double": "no_double", double: doubled, take: "double_take", pass: "double_pass" }[played];
+  for (const [key, name] of [["no_double", "No double"], ["double_take", "Double, take"], ["double_pass", "Double, pass"]]) {
+    const row = body.insertRow();
+    row.dataset.testid = "cube-row";
+    cell(row, name);
+    cell(row, num(e[key]));
+    const diff = e[key] - proper;
+    cell(row, Math.abs(diff) < 5e-4 ? "" : num(diff));
+    if (m) cell(row, pct(m[key]) + "%");
+    if (key === playedKey) row.classList.add("played");
+  }
+  return table;
+}
+
 // answer: GET /v1/cube.
 export function showCube(container, answer) {
   container.replaceChildren();
@@ -73,18 +142,10 @@ export function showCube(container, answer) {
   box.dataset.testid = "cube-verdict";
   const title = document.createElement("p");
   title.className = "verdict";
-  title.textContent = `${VERDICTS[answer.decision] || answer.decision} (${answer.decision})`;
+  title.textContent = `Proper cube action: ${verdictWords(answer.decision)}`;
+  title.title = answer.decision;
   box.appendChild(title);
-  const table = document.createElement("table");
-  const e = answer.equities, m = answer.mwc;
-  for (const [name, value, mwc] of [["No double", e.no_double, m && m.no_double],
-    ["Double, take", e.double_take, m && m.double_take], ["Double, pass", e.double_pass, m && m.double_pass]]) {
-    const row = table.insertRow();
-    cell(row, name);
-    cell(row, num(value));
-    if (m) cell(row, pct(mwc) + "% MWC");
-  }
-  box.appendChild(table);
+  box.appendChild(cubeTable(answer.equities, answer.mwc));
   const p = answer.probabilities;
   const probs = document.createElement("p");
   probs.className = "probs";
