@@ -199,7 +199,8 @@ def test_play_ends_politely_at_the_end_of_the_input(checkpoint):
 
 
 def test_resignations_are_scored_and_the_crawford_game_follows(checkpoint):
-    out = cli("play", "--length", "2", "--seed", "2", "--checkpoint", checkpoint, stdin="resign\nresign gammon\n")[1]
+    typed = "resign\nsingle\ny\nresign gammon\ny\n"  # which resignation, then sure
+    out = cli("play", "--length", "2", "--seed", "2", "--checkpoint", checkpoint, stdin=typed)[1]
     assert "nardy accepts a single game." in out and "nardy won 1 point. Score: you 0, nardy 1" in out
     assert "New game. Score: you 0, nardy 1 (2-point match, Crawford game)" in out
     assert "nardy accepts a gammon." in out and "nardy won the match." in out

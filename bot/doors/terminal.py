@@ -5,9 +5,10 @@ The person types moves in GNU Backgammon's notation (``24/18 13/11``, ``bar/22*`
 (``13/8 8/2``, ``8/2 13/8``, ``13/2`` and ``13/7/2`` are one play: ``engine.notation``
 judges a play by the position it reaches); an illegal move is refused with the reason
 and the position kept. Other commands: ``hint``, ``double``, ``take``, ``pass``, ``resign [single|
-gammon|backgammon]``, ``accept``, ``reject``, ``board``, ``help``, ``quit``. The
-bot's moves and cube actions are printed in the same notation; the board is shown
-from the person's side (``X``, moving 24 -> 1) with pip counts, score and cube.
+gammon|backgammon]`` (asked which, when not said, and confirmed before it is offered), ``accept``,
+``reject``, ``board``, ``help``, ``quit``. The bot's moves and cube actions are printed in the same
+notation; the board is shown from the person's side (``X``, moving 24 -> 1) with pip counts, score
+and cube. After a money game the session offers another; the score runs on.
 
 The game's flow and rules (opening roll, cube, moves, resignations, points won)
 are ``engine.game``'s state machine, the match's (score, Crawford game)
@@ -36,6 +37,7 @@ from engine.render import render_board
 PERSON, BOT = 0, 1
 LEVELS = {"single": 1, "normal": 1, "gammon": 2, "backgammon": 3}
 LEVEL_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
+YES, NO = ("y", "yes"), ("n", "no")
 HINT_TOP = 5
 HELP = """Commands:
   a move like 24/18 13/11, bar/22*, 6/off, 8/5(2)   play your roll
@@ -44,7 +46,7 @@ HELP = """Commands:
   double          offer the cube before rolling
   take / pass     answer the bot's double
   accept / reject answer the bot's resignation
-  resign [single|gammon|backgammon]   offer to resign (default single)
+  resign [single|gammon|backgammon]   offer to resign (asked which, then confirmed)
   hint            the bot's advice: ranked plays, or the cube decision
   board           show the board again
   help            this text
@@ -130,21 +132,33 @@ class TerminalSession:
     # ------------------------------------------------------------ the match
 
     def run(self) -> int:
-        """Play until the match is over (one game for money) or the person quits."""
+        """Play until the match is over, or for money until the person wants no other game, or quits."""
         self.say(f"{self.names[BOT]} vs {self.names[PERSON]}. Type help for the commands.")
         while True:
             result = self.play_game()
             if result is None:
-                self.say(f"Bye. {self.score_line()}")
-                return 0
+                break
             self.match = result.next_match
             noun = "point" if result.points == 1 else "points"
             self.say(f"{self.names[result.winner]} won {result.points} {noun}. {self.score_line()}")
-            if not self.match.match_length or self.match.is_over:
-                break
-        if self.match.winner is not None:
-            self.say(f"{self.names[self.match.winner]} won the match.")
+            if self.match.match_length and self.match.is_over:
+                assert self.match.winner is not None
+                self.say(f"{self.names[self.match.winner]} won the match.")
+                return 0
+            if not self.match.match_length and not self.yes("Play another game? [y/n] "):
+                break  # no, or the person left
+        self.say(f"Bye. {self.score_line()}")
         return 0
+
+    def yes(self, question: str) -> Optional[bool]:
+        """The person's yes or no to ``question``, asked again until it is one; None if the person leaves."""
+        while True:
+            answer = self.ask(question)
+            if answer is None:
+                return None
+            if answer.lower() in YES + NO:
+                return answer.lower() in YES
+            self.say("Answer y or n.")
 
     def play_game(self) -> Optional[GameResult]:
         """One game; None if the person left during it."""
@@ -202,8 +216,8 @@ class TerminalSession:
             if command == "double":
                 answered = self.bot_answers_double(game.double())
                 return self.roll(answered) if isinstance(answered, Game) else answered
-            after = self.common_command(game, command)
-            if after is None:
+            handled, after = self.common_command(game, command)
+            if not handled:
                 self.say("Before rolling: roll, double, hint, resign, board, help or quit.")
             elif not isinstance(after, Game):
                 return after
@@ -231,8 +245,8 @@ class TerminalSession:
                 self.say("The bot's cube analysis, from its side:\n" + "\n".join(format_cube(result)))
                 self.say(f"Advice: {'take' if result.cube.should_take else 'pass'}.")
                 continue
-            after = self.common_command(game, command, answering=True)
-            if after is None:
+            handled, after = self.common_command(game, command, answering=True)
+            if not handled:
                 self.say("You have been doubled: take or pass.")
             elif not isinstance(after, Game):
                 return after
@@ -281,10 +295,10 @@ class TerminalSession:
             if text is None:
                 return None
             command = text.lower()
-            after = self.common_command(game, command)
-            if isinstance(after, GameResult):
+            handled, after = self.common_command(game, command)
+            if handled and not isinstance(after, Game):
                 return after
-            if after is not None:
+            if handled:
                 continue
             if command in ("roll", "double"):
                 self.say("You have already rolled: type your move.")
@@ -298,9 +312,9 @@ class TerminalSession:
 
     # ------------------------------------------------------------ commands valid everywhere
 
-    def common_command(self, game: Game, command: str, answering: bool = False) -> Step:
-        """Handle hint, board, help and resign: the game after it (a result if a resignation
-        was accepted), or None if ``command`` was none of them."""
+    def common_command(self, game: Game, command: str, answering: bool = False) -> tuple[bool, Step]:
+        """Handle hint, board, help and resign: (True, what the game is after it: itself, a result if a
+        resignation was accepted, None if the person left), or (False, None) if ``command`` was none of them."""
         words = command.split()
         if command == "help":
             self.say(HELP)
@@ -310,10 +324,10 @@ class TerminalSession:
         elif command == "hint" and not answering:
             self.hint(game)
         elif words and words[0] == "resign":
-            return self.person_resigns(game, words[1] if len(words) > 1 else "single")
+            return True, self.person_resigns(game, words[1] if len(words) > 1 else None)
         else:
-            return None
-        return game
+            return False, None
+        return True, game
 
     def hint(self, game: Game) -> None:
         cube = cube_state_for(game.match, PERSON)
@@ -324,11 +338,28 @@ class TerminalSession:
             ranked = self.bot.rank_plays(game.board, game.dice, plies=self.plies, top=HINT_TOP, state=cube)
             self.say("\n".join(format_ranked_plays(ranked)))
 
-    def person_resigns(self, game: Game, word: str) -> Game | GameResult:
-        if word not in LEVELS:
-            self.say(f"resign {word!r}: say single, gammon or backgammon.")
+    def person_resigns(self, game: Game, word: Optional[str]) -> Step:
+        """Ask which resignation (when ``word`` names none) and whether the person is sure, then offer it; the
+        game goes on as it was when the person thinks better of it, None if the person leaves."""
+        which = "Resign a single game, a gammon or a backgammon? [single/gammon/backgammon/no] "
+        word = self.ask(which) if word is None else word
+        while word is not None and word.lower() not in LEVELS:
+            if word.lower() in NO:
+                self.say("Not resigned; play on.")
+                return game
+            self.say(f"resign {word!r}: say single, gammon or backgammon (or no).")
+            word = self.ask(which)
+        if word is None:
+            return None
+        level = LEVELS[word.lower()]
+        points = level * game.match.cube_value
+        question = f"Resign {LEVEL_NAMES[level]}: {self.names[BOT]} would win {points} point{'s' * (points > 1)}."
+        sure = self.yes(question + " Are you sure? [y/n] ")
+        if sure is None:
+            return None
+        if not sure:
+            self.say("Not resigned; play on.")
             return game
-        level = LEVELS[word]
         assert game.turn is not None
         decisions = self.bot.resign_decision(game.board, cube_state_for(game.match, game.turn), level, self.plies)
         # The person resigns on its own turn (the bot answers as the opponent) or while the bot is on roll.
