@@ -26,18 +26,19 @@ searches' chunks once cancelled.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass, field, fields
+from typing import Callable, Optional
 
 import numpy as np
 
-from bot.equity.cube import CubeState, cube_state_for
+from bot.equity.cube import CubeState, MatchScore, cube_state_for
 from bot.search.cancel import check_cancelled
-from bot.search.cube_decision import lookahead_cube_decision, value_after_play
+from bot.search.cube_decision import lookahead_cube_decision, values_after_plays
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
-from bot.facade import Bot, search_filters
+from bot.facade import Bot
 from bot.equity.outcomes import equity, invert
-from bot.search.nply import InvalidSearchError, probabilities_at, rank_afterstates
+from bot.search.nply import DEFAULT_FILTERS, InvalidSearchError, probabilities_at, rank_afterstates
+from engine import compiled
 from engine.board import ROLL_WEIGHTS, ROLLS, flip
 from engine.errors import BackgammonError
 from engine.game import Game, GameResult, Phase
@@ -60,6 +61,16 @@ PR_SCALE = 500.0
 # Errors below this are rounding, not mistakes.
 EPSILON = 1e-7
 OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
+# Checker plays ranked per batch: big enough that the network's batches stay full, small enough that a
+# progress bar moves during a deep analysis.
+MOVES_PER_BATCH = 64
+# Boards the network evaluates per checker play, about, by depth (the luck's 21 rolls included; measured on
+# GNU Backgammon's matches), and the work from which loading the compiled kernels up front pays
+# (numba's load, about a second, against about 25 us a board saved).
+BOARDS_PER_MOVE = {0: 400, 1: 1600, 2: 12000}
+COMPILED_FROM_BOARDS = 100_000
+# progress(done, total): decisions analysed so far, out of the match's.
+Progress = Callable[[int, int], None]
 
 
 class AnalysisError(BackgammonError):
@@ -94,6 +105,7 @@ class Decision:
     close: bool = True
     luck: Optional[float] = None
     values: dict = field(default_factory=dict)
+    error_mwc: Optional[float] = None  # the error in match-winning chance (a match; None in money play)
 
     @property
     def mark(self) -> Optional[str]:
@@ -111,6 +123,8 @@ class Decision:
             "error": round(self.error, 6),
             "mark": self.mark,
         }
+        if self.error_mwc is not None:
+            data["error_mwc"] = round(self.error_mwc, 6)
         if self.kind == "move":
             data["forced"] = self.forced
             data["luck"] = None if self.luck is None else round(self.luck, 6)
@@ -164,6 +178,9 @@ class PlayerStats:
     doubles: int
     takes: int
     passes: int
+    checker_error_mwc: Optional[float] = None  # in a match: the errors in match-winning chance; None in money play
+    cube_error_mwc: Optional[float] = None
+    matches: int = 1
 
     @staticmethod
     def _rate(total: float, count: int) -> float:
@@ -190,11 +207,46 @@ class PlayerStats:
     def luck_rate(self) -> float:
         return self._rate(self.luck, self.moves)
 
+    @property
+    def checker_rate_mwc(self) -> Optional[float]:
+        """Mean MWC lost per unforced move (a fraction: 0.001 is 0.1%), None in money play."""
+        return None if self.checker_error_mwc is None else self._rate(self.checker_error_mwc, self.unforced) / 1000
+
+    @property
+    def cube_rate_mwc(self) -> Optional[float]:
+        return None if self.cube_error_mwc is None else self._rate(self.cube_error_mwc, self.close_cube) / 1000
+
+    @property
+    def overall_rate_mwc(self) -> Optional[float]:
+        if self.checker_error_mwc is None or self.cube_error_mwc is None:
+            return None
+        return self._rate(self.checker_error_mwc + self.cube_error_mwc, self.unforced + self.close_cube) / 1000
+
+    def __add__(self, other: PlayerStats) -> PlayerStats:
+        """The statistics of both together (one player's over several matches): counts and totals summed, the MWC
+        totals only while every part has them."""
+
+        def both(a: Optional[float], b: Optional[float]) -> Optional[float]:
+            return None if a is None or b is None else a + b
+
+        summed = {
+            f.name: getattr(self, f.name) + getattr(other, f.name)
+            for f in fields(self)
+            if f.name not in ("name", "marked", "checker_error_mwc", "cube_error_mwc")
+        }
+        return PlayerStats(
+            name=self.name,
+            marked={k: self.marked[k] + other.marked[k] for k in self.marked},
+            checker_error_mwc=both(self.checker_error_mwc, other.checker_error_mwc),
+            cube_error_mwc=both(self.cube_error_mwc, other.cube_error_mwc),
+            **summed,
+        )
+
     def to_json(self) -> dict:
         def r(x: float) -> float:
             return round(x, 4)
 
-        return {
+        data: dict = {
             "name": self.name,
             "checker": {
                 "unforced": self.unforced,
@@ -216,6 +268,13 @@ class PlayerStats:
             "pr": r(self.pr),
             "luck_rate_memg": r(self.luck_rate),
         }
+        if self.checker_error_mwc is not None and self.cube_error_mwc is not None:  # a match: MWC beside EMG
+            data["checker"]["error_total_mwc"] = round(self.checker_error_mwc, 6)
+            data["checker"]["error_rate_mwc"] = round(self.checker_rate_mwc or 0.0, 6)
+            data["cube"]["error_total_mwc"] = round(self.cube_error_mwc, 6)
+            data["cube"]["error_rate_mwc"] = round(self.cube_rate_mwc or 0.0, 6)
+            data["overall"]["error_rate_mwc"] = round(self.overall_rate_mwc or 0.0, 6)
+        return data
 
 
 @dataclass
@@ -260,6 +319,8 @@ class MatchAnalysis:
             doubles=sum(d.kind == "double" and d.played == "double" for d in cube),
             takes=sum(d.kind == "take" and d.played == "take" for d in cube),
             passes=sum(d.kind == "take" and d.played == "pass" for d in cube),
+            checker_error_mwc=_mwc_total(moves) if self.length else None,
+            cube_error_mwc=_mwc_total(cube) if self.length else None,
         )
 
     def to_json(self) -> dict:
@@ -270,6 +331,20 @@ class MatchAnalysis:
             "players": [self.stats(p).to_json() for p in (0, 1)],
             "games": [g.to_json() for g in self.games],
         }
+
+
+def _mwc_total(decisions: list[Decision]) -> float:
+    return float(sum(d.error_mwc or 0.0 for d in decisions))
+
+
+def summary(analyses: list[MatchAnalysis]) -> list[PlayerStats]:
+    """Each player's statistics over all ``analyses`` (a player is a name), in the order they first appear."""
+    players: dict[str, PlayerStats] = {}
+    for analysis in analyses:
+        for seat in (0, 1):
+            stats = analysis.stats(seat)
+            players[stats.name] = players[stats.name] + stats if stats.name in players else stats
+    return list(players.values())
 
 
 # ---------------------------------------------------------------- replaying
@@ -380,11 +455,18 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
 
 
 def _values(children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> np.ndarray:
-    """(N,) each mover's EMG value after a play (``bot.search.cube_decision.value_after_play``).
+    """(N,) each mover's EMG value after a play (``bot.search.cube_decision.values_after_plays``), one batch per
+    cube state.
 
     ``children`` (N, 26) and ``five`` (N, 5) in the mover's view; ``states[i]`` the mover's cube state.
     """
-    return np.array([value_after_play(child, p, state) for child, p, state in zip(children, five, states)])
+    rows: dict[CubeState, list[int]] = {}
+    for i, state in enumerate(states):
+        rows.setdefault(state, []).append(i)
+    values = np.empty(len(children))
+    for state, indices in rows.items():
+        values[indices] = values_after_plays(children[indices], five[indices], state)
+    return values
 
 
 def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], plies: int) -> None:
@@ -395,7 +477,7 @@ def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], pl
     children, parent = afterstates(boards, dice)
     counts = np.bincount(parent, minlength=len(points))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    ranking = rank_afterstates(evaluator, children, plies, parent, filters=search_filters())
+    ranking = rank_afterstates(evaluator, children, plies, parent, filters=DEFAULT_FILTERS)
     five, depth = ranking.probabilities.copy(), ranking.depth.copy()
     # The played child of each decision, evaluated as deep as its parent's deepest.
     played = np.empty(len(points), dtype=np.int64)
@@ -428,6 +510,7 @@ def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], pl
             chosen = next((q for q in plays if np.array_equal(q.afterstate, children[best[k]])), None)
             d.best = format_play(chosen) if chosen is not None else "?"
         d.values = {"played": float(values[played[k]]), "best": float(values[best[k]])}
+        d.error_mwc = _in_mwc(d.error, p.state)
 
 
 def _luck(evaluator: ProbabilityEvaluator, points: list[_MovePoint]) -> np.ndarray:
@@ -450,7 +533,23 @@ def afterstate_five(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np
     return probabilities_at(evaluator, children, 0)
 
 
-def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], plies: int) -> None:
+def _in_mwc(error: float, state: CubeState) -> Optional[float]:
+    """An error in EMG (normalised to the cube of ``state``) as match-winning chance; None in money play."""
+    if state.is_money:
+        return None
+    score = MatchScore.of(state)
+    return error * (score.after(state.cube) - score.after(-state.cube)) / 2.0
+
+
+def _analyse_cube(
+    evaluator: ProbabilityEvaluator,
+    points: list[_CubePoint],
+    plies: int,
+    progress: Optional[Progress] = None,
+    done: int = 0,
+    total: int = 0,
+) -> None:
+    """Each cube decision's right action and error; ``progress`` told after each, counting on from ``done``."""
     if not points:
         return
     five = invert(probabilities_at(evaluator, flip(np.stack([p.board for p in points])), 0))  # 0-ply, one batch
@@ -469,10 +568,25 @@ def _analyse_cube(evaluator: ProbabilityEvaluator, points: list[_CubePoint], pli
             d.best = "take" if c.should_take else "pass"
             d.error = abs(c.double_take - c.double_pass) if d.best != d.played else 0.0
             d.close = True
+        d.error_mwc = _in_mwc(d.error, p.state)
+        if progress is not None:
+            done += 1
+            progress(done, total)
 
 
-def analyze_match(bot: Bot, match: MatMatch, plies: int = 0) -> MatchAnalysis:
-    """Every decision of ``match`` analysed ``plies`` deep (0-2); games with an illegal action stop there."""
+def load_compiled_for(moves: int, plies: int) -> None:
+    """Load the compiled kernels now when analysing ``moves`` checker plays at ``plies`` will pay for their load
+    (``engine.compiled``: otherwise a process first runs a quarter of a million boards in numpy)."""
+    if moves * BOARDS_PER_MOVE[plies] >= COMPILED_FROM_BOARDS:
+        compiled.use_compiled_generator()
+        compiled.load("bot.evaluation.kernels")
+
+
+def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[Progress] = None) -> MatchAnalysis:
+    """Every decision of ``match`` analysed ``plies`` deep (0-2); games with an illegal action stop there.
+
+    ``progress(done, total)``, when given, is told the decisions analysed as batches of them finish.
+    """
     if plies not in (0, 1, 2):
         raise InvalidSearchError(f"plies {plies!r}: expected 0, 1 or 2")
     moves: list[_MovePoint] = []
@@ -487,6 +601,11 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0) -> MatchAnalysis:
             state = after_game(state, record.winner, record.points)
             if state.is_over:
                 break
-    _analyse_moves(bot.evaluator, moves, plies)
-    _analyse_cube(bot.evaluator, cubes, plies)
+    load_compiled_for(len(moves), plies)
+    total = len(moves) + len(cubes)
+    for start in range(0, len(moves), MOVES_PER_BATCH):
+        _analyse_moves(bot.evaluator, moves[start : start + MOVES_PER_BATCH], plies)
+        if progress is not None:
+            progress(min(start + MOVES_PER_BATCH, len(moves)), total)
+    _analyse_cube(bot.evaluator, cubes, plies, progress, len(moves), total)
     return MatchAnalysis(match.length, match.players, plies, games)

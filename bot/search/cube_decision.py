@@ -26,8 +26,10 @@ from bot.equity.cube import (
     MatchScore,
     Owner,
     cube_decision,
+    cube_efficiencies,
     cube_efficiency,
     decision_from_equities,
+    model_decisions,
     swap_state,
 )
 from bot.evaluation.evaluator import ProbabilityEvaluator
@@ -78,11 +80,26 @@ def value_after_play(
     ``child`` is the afterstate and ``mover_five`` its probabilities, both the mover's;
     ``state`` the mover's cube state. A finished game is worth what the mover won.
     """
-    if is_finished(child[None])[0]:
-        return _normalised(_won(child, state, met), state, met)
-    theirs = swap_state(state)
-    decision = cube_decision(flip(child), _before_roll(mover_five), theirs, met)
-    return _normalised(_turned(_raw(decision, theirs), state), state, met)
+    return float(values_after_plays(np.asarray(child)[None], np.asarray(mover_five)[None], state, met)[0])
+
+
+def values_after_plays(
+    children: np.ndarray, mover_fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+) -> np.ndarray:
+    """(N,) ``value_after_play`` of each of ``children`` (N, 26) at one cube state, the model's arithmetic batched."""
+    children = np.asarray(children, dtype=np.int8).reshape(-1, 26)
+    values = np.empty(len(children))
+    finished = is_finished(children)
+    for i in np.flatnonzero(finished):
+        values[i] = _normalised(_won(children[i], state, met), state, met)
+    live = np.flatnonzero(~finished)
+    if live.size:
+        theirs = swap_state(state)
+        boards = flip(children[live])
+        fives = _before_roll(np.asarray(mover_fives)[live])
+        decisions = model_decisions(fives, cube_efficiencies(boards), theirs, met)
+        values[live] = [_normalised(_turned(_raw(d, theirs), state), state, met) for d in decisions]
+    return values
 
 
 @dataclass(frozen=True)
