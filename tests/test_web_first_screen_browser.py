@@ -331,3 +331,39 @@ def test_match_review_ranks_the_candidates_of_a_checker_play(page, servers, tmp_
     )
     expect(page.locator('[data-testid="cube-row"].played')).to_have_count(1)
     shoot(page, "match-cube")
+
+
+@pytest.mark.slow
+def test_the_tutor_warns_before_passing_a_double_that_should_be_taken(page, servers):
+    # The side on roll always wins 72%, no gammons: nardy doubles at once, and the double is a take
+    # (after a take it holds 0.69 of a pass's 1.00).
+    page.goto(servers["favourite"] + "/?seed=3&delay=0")
+    by(page, "tutor").check()
+    page.select_option("#length", "0")
+    by(page, "new-game").click()
+    for _ in range(20):
+        page.wait_for_function(
+            "() => { const p = window.nardyPlay, v = p.view;"
+            " return v && !p.busy && (p.warned || v.phase === 'over' || v.turn === 'human'); }",
+            timeout=15000,
+        )
+        view = page.evaluate("() => window.nardyPlay.view")
+        if view["phase"] == "doubled":
+            break
+        if by(page, "tutor-warning").is_visible():  # rolling where a double is right: doubtful
+            expect(by(page, "tutor-warning")).to_contain_text("the better action is double")
+            by(page, "tutor-anyway").click()
+        elif view["phase"] in ("opening", "roll"):
+            by(page, "roll").click()
+        elif view["phase"] == "move":
+            enter(page, view["plays"][0])
+    else:
+        pytest.fail("nardy never doubled")
+    by(page, "pass").click()
+    warning = by(page, "tutor-warning")
+    expect(warning).to_contain_text("Passing loses 0.310 equity (very bad): the better action is take (Double, take)")
+    by(page, "tutor-back").click()
+    expect(warning).to_be_hidden()
+    by(page, "take").click()
+    expect(page.locator("#cube-info")).to_have_text("Cube 2, yours")
+    expect(by(page, "tutor-grade").last).to_contain_text("Tutor: taking best")
