@@ -26,7 +26,7 @@ import importlib
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional, TextIO
+from typing import Any, Iterator, Optional, TextIO
 
 import numpy as np
 
@@ -303,6 +303,14 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+class _Version(argparse.Action):
+    """``--version``, its version read only when asked: reading package metadata costs a cold hint 50 ms."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None):
+        print(f"nardy {package_version()}")
+        parser.exit()
+
+
 def package_version() -> str:
     """The installed package's version; in a source checkout that is not installed, pyproject.toml's."""
     from importlib.metadata import PackageNotFoundError, version
@@ -327,7 +335,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     module is then imported (none for ``--version``)."""
     parser = argparse.ArgumentParser(prog="nardy", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the servers do")
-    parser.add_argument("--version", action="version", version=f"nardy {package_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the program's version and exit")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, home in SUBCOMMANDS.items():
         if command in (None, name):
