@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 import re
-from typing import Sequence, Union
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -42,7 +42,11 @@ def flip(boards: np.ndarray) -> np.ndarray:
 
 
 def pip_counts(board: np.ndarray) -> tuple[int, int]:
-    """(mover's pips, opponent's pips) of one board; a checker on the bar counts 25."""
+    """(mover's pips, opponent's pips) of one board (or ``Position``); a checker on the bar counts 25.
+
+    A long nardy position is refused by name; a bare array is counted as backgammon's.
+    """
+    board = np.asarray(board_of(board, "backgammon", "pip counts"))
     points = np.arange(26)
     mover = int(np.sum(np.maximum(board, 0) * points))
     opponent = int(np.sum(np.maximum(-board, 0) * (25 - points)))
@@ -52,6 +56,23 @@ def pip_counts(board: np.ndarray) -> tuple[int, int]:
 def borne_off(board: np.ndarray) -> tuple[int, int]:
     """(mover's, opponent's) checkers already borne off."""
     return CHECKERS - int(np.maximum(board, 0).sum()), CHECKERS - int(np.maximum(-board, 0).sum())
+
+
+def board_of(board: object, variant: str, what: str) -> object:
+    """``board`` itself, or the board of a position object (one with a ``variant``) of the game ``variant``.
+
+    A position of the other game is refused by name (InvalidPositionError): a bare array cannot
+    say its game, a ``Position`` or ``LongPosition`` can.
+    """
+    game = getattr(board, "variant", None)
+    if game is None:
+        return board
+    if game != variant:
+        raise InvalidPositionError(
+            f"{what}: {quote(board)} is a {game.replace('_', ' ')} position, expected a {variant.replace('_', ' ')} one"
+        )
+    position: Any = board
+    return position.board
 
 
 def _closed(points: np.ndarray) -> bool:
@@ -65,7 +86,7 @@ def validate_board(board: np.ndarray, what: str = "board") -> np.ndarray:
     whatever the input's dtype). Both sides on the bar against closed home boards
     is rejected, as GNU Backgammon's ``CheckPosition`` does: no game reaches it.
     """
-    arr = np.asarray(board)
+    arr = np.asarray(board_of(board, "backgammon", what))
     if arr.shape != (26,):
         raise InvalidPositionError(f"{what}: expected 26 values, got shape {arr.shape}")
     if arr.dtype == object:

@@ -118,6 +118,11 @@ class GameResult:
         return self.match.cube_value
 
     @property
+    def draw(self) -> bool:
+        """Whether the game was drawn: never in backgammon (long nardy's last-roll rule draws)."""
+        return False
+
+    @property
     def next_match(self) -> MatchState:
         """The match state before the next game (``engine.match.after_game``)."""
         return after_game(self.match, self.winner, self.points)
@@ -152,7 +157,9 @@ class Game:
 
     def __post_init__(self) -> None:
         playing = self.resignation.interrupted if self.resignation is not None else self.phase
-        if (self.turn is None) != (self.phase is Phase.OPENING) or self.turn not in (0, 1, None):
+        if not isinstance(self.position, Position):
+            problem = f"its position {self.position!r} is not a backgammon Position"
+        elif (self.turn is None) != (self.phase is Phase.OPENING) or self.turn not in (0, 1, None):
             problem = "the seat on roll is 0 or 1, and None only in the opening"
         elif (self.dice is None) == (playing is Phase.ROLLED):
             problem = "dice belong to the phase 'rolled' (or a resignation offered in it) only"

@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,11 +31,16 @@ class Position:
     """One board seen by the side to move, immutable; equal when the boards are equal."""
 
     __slots__ = ("_board", "_key")
+    # The game it belongs to (``engine.variant``): a long nardy function refuses it by this name.
+    variant: ClassVar[str] = "backgammon"
     _board: np.ndarray
     _key: bytes
 
     def __init__(self, board: np.ndarray | Position) -> None:
-        """Check ``board`` (the side to move's view) and keep a read-only int8 copy of it."""
+        """Check ``board`` (the side to move's view, or a ``Position``) and keep a read-only int8 copy of it.
+
+        A long nardy position is refused by name (InvalidPositionError).
+        """
         if isinstance(board, Position):
             board = board.board
         array = validate_board(board, "position").copy()

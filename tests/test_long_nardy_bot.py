@@ -13,7 +13,7 @@ from bot.evaluation.checkpoint import CheckpointError, load_checkpoint, load_net
 from bot.doors.cli import run
 from bot.evaluation.encoding import get_encoding
 from bot.evaluation.evaluator import NetworkEvaluator, RandomEvaluator, choose_afterstates
-from bot.evaluation.games import BACKGAMMON, LONG_NARDY, get_game, long_nardy_game
+from engine.variant import BACKGAMMON, LONG_NARDY, find_variant, long_nardy_variant
 from bot.evaluation.long_nardy_encoding import swapped_columns
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from bot.play.long_nardy import best_play, load_long_nardy_player, rank_plays
@@ -99,7 +99,8 @@ def test_games_give_mars_and_never_backgammons():
     won[1, 5] = -14
     assert LONG_NARDY.winning_points(won).tolist() == [2, 1]
     assert LONG_NARDY.finished_probabilities(won).tolist() == [[1, 1, 0, 0, 0], [1, 0, 0, 0, 0]]
-    assert get_game("backgammon") is BACKGAMMON and long_nardy_game(Rules(opening="sport")).opening_doubles is False
+    assert find_variant("backgammon") is BACKGAMMON
+    assert long_nardy_variant(Rules(opening="sport")).opening_doubles is False
 
 
 def test_self_play_plays_long_nardy_to_the_end():

@@ -25,7 +25,7 @@ import numpy as np
 from bot.evaluation.checkpoint import load_player
 from bot.evaluation.classes import NETWORK_CLASSES
 from bot.evaluation.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
-from bot.evaluation.games import Game, get_game
+from engine.variant import Variant, find_variant
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from bot.evaluation.network import Network
 from bot.evaluation.pubeval import Pubeval
@@ -54,11 +54,11 @@ def _player(path: str | Path) -> Evaluator:
     """The checkpoint's player, playing the game its network's encoding reads (backgammon or long nardy)."""
     player = load_player(path)
     if isinstance(player, NetworkEvaluator) and isinstance(player.network, Network):
-        return NetworkEvaluator(player.network, get_game(player.network.encoding.game))
+        return NetworkEvaluator(player.network, find_variant(player.network.encoding.game))
     return player
 
 
-def _opponent(name: str, seed: int, game: Game) -> Evaluator:
+def _opponent(name: str, seed: int, game: Variant) -> Evaluator:
     if name == "pubeval" and game.name == "backgammon":
         return Pubeval()
     if name == "heuristic" and game.name == "long_nardy":

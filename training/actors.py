@@ -32,7 +32,7 @@ import torch
 import torch.multiprocessing as mp
 
 from bot.evaluation.evaluator import NetworkEvaluator
-from bot.evaluation.games import get_game
+from engine.variant import find_variant
 from training.torch_network import ValueNetwork
 from training.config import Config, check_processes
 from training.selfplay import Samples, self_play_of
@@ -51,7 +51,7 @@ class InProcessActor:
 
     def __init__(self, config: Config, network: ValueNetwork, seed: np.random.SeedSequence) -> None:
         self.selfplay = self_play_of(config, seed)
-        self.evaluator = NetworkEvaluator(network, get_game(config.game))
+        self.evaluator = NetworkEvaluator(network, find_variant(config.game))
         self.samples_per_update = config.learning.samples_per_update
 
     def next_samples(self) -> Samples:
@@ -137,7 +137,7 @@ def _worker(
         seen = weights.fetch(network, seen)
 
     selfplay = self_play_of(config, seed)
-    evaluator = NetworkEvaluator(network, get_game(config.game))
+    evaluator = NetworkEvaluator(network, find_variant(config.game))
     while not stop.is_set():
         batch = selfplay.play(evaluator, config.learning.samples_per_update, before_ply=refresh)
         while not stop.is_set():

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence, TypeVar
 
 from bot.evaluation.encoding import get_encoding
-from bot.evaluation.games import GAMES
+from engine.variant import NAMES as VARIANT_NAMES
 from bot.evaluation.network import NetworkConfig
 from engine.errors import BackgammonError
 
@@ -146,7 +146,7 @@ class Config:
     # Run name: the run directory is runs/<name> unless --out says otherwise. A plain folder name
     # (letters, digits, "-", "_", "."), never a path.
     name: str = "td"
-    # The game played: "backgammon" or "long_nardy" (bot.evaluation.games, with its default rule flags);
+    # The game played: "backgammon" or "long_nardy" (engine.variant, with its default rule flags);
     # the network's encoding must read that game's boards ("long_nardy" for long nardy).
     game: str = "backgammon"
     # Seed of every random generator of the run.
@@ -209,8 +209,8 @@ class Config:
             raise ConfigError(
                 f"config key 'learning.device': expected 'cpu', 'cuda' or 'auto', got {self.learning.device!r}"
             )
-        if self.game not in GAMES:
-            raise ConfigError(f"config key 'game': expected one of {sorted(GAMES)}, got {self.game!r}")
+        if self.game not in VARIANT_NAMES:
+            raise ConfigError(f"config key 'game': expected one of {sorted(VARIANT_NAMES)}, got {self.game!r}")
         encoding = get_encoding(self.network.encoding)
         if encoding.game != self.game:
             raise ConfigError(

@@ -3,7 +3,7 @@
 Games come in pairs that share one dice sequence: in the first game of a pair
 player A moves first, in the second player B does, so luck largely cancels out.
 All games advance together (one move-choice call per player per ply). Both players
-play the first player's game (``bot.evaluation.games``: backgammon or long nardy). Gammons (long
+play the first player's game (``engine.variant``: backgammon or long nardy). Gammons (long
 nardy's mars) count 2 points and backgammons 3. Points per game (ppg) are reported with a 95%
 confidence interval over pairs: mean +- 1.96 * std / sqrt(pairs).
 """
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot.evaluation.evaluator import Evaluator, choose_afterstates
-from bot.evaluation.games import Game
+from engine.variant import Variant
 from bot.equity.outcomes import is_finished
 from training.config import ConfigError
 from training.selfplay import first_dice, roll_dice
@@ -58,7 +58,7 @@ class MatchResult:
 class _Dice:
     """Every pair's dice sequence, drawn from one generator in chunks of plies as needed."""
 
-    def __init__(self, pairs: int, rng: np.random.Generator, game: Game) -> None:
+    def __init__(self, pairs: int, rng: np.random.Generator, game: Variant) -> None:
         self.pairs = pairs
         self.rng = rng
         first = first_dice(pairs, rng, game)[:, None, :]

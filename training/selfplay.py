@@ -1,6 +1,6 @@
 """Batched self-play: many games advance together, and finished games become TD(lambda) samples.
 
-Per ply, every game rolls, one call of the game's afterstate generator (``bot.evaluation.games``:
+Per ply, every game rolls, one call of the game's afterstate generator (``engine.variant``:
 backgammon or long nardy) lists every child, one evaluation scores them all, and each
 game takes its best (or, with probability epsilon, a random one). No Python loop runs
 over games.
@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
-from bot.evaluation.games import BACKGAMMON, Game, get_game
+from engine.variant import BACKGAMMON, Variant, find_variant
 from bot.equity.outcomes import INVERT6, equity, is_finished, to_six
 from training.config import Config
 
@@ -83,7 +83,7 @@ def lambda_returns(steps: np.ndarray, lengths: np.ndarray, td_lambda: float) -> 
     return returns
 
 
-def first_dice(count: int, rng: np.random.Generator, game: Game) -> np.ndarray:
+def first_dice(count: int, rng: np.random.Generator, game: Variant) -> np.ndarray:
     """(count, 2) the first rolls of ``count`` games of ``game``: doubles only where its opening allows them."""
     return roll_dice(count, rng) if game.opening_doubles else opening_dice(count, rng)
 
@@ -92,7 +92,12 @@ class SelfPlay:
     """A batch of self-play games of ``game`` that advance together; finished games restart from its start."""
 
     def __init__(
-        self, parallel_games: int, td_lambda: float, epsilon: float, rng: np.random.Generator, game: Game = BACKGAMMON
+        self,
+        parallel_games: int,
+        td_lambda: float,
+        epsilon: float,
+        rng: np.random.Generator,
+        game: Variant = BACKGAMMON,
     ) -> None:
         self.td_lambda = td_lambda
         self.epsilon = epsilon
@@ -172,5 +177,5 @@ def self_play_of(config: Config, seed: np.random.SeedSequence) -> SelfPlay:
         config.learning.td_lambda,
         config.selfplay.epsilon,
         np.random.default_rng(seed),
-        get_game(config.game),
+        find_variant(config.game),
     )

@@ -41,7 +41,7 @@ from bot.evaluation.checkpoint import CheckpointError, load_class_payload, save_
 from bot.evaluation.storage import remove_stale_temporaries
 from training.torch_network import network_from_payload
 from bot.evaluation.evaluator import Evaluator, NetworkEvaluator
-from bot.evaluation.games import Game, get_game
+from engine.variant import Variant, find_variant
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from training.torch_network import ValueNetwork
 from bot.evaluation.pubeval import Pubeval
@@ -220,7 +220,7 @@ def _restore(payload: dict, learner: Learner, source: str) -> None:
         raise CheckpointError(f"{source}: the trainer state does not fit this run ({detail})") from None
 
 
-def baseline(game: Game) -> tuple[str, Evaluator]:
+def baseline(game: Variant) -> tuple[str, Evaluator]:
     """The fixed yardstick of a game's in-run evaluations: pubeval for backgammon, the heuristic player for long
     nardy."""
     if game.name == "long_nardy":
@@ -230,7 +230,7 @@ def baseline(game: Game) -> tuple[str, Evaluator]:
 
 def _evaluations(network: ValueNetwork, previous: ValueNetwork, config: Config) -> dict[str, MatchResult]:
     """The current network against the game's baseline (``baseline``) and against the previous evaluation's network."""
-    game = get_game(config.game)
+    game = find_variant(config.game)
     player = NetworkEvaluator(network.eval(), game)
     name, opponent = baseline(game)
     return {

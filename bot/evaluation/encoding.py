@@ -39,7 +39,7 @@ class Encoding:
     slot_table: np.ndarray
     global_features: Callable[[np.ndarray], np.ndarray]
     global_names: tuple[str, ...]
-    # The game whose boards it reads (a ``bot.evaluation.games.GAMES`` name): a network plays that game only.
+    # The game whose boards it reads (an ``engine.variant.NAMES`` name): a network plays that game only.
     game: str = "backgammon"
 
     @property

@@ -8,7 +8,7 @@ opponent is then on roll), evaluate, invert. Finished afterstates (the mover has
 borne off all 15) get their exact result without asking the network.
 
 Move choice (``choose_afterstates``) works on whole batches: one call of the
-afterstate generator of the evaluator's ``game`` (``bot.evaluation.games``: backgammon unless
+afterstate generator of the evaluator's ``game`` (``engine.variant``: backgammon unless
 given, or long nardy), one evaluation, a segment argmax per parent; no Python loop
 over positions. Search (N-ply probabilities, filtered ranking) lives in
 ``bot.search.nply``: ``probabilities_at``, ``rank_afterstates`` and ``SearchEvaluator``.
@@ -21,15 +21,15 @@ from typing import Protocol
 
 import numpy as np
 
-from bot.evaluation.games import BACKGAMMON, Game
+from engine.variant import BACKGAMMON, Variant
 from bot.equity.outcomes import equity, invert, is_finished
 
 
 class Evaluator(ABC):
     """Anything that can rank the afterstates of a roll for the mover."""
 
-    # The game whose boards it scores (``bot.evaluation.games``): move choice and search take its rules from here.
-    game: Game = BACKGAMMON
+    # The game whose boards it scores (``engine.variant``): move choice and search take its rules from here.
+    game: Variant = BACKGAMMON
 
     @abstractmethod
     def afterstate_scores(self, boards: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
@@ -72,7 +72,7 @@ class ProbabilityModel(Protocol):
 class NetworkEvaluator(ProbabilityEvaluator):
     """A network as an evaluator (inference only), of boards of ``game``."""
 
-    def __init__(self, network: ProbabilityModel, game: Game = BACKGAMMON) -> None:
+    def __init__(self, network: ProbabilityModel, game: Variant = BACKGAMMON) -> None:
         self.network = network
         self.game = game
 
@@ -83,7 +83,7 @@ class NetworkEvaluator(ProbabilityEvaluator):
 class RandomEvaluator(Evaluator):
     """Uniformly random scores: a player that picks any legal play with equal chance."""
 
-    def __init__(self, rng: np.random.Generator, game: Game = BACKGAMMON) -> None:
+    def __init__(self, rng: np.random.Generator, game: Variant = BACKGAMMON) -> None:
         self.rng = rng
         self.game = game
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from bot.evaluation.evaluator import Evaluator
-from bot.evaluation.games import LONG_NARDY, Game
+from engine.variant import LONG_NARDY, Variant
 from bot.evaluation.long_nardy_encoding import BLOCKED_PATH, longest_runs
 from engine.long_nardy.board import CHECKERS
 
@@ -27,7 +27,7 @@ STACK = 1.0  # each checker past three on one point
 class HeuristicPlayer(Evaluator):
     """Long nardy plays chosen by hand-set features of the afterstate (mover's view); higher is better for the mover."""
 
-    def __init__(self, game: Game = LONG_NARDY) -> None:
+    def __init__(self, game: Variant = LONG_NARDY) -> None:
         if game.name != "long_nardy":
             raise ValueError(f"the heuristic player plays long nardy, not {game.name}")
         self.game = game

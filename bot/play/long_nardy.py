@@ -29,7 +29,7 @@ from bot.equity.cube import (
 from bot.evaluation.checkpoint import CheckpointError, load_network
 from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.facade import shipped_checkpoints
-from bot.evaluation.games import LONG_NARDY, Game, long_nardy_game
+from engine.variant import LONG_NARDY, Variant, long_nardy_variant
 from bot.equity.outcomes import equity, invert
 from bot.search.nply import DEFAULT_FILTERS, Ranking, probabilities_at, rank_afterstates
 from engine.board import Dice
@@ -68,7 +68,7 @@ def load_long_nardy_player(path: str | os.PathLike | None = None, rules: Rules =
             f"checkpoint {str(path)!r}: a {network.encoding.game} network "
             f"(encoding {network.encoding.name!r}), not a long nardy one"
         )
-    return NetworkEvaluator(network, LONG_NARDY if rules == DEFAULT_RULES else long_nardy_game(rules))
+    return NetworkEvaluator(network, LONG_NARDY if rules == DEFAULT_RULES else long_nardy_variant(rules))
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def rank_plays(evaluator: ProbabilityEvaluator, board: np.ndarray, dice: Dice, p
     plays by 0-ply are searched further (``bot.search.nply.DEFAULT_FILTERS``), and every play
     is listed with the deepest value it got.
     """
-    game: Game = evaluator.game
+    game: Variant = evaluator.game
     plays, children, ranking = _ranking(evaluator, board, dice, plies)
     ranked = []
     for i in ranking.order:

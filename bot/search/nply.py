@@ -4,7 +4,7 @@
 the evaluator; n-ply averages, over the opponent's 21 rolls, the mover's result
 after the opponent's reply chosen by 0-ply equity and then searched n-1 plies
 deep (as GNU Backgammon's n-ply evaluation does). Each level is one call of the
-evaluator's game's afterstate generator (``bot.evaluation.games``: backgammon or long nardy)
+evaluator's game's afterstate generator (``engine.variant``: backgammon or long nardy)
 and one evaluator call over the whole batch (cut in chunks only to bound memory).
 
 ``rank_afterstates`` is GNU Backgammon's candidate filtering: every play at

@@ -21,6 +21,7 @@ from engine.long_nardy.board import (
     other_point,
     pip_counts,
     validate_board,
+    winning_points,
 )
 from engine.long_nardy.game import LongGame, LongGameResult, game_outcome, new_long_game, start_long_game
 from engine.long_nardy.movegen import afterstates, illegal_blocks
@@ -59,4 +60,5 @@ __all__ = [
     "render_long_board",
     "start_long_game",
     "validate_board",
+    "winning_points",
 ]

@@ -22,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from engine.board import CHECKERS, borne_off
+from engine.board import CHECKERS, board_of, borne_off
 from engine.board import validate_board as validate_backgammon_board
 from engine.errors import InvalidPositionError
 
@@ -40,6 +40,7 @@ __all__ = [
     "pip_counts",
     "side_counts",
     "validate_board",
+    "winning_points",
 ]
 
 HEAD = 24  # the mover's head, where its fifteen checkers start
@@ -78,7 +79,7 @@ def validate_board(board: np.ndarray, what: str = "long nardy board") -> np.ndar
     The backgammon checks (shape, whole counts, at most 15 a side) and: nothing on the
     bars (index 0 and 25), which long nardy does not have.
     """
-    arr = validate_backgammon_board(board, what)
+    arr = validate_backgammon_board(np.asarray(board_of(board, "long_nardy", what)), what)
     if arr[0] or arr[25]:
         raise InvalidPositionError(f"{what}: long nardy has no bar, but index {0 if arr[0] else 25} holds checkers")
     return arr
@@ -116,12 +117,22 @@ def board_from_side_counts(mover: Sequence[int], opponent: Sequence[int], what: 
 
 
 def pip_counts(board: np.ndarray) -> tuple[int, int]:
-    """(mover's pips, opponent's pips) of one board (mover's view), each side counting its own points."""
-    b = np.asarray(board, dtype=np.int64)
+    """(mover's pips, opponent's pips) of one board (mover's view) or ``LongPosition``, each side counting its own
+    points; a backgammon ``Position`` is refused by name."""
+    b = np.asarray(board_of(board, "long_nardy", "long nardy pip counts"), dtype=np.int64)
     points = np.arange(1, 25)
     mover = int(np.sum(np.maximum(b[1:25], 0) * points))
     opponent = int(np.sum(np.maximum(-b[1:25], 0) * other_point(points)))
     return mover, opponent
+
+
+def winning_points(boards: np.ndarray) -> np.ndarray:
+    """(N,) points at cube 1 of finished boards (N, 26) seen by the winner (no checker left).
+
+    Mars (2) when the loser has borne off none, else oin (1): rule R12, no koks.
+    """
+    loser_on_board = -np.minimum(boards, 0).sum(axis=-1, dtype=np.int64)
+    return 1 + (loser_on_board == CHECKERS).astype(np.int64)
 
 
 def illegal_block(board: np.ndarray) -> bool:

@@ -143,7 +143,9 @@ class LongGame:
     last_roll: bool = False
 
     def __post_init__(self) -> None:
-        if self.phase not in _PHASES:
+        if not isinstance(self.position, LongPosition):
+            problem = f"its position {self.position!r} is not a long nardy LongPosition"
+        elif self.phase not in _PHASES:
             problem = f"phase '{self.phase.value}' is not one of long nardy's"
         elif (self.turn is None) != (self.phase is Phase.OPENING) or self.turn not in (0, 1, None):
             problem = "the seat on roll is 0 or 1, and None only in the opening"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from typing import ClassVar
 
 import numpy as np
 
@@ -104,11 +105,16 @@ class LongPosition:
     """One long nardy board seen by the side to move, immutable; equal when the boards are equal."""
 
     __slots__ = ("_board", "_key")
+    # The game it belongs to (``engine.variant``): a backgammon function refuses it by this name.
+    variant: ClassVar[str] = "long_nardy"
     _board: np.ndarray
     _key: bytes
 
     def __init__(self, board: np.ndarray | LongPosition) -> None:
-        """Check ``board`` (the side to move's view) and keep a read-only int8 copy of it."""
+        """Check ``board`` (the side to move's view, or a ``LongPosition``) and keep a read-only int8 copy of it.
+
+        A backgammon ``Position`` is refused by name (InvalidPositionError).
+        """
         if isinstance(board, LongPosition):
             board = board.board
         array = validate_board(board, "long nardy position").copy()
