@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Optional, TextIO
 
 import numpy as np
 
+from bot.doors.progress import ProgressBar
 from bot.doors.bounds import MAX_CANDIDATES, MAX_SEED, MAX_TRIALS, MAX_TRUNCATE, Bounded
 from bot.doors.situation import Situation, parse_position
 from bot.doors.text import PROBABILITY_NAMES, format_probabilities
@@ -136,33 +137,12 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
     return lines + _table("     Play", rows)
 
 
-class _Bar:
-    """A tqdm bar over finished trials, or nothing when stderr is not a terminal."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.bar = None
-        if stream.isatty():
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=0, unit="trial", file=stream, leave=False)
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is not None:
-            self.bar.total = total
-            self.bar.n = done
-            self.bar.refresh()
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _run_rollout(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     situation = parse_position(args.position)
     dice = validate_dice(args.dice) if args.dice else situation.dice
     settings = _settings(args)
     bot = Bot.load(args.checkpoint)
-    bar = _Bar(sys.stderr)
+    bar = ProgressBar(sys.stderr, "trial")
     try:
         data = rollout_json(bot, situation, dice, settings, args.seed, args.cubeful, args.candidates, bar)
     finally:
