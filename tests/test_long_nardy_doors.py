@@ -191,8 +191,9 @@ def test_play_with_the_cube_the_bot_takes_a_double_at_the_start(player):
         stderr=io.StringIO(),
     )
     text = out.getvalue()
-    assert status == 0 and "cube 1, centred" in text and "NODOUBLE_TAKE" in text
-    assert "O takes; the cube is on 2." in text and "cube 2, owned by O" in text and "You leave the game." in text
+    assert status == 0 and "cube 1, centred" in text and "No double, take" in text
+    assert "nardy takes; the cube is on 2." in text and "cube 2, owned by nardy" in text
+    assert "You leave the game." in text
 
 
 def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(player):
@@ -200,28 +201,28 @@ def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(play
     play, out = session(player, "hint\npass\n")
     assert play.run(game) == 0
     text = out.getvalue()
-    assert "O doubles to 2." in text and "take:" in text and "O wins 1 point (double passed)." in text
+    assert "nardy doubles to 2." in text and "take:" in text and "nardy wins 1 point (double passed)." in text
 
 
 def test_a_taken_double_turns_the_cube_and_the_game_goes_on(player):
     play, out = session(player, "take\nquit\n")
     assert play.run(bot_on_roll(DOUBLE_TAKE_ID)) == 0
     text = out.getvalue()
-    assert "O doubles to 2." in text and "O rolls" in text and "cube 2, owned by X" in text
+    assert "nardy doubles to 2." in text and "nardy rolls" in text and "cube 2, owned by you" in text
 
 
 def test_the_bot_does_not_double_a_position_too_good_to_double(player):
     play, out = session(player, "quit\n")
     play.run(bot_on_roll(TOO_GOOD_ID))
     assert "doubles" not in out.getvalue()
-    assert "O wins" in out.getvalue() or "O rolls" in out.getvalue()
+    assert "nardy wins" in out.getvalue() or "nardy rolls" in out.getvalue()
 
 
 def test_a_whole_money_game_with_the_cube_ends_with_a_result(player, monkeypatch):
     """The person rolls, takes every double and plays the bot's own choice: the game ends with a result."""
 
     def answer(self, prompt):
-        return "take" if prompt.startswith("Take") else "roll"
+        return "take" if prompt.startswith("Take") else "n" if prompt.startswith("Play another") else "roll"
 
     def bots_choice(self, game):
         return game.move(best_play(self.player, game.board, game.dice))
@@ -231,8 +232,8 @@ def test_a_whole_money_game_with_the_cube_ends_with_a_result(player, monkeypatch
     play, out = session(player, "", seed=5)
     assert play.run() == 0
     text = out.getvalue()
-    assert "O doubles to 2." in text
-    assert "You win" in text or "O wins" in text
+    assert "nardy doubles to 2." in text
+    assert "You win" in text or "nardy wins" in text
 
 
 # ---------------------------------------------------------------- web game steps

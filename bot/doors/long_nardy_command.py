@@ -14,7 +14,8 @@ from typing import TextIO
 
 import numpy as np
 
-from bot.equity.cube import CubeDecision, Owner
+from bot.doors.terminal import yes_or_no
+from bot.equity.cube import CubeDecision, Owner, verdict_words
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.play.long_nardy import (
     RankedPlay,
@@ -40,7 +41,7 @@ from engine.long_nardy import (
     render_long_board,
     start_long_game,
 )
-from engine.match import roll_dice
+from engine.match import MatchState, roll_dice
 from engine.plays import Play
 
 HUMAN, BOT = 0, 1
@@ -79,12 +80,25 @@ def run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
-class LongNardySession:
-    """One money game of long nardy in the terminal: the person is X (seat 0), the bot O (seat 1).
+HELP = """Commands:
+  a move like 24/15, 24/18 18/15, 13/7(2), 6/off   play your roll (your points 24..1 from your head;
+                  long nardy has no bar and no hitting)
+  roll / double   before rolling, in a game with the cube (--cube)
+  take / pass     answer a double
+  hint            advice: ranked plays, or the cube decision
+  moves           every legal play of your roll
+  resign          resign the game (a mars while you have borne off no checker), after asking
+  help            this text
+  quit            leave"""
 
-    The dice come from ``rng``. The person types a move (``24/18 24/21``), ``hint``,
-    ``moves`` (every legal play) or ``quit``; with the doubling cube (``rules.cube``), before
-    each roll ``roll`` or ``double``, and ``take`` or ``pass`` when the bot doubles.
+
+class LongNardySession:
+    """Money games of long nardy in the terminal: the person is X (seat 0), the bot O (seat 1), named ``name``.
+
+    The dice come from ``rng``. The person types a move (``24/18 18/15``), ``hint``,
+    ``moves`` (every legal play), ``resign``, ``help`` or ``quit``; with the doubling cube
+    (``rules.cube``), before each roll ``roll`` or ``double``, and ``take`` or ``pass`` when the
+    bot doubles. After each game the session offers another; the score runs on.
     """
 
     def __init__(
@@ -95,6 +109,7 @@ class LongNardySession:
         stdout: TextIO,
         plies: int = 0,
         rules: Rules | None = None,
+        name: str = "nardy",
     ) -> None:
         self.player = player
         self.rng = rng
@@ -104,14 +119,38 @@ class LongNardySession:
         rules = player.game.rules if rules is None else rules
         assert rules is not None, "a long nardy player"
         self.rules: Rules = rules
+        self.names = ("you", name)
+        self.match = MatchState()  # the money score between games
 
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
+    def score_line(self) -> str:
+        you, them = self.match.score
+        return f"Score: {self.names[HUMAN]} {you}, {self.names[BOT]} {them} (money)"
+
     def run(self, game: LongGame | None = None) -> int:
-        """Play ``game`` (default: a new one after its opening throw) to its end, or until the person quits."""
-        step: LongGame | LongGameResult | None = start_long_game(None, self.rules, self.rng) if game is None else game
+        """Play ``game`` (default: a new one after its opening throw) to its end, then more games while the person
+        wants another; until the person quits."""
+        while True:
+            result = self.play(game)
+            if result is None:
+                self.say("You leave the game.")
+                break
+            self.match = result.next_match
+            self.say(self._result_line(result))
+            if not yes_or_no(self._line, self.say, "Play another game? [y/n] "):
+                break
+            game = None
+            self.say(f"New game. {self.score_line()}")
+        self.say(f"Bye. {self.score_line()}")
+        return 0
+
+    def play(self, game: LongGame | None = None) -> LongGameResult | None:
+        """One game from ``game`` (default: a new one) to its result; None if the person quits."""
+        step: LongGame | LongGameResult | None = game or start_long_game(self.match, self.rules, self.rng)
+        bot = self.names[BOT]
         while isinstance(step, LongGame):
             if step.phase is Phase.BEFORE_ROLL:
                 step = self._before_roll(step)
@@ -120,17 +159,22 @@ class LongNardySession:
             elif step.turn == BOT:
                 assert step.dice is not None
                 play = best_play(self.player, step.board, step.dice, self.plies)
-                self.say(f"O rolls {step.dice[0]}{step.dice[1]} and plays {_move_text(play)}")
+                self.say(f"{bot} rolls {step.dice[0]}{step.dice[1]} and plays {_move_text(play)}")
                 step = step.move(play)
             else:
                 step = self._ask(step)
-        if step is None:
-            self.say("You leave the game.")
-            return 0
-        winner = "You win" if step.winner == HUMAN else "O wins"
-        kind = "double passed" if step.outcome is None else "mars" if int(step.outcome) == 2 else "oin"
-        self.say(f"{winner} {step.points} point{'s' if step.points > 1 else ''} ({kind}).")
-        return 0
+        return step
+
+    def _result_line(self, result: LongGameResult) -> str:
+        """Who won what, and the score after it."""
+        if result.winner is None:
+            return f"The game is drawn (the last roll). {self.score_line()}"
+        winner = "You win" if result.winner == HUMAN else f"{self.names[BOT]} wins"
+        kind = "double passed" if result.outcome is None else "mars" if int(result.outcome) == 2 else "oin"
+        if result.resigned:
+            kind += ", resigned"
+        points = f"{result.points} point{'s' if result.points > 1 else ''}"
+        return f"{winner} {points} ({kind}). {self.score_line()}"
 
     def _cube(self, game: LongGame, seat: int) -> CubeDecision:
         """The money cube decision of ``seat`` on roll in ``game`` (before its roll), by the network."""
@@ -141,6 +185,10 @@ class LongNardySession:
     def _roll(self, game: LongGame) -> LongGame:
         return game.roll(roll_dice(self.rng))
 
+    def _board(self, game: LongGame) -> str:
+        names = (f"{self.names[HUMAN]} (X)", f"{self.names[BOT]} (O)")
+        return render_long_board(game.board, dice=game.dice, cube=self._cube_note(game), names=names)
+
     def _before_roll(self, game: LongGame) -> LongGame | LongGameResult | None:
         """The side on roll may double (the other answers), then rolls; None: the person quits."""
         if not game.may_double:
@@ -148,11 +196,11 @@ class LongNardySession:
         if game.turn == BOT:
             if not self._cube(game, BOT).should_double:
                 return self._roll(game)
-            self.say(f"O doubles to {game.raised_cube}.")
+            self.say(f"{self.names[BOT]} doubles to {game.raised_cube}.")
             return game.double()
-        self.say(render_long_board(game.board, cube=_cube_note(game), names=("you (X)", "bot (O)")))
+        self.say(self._board(game))
         while True:
-            text = self._line("Roll or double (roll / double / hint / quit): ")
+            text = self._line("Roll or double (roll / double / hint / resign / help / quit): ")
             if text is None:
                 return None
             if text in ("", "roll", "r"):
@@ -160,26 +208,32 @@ class LongNardySession:
             if text == "hint":
                 decision = self._cube(game, HUMAN)
                 self.say(
-                    f"{decision.verdict.value}: no double {decision.no_double:+.3f}, "
+                    f"{verdict_words(decision.verdict)}: no double {decision.no_double:+.3f}, "
                     f"double/take {decision.double_take:+.3f}, double/pass {decision.double_pass:+.3f}"
                 )
             elif text == "double":
                 return game.double()
+            elif text == "resign":
+                resigned = self._resign(game)
+                if resigned is not game:
+                    return resigned
+            elif text == "help":
+                self.say(HELP)
             else:
-                self.say("error: type roll, double, hint or quit")
+                self.say("error: type roll, double, hint, resign, help or quit")
 
     def _bot_answers(self, offered: LongGame) -> LongGame | LongGameResult:
         """The bot takes or passes the person's double."""
         if self._cube(offered, HUMAN).should_take:  # the board and the cube as before the double
-            self.say(f"O takes; the cube is on {offered.raised_cube}.")
+            self.say(f"{self.names[BOT]} takes; the cube is on {offered.raised_cube}.")
             return offered.take()
-        self.say("O passes.")
+        self.say(f"{self.names[BOT]} passes.")
         return offered.drop()
 
     def _answer_double(self, offered: LongGame) -> LongGame | LongGameResult | None:
         """The person takes or passes the bot's double; None: the person quits."""
         while True:
-            text = self._line("Take or pass (take / pass / hint / quit): ")
+            text = self._line("Take or pass (take / pass / hint / help / quit): ")
             if text is None:
                 return None
             if text == "take":
@@ -190,8 +244,31 @@ class LongNardySession:
                 decision = self._cube(offered, BOT)  # the board and the cube as before the double
                 advice = "take" if decision.should_take else "pass"
                 self.say(f"{advice}: double/take {-decision.double_take:+.3f} for you, pass -1.000")
+            elif text == "help":
+                self.say(HELP)
             else:
-                self.say("error: type take, pass, hint or quit")
+                self.say("error: type take, pass, hint, help or quit")
+
+    def _resign(self, game: LongGame) -> LongGame | LongGameResult | None:
+        """The game resigned once the person says it is sure (what it costs named first); ``game`` itself when
+        not, or when the rules allow no resignation now; None: the person quits."""
+        try:
+            result = game.resign(HUMAN)
+        except BackgammonError as error:
+            self.say(f"error: {error}")
+            return game
+        assert result.outcome is not None
+        kind = "a mars: you have borne off no checker" if int(result.outcome) == 2 else "a single game (oin)"
+        points = f"{result.points} point{'s' if result.points > 1 else ''}"
+        sure = yes_or_no(
+            self._line, self.say, f"Resign {kind}; {self.names[BOT]} would win {points}. Are you sure? [y/n] "
+        )
+        if sure is None:
+            return None
+        if not sure:
+            self.say("Not resigned; play on.")
+            return game
+        return result
 
     def _line(self, prompt: str) -> str | None:
         """The next line typed, stripped; None at the end of input or on ``quit``."""
@@ -204,13 +281,13 @@ class LongNardySession:
     def _ask(self, game: LongGame) -> LongGame | LongGameResult | None:
         """The person's turn: the game after the move typed, or None to quit."""
         assert game.dice is not None
-        self.say(render_long_board(game.board, dice=game.dice, cube=_cube_note(game), names=("you (X)", "bot (O)")))
+        self.say(self._board(game))
         plays = legal_plays(game.board, game.dice, game.rules)
         if len(plays) == 1 and not plays[0].steps:
             self.say(f"You rolled {game.dice[0]}{game.dice[1]}: no legal move.")
             return game.move(plays[0])
         while True:
-            text = self._line(f"Your move ({game.dice[0]}{game.dice[1]}), or hint / moves / quit: ")
+            text = self._line(f"Your move ({game.dice[0]}{game.dice[1]}), or hint / moves / resign / help / quit: ")
             if text is None:
                 return None
             if text == "hint":
@@ -218,19 +295,24 @@ class LongNardySession:
                 self.say("\n".join(format_long_ranked_plays(ranked, 5)))
             elif text == "moves":
                 self.say("  ".join(_move_text(play) for play in plays))
+            elif text == "help":
+                self.say(HELP)
+            elif text == "resign":
+                resigned = self._resign(game)
+                if resigned is not game:
+                    return resigned
             elif text:
                 try:
                     return game.move(parse_long_move(text, game.board, game.dice, game.rules))
                 except BackgammonError as error:
                     self.say(f"error: {error}")
 
-
-def _cube_note(game: LongGame) -> str:
-    """The stake as the board shows it: empty without a cube."""
-    if game.rules.cube == "none":
-        return ""
-    owner = "centred" if game.cube_owner is None else "owned by X" if game.cube_owner == HUMAN else "owned by O"
-    return f"cube {game.cube}, {owner}"
+    def _cube_note(self, game: LongGame) -> str:
+        """The stake as the board shows it: empty without a cube."""
+        if game.rules.cube == "none":
+            return ""
+        owner = "centred" if game.cube_owner is None else f"owned by {self.names[game.cube_owner]}"
+        return f"cube {game.cube}, {owner}"
 
 
 def _move_text(play: Play) -> str:

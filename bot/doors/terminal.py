@@ -18,7 +18,7 @@ reads lines from ``stdin`` and writes to ``stdout``, so a script can play it.
 
 from __future__ import annotations
 
-from typing import Optional, TextIO, Union
+from typing import Callable, Optional, TextIO, Union
 
 import numpy as np
 
@@ -51,6 +51,18 @@ HELP = """Commands:
   board           show the board again
   help            this text
   quit            leave"""
+
+
+def yes_or_no(ask: Callable[[str], Optional[str]], say: Callable[[str], None], question: str) -> Optional[bool]:
+    """A person's yes or no to ``question`` (``ask`` prompts and reads a line, None when the person leaves),
+    asked again until it is one; None if the person leaves. Both games' terminal sessions ask this way."""
+    while True:
+        answer = ask(question)
+        if answer is None:
+            return None
+        if answer.lower() in YES + NO:
+            return answer.lower() in YES
+        say("Answer y or n.")
 
 
 Step = Union[Game, GameResult, None]  # what a turn of the dialogue leads to; None: the person left
@@ -151,14 +163,8 @@ class TerminalSession:
         return 0
 
     def yes(self, question: str) -> Optional[bool]:
-        """The person's yes or no to ``question``, asked again until it is one; None if the person leaves."""
-        while True:
-            answer = self.ask(question)
-            if answer is None:
-                return None
-            if answer.lower() in YES + NO:
-                return answer.lower() in YES
-            self.say("Answer y or n.")
+        """The person's yes or no to ``question``; None if the person leaves."""
+        return yes_or_no(self.ask, self.say, question)
 
     def play_game(self) -> Optional[GameResult]:
         """One game; None if the person left during it."""
