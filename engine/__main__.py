@@ -4,7 +4,8 @@
 line as ``notation<TAB>Position ID after the play`` (opponent on roll).
 ``python -m engine moves --variant long POSITION DICE [--json]``: every legal long
 nardy play and the position text after it, still in the mover's view; with
-``--json`` one ``{"play": ..., "after": ...}`` object per line.
+``--json`` one ``{"play": ..., "after": ...}`` object per line. ``--variant`` takes
+every spelling ``engine.variant.find_variant`` reads (``long``, ``long-nardy``, ``bg`` ...).
 ``python -m engine show POSITION``: the board as text; POSITION is a Position
 ID, ``PositionID:MatchID`` or an XGID.
 ``python -m engine long-nardy moves|show ...``: long nardy with the Position ID
@@ -30,6 +31,7 @@ from engine.plays import Play, legal_plays
 from engine.position_id import decode_position_id, encode_position_id
 from engine.position_formats import read_position
 from engine.render import render_board
+from engine.variant import find_variant
 
 
 class _Parser(argparse.ArgumentParser):
@@ -109,6 +111,14 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _variant_name(spelling: str) -> str:
+    """The canonical name of ``--variant``'s game; a usage error listing the known names otherwise."""
+    try:
+        return find_variant(spelling).name
+    except BackgammonError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _rules(args: argparse.Namespace) -> Rules:
     """The long nardy rules the command line asked for."""
     given = {"head_doubles": args.head_doubles, "block_check": args.block_check}
@@ -131,7 +141,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help='print {"moves": [{"move", "position_id"}]}; with --variant long one {"play", "after"} per line',
     )
-    moves.add_argument("--variant", choices=("backgammon", "long"), default="backgammon", help="the game")
+    moves.add_argument(
+        "--variant", type=_variant_name, default="backgammon", help="the game: backgammon (default) or long"
+    )
     _add_rule_options(moves)
     show = commands.add_parser("show", help="draw a position")
     show.add_argument("position", help="Position ID, PositionID:MatchID or XGID=...")
@@ -152,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             output = long_moves_command(args.position_id, args.dice, args.json, _rules(args))
         elif args.command == "long-nardy":
             output = render_long_board(LongPosition.from_id(args.position_id).board)
-        elif args.command == "moves" and args.variant == "long":
+        elif args.command == "moves" and args.variant == "long_nardy":
             output = long_text_moves_command(args.position_id, args.dice, args.json, _rules(args))
         elif args.command == "moves":
             output = moves_command(args.position_id, args.dice, args.json)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import load_fixture
 from engine.__main__ import main
 from engine.board import START
@@ -108,3 +109,22 @@ def test_render_board_details():
     assert "| O |" in lines[1]  # the opponent's bar checker, top row
     pips = [line for line in lines if "pips" in line]
     assert "off 0" in pips[0] and "off 1" in pips[1]
+
+
+def test_variant_takes_every_spelling_of_a_game_and_refuses_others_by_name(capsys):
+    outputs = {
+        spelling: run(capsys, "moves", "--variant", spelling, "24x15/24x15", "33")
+        for spelling in ("long", "Long-Nardy", "longnardy")
+    }
+    assert len(set(outputs.values())) == 1 and outputs["long"][1].startswith("24/18(2)")
+    assert run(capsys, "moves", "--variant", "bg", "4HPwATDgc/ABMA", "31") == run(
+        capsys, "moves", "4HPwATDgc/ABMA", "31"
+    )
+    with pytest.raises(SystemExit) as done:
+        main(["moves", "--variant", "chess", "4HPwATDgc/ABMA", "31"])
+    assert done.value.code == 2
+    _, err = capsys.readouterr()
+    assert err == (
+        "error: argument --variant: variant 'chess': unknown, "
+        "expected backgammon (or bg, short-nardy) or long_nardy (or long, long-nardy, longnardy)\n"
+    )
