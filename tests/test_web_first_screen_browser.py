@@ -325,7 +325,7 @@ def test_match_review_ranks_the_candidates_of_a_checker_play(page, servers, tmp_
     expect(cube).to_have_count(3)
     expect(by(page, "candidates")).to_contain_text(
         re.compile(
-            r"proper cube action (No double, take|Double, take|"
+            r"Proper cube action: (No double, take|Double, take|"
             r"Double, pass|Too good to double, pass)"
         )
     )

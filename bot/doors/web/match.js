@@ -237,7 +237,7 @@ export class MatchAnalysis {
       const take = e.double_take <= e.double_pass; // the opponent's better answer
       const proper = e.no_double >= Math.min(e.double_take, e.double_pass)
         ? (take ? "NODOUBLE_TAKE" : "TOOGOOD_PASS") : take ? "DOUBLE_TAKE" : "DOUBLE_PASS";
-      title.textContent = `${d.kind === "take" ? "Take or pass" : "Double or not"}: proper cube action ${verdictWords(proper)}`;
+      title.textContent = `${d.kind === "take" ? "Take or pass" : "Double or not"}. Proper cube action: ${verdictWords(proper)}`;
       table.appendChild(cubeTable(e, null, d.played));
     }
   }
