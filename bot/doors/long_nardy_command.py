@@ -15,6 +15,7 @@ from typing import TextIO
 import numpy as np
 
 from bot.doors.terminal import yes_or_no
+from bot.doors.text import depth_drop
 from bot.equity.cube import CubeDecision, Owner, verdict_words
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.play.long_nardy import (
@@ -48,15 +49,18 @@ HUMAN, BOT = 0, 1
 
 
 def format_long_ranked_plays(ranked: list[RankedPlay], top: int) -> list[str]:
-    """One line per play, best first: the move, the mover's equity and its three probabilities."""
-    lines = ["     move                          equity    win  win mars  lose mars"]
+    """One line per play, best first: the move, the mover's equity, its three probabilities and the depth they
+    come from; deeper plays first, with a line where the depth drops (``bot.doors.text.depth_drop``)."""
+    lines = ["     move                          equity    win  win mars  lose mars  ply"]
     best = ranked[0].equity if ranked else 0.0
     for rank, play in enumerate(ranked[:top], start=1):
+        if rank > 1 and play.plies < ranked[rank - 2].plies:
+            lines.append(depth_drop(ranked[rank - 2].plies, play.plies))
         win, win_mars, lose_mars = play.probabilities
         difference = "" if rank == 1 else f" ({play.equity - best:+.3f})"
         lines.append(
             f"{rank:>3}. {play.move or '(no move)':<28} {play.equity:+.3f}{difference:<9} "
-            f"{win:.3f}   {win_mars:.3f}      {lose_mars:.3f}"
+            f"{win:.3f}   {win_mars:.3f}      {lose_mars:.3f}  {play.plies:>3}"
         )
     return lines
 

@@ -34,6 +34,11 @@ def format_probabilities(five: np.ndarray) -> str:
     return " ".join(f"{x:6.3f}" for x in five)
 
 
+def depth_drop(deeper: int, shallower: int) -> str:
+    """The line a ranked-play table shows where its rows' depth drops: their values are not comparable."""
+    return f"     (below: {shallower}-ply only, kept out of the {deeper}-ply search by its move filter)"
+
+
 def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
     """A table of ranked plays: notation, equity, MWC in a match, the gap to the best, probabilities.
 
@@ -50,9 +55,7 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
     best = ranked[0]
     for i, r in enumerate(ranked, 1):
         if i > 1 and r.plies < ranked[i - 2].plies:
-            lines.append(
-                f"     (below: {r.plies}-ply only, kept out of the {ranked[i - 2].plies}-ply search by its move filter)"
-            )
+            lines.append(depth_drop(ranked[i - 2].plies, r.plies))
         line = f"{i:>3}. {r.notation or '(no move)':<{width}}  {r.equity:+7.3f}"
         if best_mwc is not None:
             assert r.mwc is not None, "a ranking has an MWC for every play or for none"
