@@ -77,6 +77,16 @@ def enter(page, play: dict) -> None:
     by(page, "confirm").click()
 
 
+def human_to_act(page) -> dict:
+    """Wait until the page has the server's answer and the human must act, or the tutor warns; the view."""
+    page.wait_for_function(
+        "() => { const p = window.nardyPlay, v = p.view;"
+        " return v && !p.busy && (p.warned || v.phase === 'over' || v.turn === 'human'); }",
+        timeout=15000,
+    )
+    return page.evaluate("() => window.nardyPlay.view")
+
+
 def legal(page, move: str) -> dict:
     """The legal play of the page's game written ``move``."""
     plays = page.evaluate("() => window.nardyPlay.view.plays")
@@ -262,12 +272,7 @@ def test_the_tutor_warns_in_long_nardy(page, servers):
     by(page, "new-game").click()
     warned = graded = False
     for _ in range(30):
-        page.wait_for_function(
-            "() => { const p = window.nardyPlay, v = p.view;"
-            " return v && !p.busy && (v.phase === 'over' || v.turn === 'human'); }",
-            timeout=15000,
-        )
-        view = page.evaluate("() => window.nardyPlay.view")
+        view = human_to_act(page)
         if view["phase"] != "move":
             by(page, "roll").click()
             continue
@@ -342,12 +347,7 @@ def test_the_tutor_warns_before_passing_a_double_that_should_be_taken(page, serv
     page.select_option("#length", "0")
     by(page, "new-game").click()
     for _ in range(20):
-        page.wait_for_function(
-            "() => { const p = window.nardyPlay, v = p.view;"
-            " return v && !p.busy && (p.warned || v.phase === 'over' || v.turn === 'human'); }",
-            timeout=15000,
-        )
-        view = page.evaluate("() => window.nardyPlay.view")
+        view = human_to_act(page)
         if view["phase"] == "doubled":
             break
         if by(page, "tutor-warning").is_visible():  # rolling where a double is right: doubtful
