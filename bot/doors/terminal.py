@@ -69,7 +69,7 @@ Step = Union[Game, GameResult, None]  # what a turn of the dialogue leads to; No
 
 
 class TerminalSession:
-    """One match (or one money game, ``length`` 0) between a person and ``bot``, played on ``engine.game``."""
+    """One match (or money games one after another, ``length`` 0) between a person and ``bot``, on ``engine.game``."""
 
     def __init__(
         self,
