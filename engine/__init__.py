@@ -1,4 +1,7 @@
-"""Backgammon rules with numpy only: boards, batched legal moves, formats, match state.
+"""Backgammon and long nardy rules with numpy only: boards, batched legal moves, formats, match state.
+
+Each game is an ``engine.variant.Variant`` (``find_variant("long")``); long nardy's own modules
+are ``engine.long_nardy``.
 
 The public names load on first use, so that a program importing one module (``engine.movegen``)
 or one name does not pay for the formats and the game machinery it does not touch.
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from engine.position_formats import PositionSetup, read_position
     from engine.render import render_board
     from engine.xgid import Xgid, format_xgid, parse_xgid
+    from engine.variant import BACKGAMMON, LONG_NARDY, VARIANTS, Variant, find_variant
 
 # Each public name's module.
 _HOMES = {
@@ -57,6 +61,7 @@ _HOMES = {
         "engine.position_formats": ("PositionSetup", "read_position"),
         "engine.render": ("render_board",),
         "engine.xgid": ("Xgid", "format_xgid", "parse_xgid"),
+        "engine.variant": ("BACKGAMMON", "LONG_NARDY", "VARIANTS", "Variant", "find_variant"),
     }.items()
     for name in names
 }
@@ -64,11 +69,13 @@ _HOMES = {
 __all__ = [
     "after_game",
     "afterstates",
+    "BACKGAMMON",
     "BackgammonError",
     "decode_match_id",
     "decode_position_id",
     "encode_match_id",
     "encode_position_id",
+    "find_variant",
     "FibsBoard",
     "flip",
     "format_fibs_board",
@@ -87,6 +94,7 @@ __all__ = [
     "InvalidMoveError",
     "InvalidPositionError",
     "legal_plays",
+    "LONG_NARDY",
     "MatchId",
     "MatchState",
     "may_double",
@@ -109,6 +117,8 @@ __all__ = [
     "Step",
     "validate_board",
     "validate_dice",
+    "Variant",
+    "VARIANTS",
     "Xgid",
 ]
 
