@@ -10,12 +10,20 @@ move), and the overall error rate; then the rank correlation (Spearman) and the 
 difference between the two analyses.
 
     python -m benchmarks.analysis --matches 6 --length 3 [--gnubg-plies 0 --plies 0]
+
+``--speed`` instead times both programs on the same recorded matches (``--speed-files``, default the test
+data's .mat files) at 0, 1 and 2 plies, measured in the same run: CPU seconds (user + system) of ``nardy
+analyze`` given all the files in one process, and of one gnubg process importing and analysing each in turn
+(``analyse match``); then each file in a process of its own, both programs. Prints the ratios nardy / gnubg.
+
+    python -m benchmarks.analysis --speed [--speed-plies 0,1]
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,6 +38,8 @@ from bot.facade import Bot
 from engine.matfile import read_mat
 
 GNUBG = "/usr/games/gnubg"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SPEED_FILES = (DATA / "gnubg_match3.mat", DATA / "gnubg_money.mat", *sorted((DATA / "xg").glob("*.mat")))
 NOISES = (0.0, 0.01, 0.02, 0.04, 0.06, 0.08)
 
 
@@ -73,6 +83,45 @@ def gnubg_statistics(text: str) -> dict:
     }
 
 
+def _child_cpu(command: list[str], stdin: str | None = None) -> float:
+    """CPU seconds (user + system) of running ``command`` to its end."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, input=stdin, capture_output=True, text=True, timeout=3600, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def gnubg_analysis_script(files: list[Path], plies: int) -> str:
+    lines = [
+        "set display off",
+        f"set analysis chequerplay evaluation plies {plies}",
+        f"set analysis cubedecision evaluation plies {plies}",
+    ]
+    for path in files:
+        lines += [f"import mat {path}", "analyse match"]
+    return "\n".join(lines) + "\n"
+
+
+def nardy_cpu(files: list[Path], plies: int) -> float:
+    return _child_cpu([sys.executable, "-m", "bot", "analyze", *map(str, files), "--plies", str(plies), "--json"])
+
+
+def gnubg_cpu(files: list[Path], plies: int) -> float:
+    return _child_cpu([GNUBG, "-t", "-q"], gnubg_analysis_script(files, plies))
+
+
+def speed(files: list[Path], depths: list[int]) -> None:
+    """Both programs' CPU for the same matches at each depth, all files in one process and one file a process."""
+    print(f"{len(files)} matches: {', '.join(p.name for p in files)}")
+    print(f"{'plies':>5} {'how':<22} {'nardy s':>8} {'gnubg s':>8} {'ratio':>6}")
+    for plies in depths:
+        rows = [("all in one process", nardy_cpu(files, plies), gnubg_cpu(files, plies))]
+        each = [(nardy_cpu([p], plies), gnubg_cpu([p], plies)) for p in files]
+        rows.append(("one file a process", sum(n for n, _ in each), sum(g for _, g in each)))
+        for how, ours, theirs in rows:
+            print(f"{plies:>5} {how:<22} {ours:8.2f} {theirs:8.2f} {ours / theirs:6.2f}", flush=True)
+
+
 def spearman(a: np.ndarray, b: np.ndarray) -> float:
     ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
     return float(np.corrcoef(ra, rb)[0, 1])
@@ -98,7 +147,13 @@ def main() -> int:
         choices=(0, 1, 2),
         help=f"nardy's analysis depth (default {DEFAULT_PLIES}, nardy analyze's)",
     )
+    parser.add_argument("--speed", action="store_true", help="time both analyses of the same files instead")
+    parser.add_argument("--speed-plies", default="0,1,2", help="depths for --speed (default 0,1,2)")
+    parser.add_argument("--speed-files", nargs="+", type=Path, default=list(SPEED_FILES), help="matches for --speed")
     args = parser.parse_args()
+    if args.speed:
+        speed(args.speed_files, [int(p) for p in args.speed_plies.split(",")])
+        return 0
     bot = Bot.load()
     rng = np.random.default_rng(args.seed)
     rows = []  # (noise, gnubg unforced, nardy unforced, gnubg rate, nardy rate, gnubg overall, nardy overall,
