@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+import warnings
+from typing import Any, Optional
 
 # Every subcommand runs BLAS on ``bot.doors.cli.INFERENCE_THREADS`` threads (one), but numpy's OpenBLAS starts
 # a thread per core when it loads, and they spin a while: a cold command line pays for threads it never uses.
@@ -38,10 +39,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     process starts here, else set around the command (tests call ``bot.doors.cli.run`` and
     this in a shared process).
     """
+    warnings.showwarning = _one_line
     if BLAS_STARTS_HERE:
         return run(argv)
     with inference_threads():
         return run(argv)
+
+
+def _one_line(message: Warning | str, category: type[Warning], *where: Any, **more: Any) -> None:
+    """A warning of the engine's (a compile, a cache rebuilt) as one ``nardy: MESSAGE`` line on stderr, as the
+    doors' own notices are, not Python's two lines of source."""
+    print(f"nardy: {message}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from typing import Protocol
 import numpy as np
 
 NUMPY_BOARDS_BEFORE_COMPILING = 250_000  # boards, summed over every kernel's batches, before numba loads
-COMPILE_SECONDS = 15  # what compiling every kernel costs a cold cache, on one core of a small machine
 
 _numpy_boards = 0  # boards this process ran in numpy, while no compiled module is loaded
 
@@ -51,11 +50,9 @@ def load(module: str) -> ModuleType | None:
     """
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache_dir() / "numba"))
     try:
-        compiled = importlib.import_module(module)
+        return importlib.import_module(module)
     except (ImportError, RuntimeError):  # RuntimeError: numba found no directory it may cache in
         return None
-    _announce_compiling()
-    return compiled
 
 
 def runs_compiled(module: str, batch: int) -> bool:
@@ -66,32 +63,6 @@ def runs_compiled(module: str, batch: int) -> bool:
         return True
     _numpy_boards += batch
     return _numpy_boards >= NUMPY_BOARDS_BEFORE_COMPILING
-
-
-@functools.cache
-def _announce_compiling() -> None:
-    """Say once on stderr when numba compiles this project's kernels (a cold cache), so a long first run is not
-    silent; loading them from the cache says nothing."""
-    from numba.core import event
-
-    class Announcer(event.Listener):
-        announced = False
-
-        def on_start(self, compile_event: event.Event) -> None:
-            function = compile_event.data["dispatcher"].py_func
-            if not self.announced and function.__module__.split(".")[0] in ("engine", "bot"):
-                self.announced = True
-                print(
-                    f"nardy: compiling the search kernels, once: about {COMPILE_SECONDS} s"
-                    f" (cached in {os.environ['NUMBA_CACHE_DIR']})",
-                    file=sys.stderr,
-                    flush=True,
-                )
-
-        def on_end(self, compile_event: event.Event) -> None:
-            pass
-
-    event.register("numba:compile", Announcer())
 
 
 def afterstates_kernel(batch: int) -> Generator | None:

@@ -17,6 +17,7 @@ compiled afresh and cached again. ``bot.evaluation.kernels`` caches its kernels 
 from __future__ import annotations
 
 import hashlib
+import os
 import pickle
 import warnings
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any, Callable
 
 import numba
 import numpy as np
-from numba.core import cgutils, types
+from numba.core import cgutils, event, types
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.extending import intrinsic
 
@@ -32,6 +33,7 @@ from engine.movegen import HASH
 
 Report = Callable[[str], None]
 
+COMPILE_SECONDS = 15  # what compiling every kernel costs a cold cache, on one core of a small machine
 _SEAL = b"nardy-numba-cache-1\n"  # first bytes of every cache file this module writes
 _DIGEST = hashlib.sha256().digest_size
 _warned: set[str] = set()  # cache folders already reported in this process
@@ -137,6 +139,24 @@ def _warn(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=2)
 
 
+class _CompileNotice(event.Listener):
+    """Says once per process, as a warning, that numba compiles this project's kernels (a cold cache), so a long
+    first run is not silent; kernels loaded from the cache say nothing."""
+
+    announced = False
+
+    def on_start(self, compile_event: event.Event) -> None:
+        function = compile_event.data["dispatcher"].py_func
+        if not self.announced and function.__module__.split(".")[0] in ("engine", "bot"):
+            self.announced = True
+            where = os.environ.get("NUMBA_CACHE_DIR", "numba's cache")
+            _warn(f"compiling the search kernels, once: about {COMPILE_SECONDS} s (cached in {where})")
+
+    def on_end(self, compile_event: event.Event) -> None:
+        pass
+
+
+event.register("numba:compile", _CompileNotice())
 _compiled = sealed_njit(_warn, nogil=True, boundscheck=False)
 _inlined = sealed_njit(_warn, nogil=True, boundscheck=False, inline="always")  # small steps, inlined into loops
 
