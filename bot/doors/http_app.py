@@ -214,7 +214,8 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
 
     app = FastAPI(
         title="nardy",
-        description="A TD-Gammon-style backgammon bot. `/move` and `/eval` speak wildbg's API; "
+        description="A neural-network bot for backgammon and long nardy: the web board at `/` (play, analyse "
+        "a position, analyse a match) and this JSON API. `/move` and `/eval` speak wildbg's API; "
         "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs; `/v1/moves` and `/v1/evaluate` "
         "with `variant=long` long nardy Position IDs.\n\n" + limits_description(limits),
         version="0.1.0",
