@@ -93,7 +93,8 @@ HELP = """Commands:
   moves           every legal play of your roll
   resign          resign the game (a mars while you have borne off no checker), after asking
   help            this text
-  quit            leave"""
+  quit            leave
+The rules, for players: docs/long_nardy_rules.md, or /rules/long-nardy on the web board (nardy serve)."""
 
 
 class LongNardySession:

@@ -8,6 +8,7 @@
   holds the game token and sends it back), or of ``bot.doors.long_nardy_web`` for a long
   nardy game (``variant=long`` at ``/v1/game/new``, then its token), and ``GET /v1/game/board``
   to draw a position;
+- ``GET /rules/long-nardy``: the players' rules of long nardy (``bot.doors.web_rules``);
 - ``GET /docs``: Swagger UI served from the installed ``fastapi_offline`` package's
   assets under ``/docs-assets/`` instead of a CDN, so that it renders offline (the
   application's own CDN-backed ``/docs`` and ``/redoc`` routes are replaced).
@@ -33,6 +34,7 @@ from bot.doors import long_nardy_web as long_views
 from bot.doors import web_views as views
 from bot.doors.http_limits import BUSY_RESPONSES, TOO_LARGE_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
+from bot.doors.web_rules import add_rules_routes
 from bot.doors.web_views import BoardQuery, BoardView, GameRequest, GameView, NewGameRequest, PlayRequest, ResignRequest
 from bot.facade import Bot
 
@@ -153,6 +155,7 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
         return views.board(query)
 
     app.mount("/web", StaticFiles(directory=WEB_DIR), name="web")
+    add_rules_routes(app)  # /rules/long-nardy, the players' rules of long nardy
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

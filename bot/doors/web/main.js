@@ -20,7 +20,7 @@ for (const id of ["turn", "score", "pips", "cubeInfo", "positionId", "matchId", 
   "variant", "longCube", "length", "level", "newGame", "roll", "double", "confirm", "undo", "hint", "resign", "resignLevel", "take", "pass",
   "gameOver", "nextGame", "positionInput", "diceInput", "depth", "analyse", "results", "modePlay", "modeAnalyse",
   "modeMatch", "matchSteps", "candidates", "confirmResign", "resignYes", "resignNo", "tutor", "tutorTally",
-  "tutorWarning", "tutorText", "tutorBack", "tutorAnyway", "resignQuestion", "playControls",
+  "tutorWarning", "tutorText", "tutorBack", "tutorAnyway", "resignQuestion", "playControls", "rulesLink",
   "copyPosition", "copyMatch", "matInput", "matchDepth", "analyseMatch", "matchResults", "matchStats",
   "matchGames", "matchChart", "prevDecision", "nextDecision", "nextError", "decisionCount", "decisionDetail", "decisionList",
   "setup", "setupTools", "setupSide", "setupClear", "botResignation", "resignationText", "acceptResignation",
@@ -134,6 +134,7 @@ const gameOptions = () => {
   const long = el.variant.value === "long";
   el.length.disabled = long;
   el.longCube.disabled = !long;
+  play.render(); // the rules link follows the game chosen
 };
 el.variant.addEventListener("change", gameOptions);
 gameOptions();

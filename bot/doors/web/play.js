@@ -277,6 +277,7 @@ export class Play {
     const ui = this.ui, el = ui.el, v = this.view;
     const mine = v && !this.busy && !this.warned && v.turn === "human";
     el.playControls.hidden = !v; // no game yet: New game is the only thing to do
+    el.rulesLink.hidden = !(v ? v.variant === "long" : el.variant.value === "long");
     el.roll.disabled = !(mine && (v.phase === "roll" || v.phase === "opening"));
     el.double.disabled = !(mine && v.phase === "roll" && v.may_double);
     el.confirm.disabled = !this.complete();
