@@ -4,14 +4,17 @@ The layout is ``engine.render``'s text board: the board in the view of the side 
 who moves 24 -> 1 along the bottom (home board bottom right) with light checkers; the
 opponent's checkers are dark, its points 13..24 along the top. Bars are in the middle
 column (the side on roll's below), borne-off checkers in the right-hand tray (the side on
-roll's below), the dice of the roll in the right half of the board.
+roll's below), the dice of the roll in the right half of the board. Long nardy's boards draw
+the same way (points in the side on roll's numbering, its head top left, the opponent's
+bottom left), with empty bars.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import borne_off, validate_board
+from engine.board import borne_off
+from engine.variant import BACKGAMMON, Variant
 
 POINT = 24  # width of a point, pixels
 RADIUS = 11
@@ -97,10 +100,10 @@ def _die(image: np.ndarray, cx: int, cy: int, value: int) -> None:
         _disc(image, cx + dx * 6, cy + dy * 6, 2.2, PIP, rim=False)
 
 
-def draw_board(board: np.ndarray, dice: tuple[int, int] | None = None) -> np.ndarray:
-    """(HEIGHT, WIDTH, 3) = (300, 376, 3) uint8: ``board`` (26,) in the view of the side on roll, with its ``dice``
-    if it has rolled."""
-    board = validate_board(board)
+def draw_board(board: np.ndarray, dice: tuple[int, int] | None = None, variant: Variant = BACKGAMMON) -> np.ndarray:
+    """(HEIGHT, WIDTH, 3) = (300, 376, 3) uint8: ``board`` (26,) of ``variant`` in the view of the side on roll, with
+    its ``dice`` if it has rolled."""
+    board = variant.validate_board(board)
     image = np.empty((HEIGHT, WIDTH, 3), dtype=np.uint8)
     image[:] = FRAME
     image[MARGIN : HEIGHT - MARGIN, MARGIN : MARGIN + 2 * HALF + BAR] = FELT

@@ -1,17 +1,20 @@
 """Many cube-less money games stepped in lockstep on the batched engine: the state every environment here shares.
 
-Each game keeps its board in the view of the side on roll (docs/DESIGN.md), the dice
-that side rolled and its seat (0 or 1). The legal plays of every game's roll come
-from one ``engine.movegen.grouped_afterstates`` call; an action is an index into a game's own list
-of afterstates, in the order the generator returns them. A game ends when the mover
-bears off its last checker; it scores 1, 2 or 3 points (single, gammon, backgammon:
-``engine.match.winning_points``), the cube stays at 1 in the centre.
+The game is a ``engine.variant.Variant``, backgammon or long nardy: its start, opening
+rule, batched afterstate generator, flip and points are all that differ. Each game keeps
+its board in the view of the side on roll (docs/DESIGN.md), the dice that side rolled and
+its seat (0 or 1). The legal plays of every game's roll come from one call of the
+variant's generator; an action is an index into a game's own list of afterstates, in the
+order the generator returns them. A game ends when the mover bears off its last checker;
+it scores 1, 2 or 3 points (``Variant.winning_points``: single, gammon, backgammon; long
+nardy's oin and mars are 1 and 2), the cube stays at 1 in the centre.
 
 The observation of a game, for the side it is shown to (``observe``), is 30 int8
-values: the board from that side's view (26), the dice, larger first (2; 0 0 when
-that side is not on roll or the game is over), the cube value (1..64) and its owner
-(1 that side, -1 the other, 0 centred, as ``engine.render``). In these cube-less games
-the cube is always 1 in the centre; the two entries hold its place in the layout.
+values: the board from that side's view (26; long nardy has no bar, its entries 0 and 25
+are 0), the dice, larger first (2; 0 0 when that side is not on roll or the game is over),
+the cube value (1..64) and its owner (1 that side, -1 the other, 0 centred, as
+``engine.render``). In these cube-less games the cube is always 1 in the centre; the two
+entries hold its place in the layout.
 """
 
 from __future__ import annotations
@@ -20,13 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import flip
-from engine.board import START
 from engine.compiled import use_compiled_generator
-from engine.match import winning_points
-from engine.movegen import grouped_afterstates
+from engine.variant import BACKGAMMON, Variant, find_variant
 
-# GNU Backgammon's bound on the distinct plays of one roll (its MAX_MOVES): the size of the action space.
+# GNU Backgammon's bound on the distinct plays of one roll (its MAX_MOVES), the size of the action space, and long
+# nardy's too: a play is where each of the at most 15 occupied points' checkers end, at most C(15 + 3, 4) = 3060 ways
+# to share a double's four steps among 15 points (fewer points, or checkers stacked, or bearing off give fewer).
 MAX_ACTIONS = 3060
 OBSERVATION_SIZE = 30
 CUBE_VALUE, CUBE_OWNER = 28, 29  # where the cube sits in an observation
@@ -63,9 +65,24 @@ class Legal:
         return self.children[start : start + self.sizes[board]]
 
 
-def legal(boards: np.ndarray, dice: np.ndarray) -> Legal:
-    """The legal plays of each board (M, 26, mover's view) and roll (M, 2), from one batched generator call."""
-    children, parent, starts = grouped_afterstates(boards, dice)
+def game_of(variant: str | Variant) -> Variant:
+    """The ``Variant`` an environment plays: one, or its name or alias (``engine.variant.find_variant``).
+
+    ValueError for long nardy's last-roll rule, whose drawn games these environments do not score.
+    """
+    game = find_variant(variant) if isinstance(variant, str) else variant
+    if not isinstance(game, Variant):
+        raise TypeError(f"variant {variant!r}: expected a name such as 'backgammon' or 'long', or an engine Variant")
+    if game.rules is not None and game.rules.last_roll_draw:
+        raise ValueError(f"variant {game.title}: the environments play without the last-roll rule (no drawn games)")
+    return game
+
+
+def legal(boards: np.ndarray, dice: np.ndarray, variant: Variant = BACKGAMMON) -> Legal:
+    """The legal plays of each board (M, 26, mover's view) and roll (M, 2) of ``variant``, from one batched generator
+    call."""
+    children, parent = variant.afterstates(boards, dice)
+    starts = np.searchsorted(parent, np.arange(len(boards)))
     sizes = np.empty_like(starts)  # every board has at least one afterstate: the next board's start ends its rows
     np.subtract(starts[1:], starts[:-1], out=sizes[:-1])
     sizes[-1:] = len(parent) - starts[-1:]
@@ -144,22 +161,25 @@ class PrefixMasks:
 
 
 class Games:
-    """``count`` money games: boards (seen by the side on roll), dice and seat on roll, in numpy arrays."""
+    """``count`` money games of ``variant``: boards (seen by the side on roll), dice and seat on roll, in numpy
+    arrays."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, variant: Variant = BACKGAMMON) -> None:
         if not isinstance(count, (int, np.integer)) or isinstance(count, bool) or count < 1:
             raise ValueError(f"number of games {count!r}: expected a positive integer")
         self.count = int(count)
+        self.variant = variant
         use_compiled_generator()  # even one game's turns run compiled: far below numpy's cost per call
-        self.boards = np.repeat(START[None], self.count, axis=0)
+        self.boards = np.repeat(variant.start[None], self.count, axis=0)
         self.dice = np.ones((self.count, 2), dtype=np.int64)
         self.turn = np.zeros(self.count, dtype=np.int64)
 
     def start(self, index: np.ndarray, rng: np.random.Generator) -> None:
         """New games at ``index``: checkers at the start, the opening roll (each seat one die, ties again),
-        the higher die's seat on roll with both dice (``engine.match.opening_order``'s rule, for many games)."""
+        the higher die's seat on roll (``engine.match.opening_order``'s rule, for many games): with both dice, or,
+        where the first roll may be a double (long nardy's classic opening), with a roll of its own."""
         index = np.asarray(index, dtype=np.int64)
-        self.boards[index] = START
+        self.boards[index] = self.variant.start
         waiting = index
         while len(waiting):  # all games' opening rolls at once (one game draws as opening_order's callers do)
             rolled = rng.integers(1, 7, size=(len(waiting), 2))  # column s: seat s's die
@@ -168,6 +188,8 @@ class Games:
             self.turn[games] = rolled[:, 1] > rolled[:, 0]
             self.dice[games] = np.stack([rolled.max(axis=1), rolled.min(axis=1)], axis=1)
             waiting = waiting[~decided]
+        if self.variant.opening_doubles:
+            self.dice[index] = rng.integers(1, 7, size=(len(index), 2))
 
     def place(self, index: np.ndarray, boards: np.ndarray, dice: np.ndarray | None, rng: np.random.Generator) -> None:
         """Games ``index`` start from ``boards`` (len(index), 26), seat 0 on roll with ``dice`` (len(index), 2), or
@@ -186,9 +208,9 @@ class Games:
         index = np.asarray(index, dtype=np.int64)
         over = ~np.any(chosen > 0, axis=1)
         points = np.zeros(len(index), dtype=np.int64)
-        self.boards[index] = flip(chosen)
+        self.boards[index] = self.variant.flip(chosen)
         if over.any():  # scored where games ended only: few per step
-            points[over] = winning_points(chosen[over])
+            points[over] = self.variant.winning_points(chosen[over])
             self.boards[index[over]] = chosen[over]
         on = index[~over]
         self.turn[on] ^= 1

@@ -1,4 +1,9 @@
-"""``nardy/Backgammon-v0``: one agent plays cube-less money games against a fixed opponent (Gymnasium).
+"""``nardy/Backgammon-v0`` and ``nardy/LongNardy-v0``: one agent plays cube-less money games against a fixed opponent
+(Gymnasium).
+
+Both games are one environment, ``BackgammonEnv(variant=...)`` (``engine.variant``; ``LongNardyEnv``
+is the same for long nardy), and differ only in their rules: the board has no bar in long
+nardy, and a game scores oin or mars (1 or 2) where backgammon's scores 1, 2 or 3.
 
 The agent sits in seat 0; the opening roll decides who moves first (when the opponent
 does, its first play is made inside ``reset``). Every observation the agent gets is
@@ -8,9 +13,10 @@ order; ``info["action_mask"]`` (int8, ``MAX_ACTIONS`` long) marks the legal ones
 ``info["afterstates"]`` holds them ((n, 26), the agent's view right after its play).
 A roll that cannot be played still takes one step, action 0 (the board unchanged).
 ``step`` plays the agent's move, then the opponent's reply; the reward is 0 until the
-game ends, then the points won (+1, +2, +3) or lost (-1, -2, -3): single, gammon, backgammon.
+game ends, then the points won (+1, +2, +3) or lost (-1, -2, -3): single, gammon, backgammon
+(long nardy: 1 oin, 2 mars).
 
-An action of the action space outside the mask ends the game as a single game lost (reward -1,
+An action of the action space outside the mask ends the game as a single game (oin) lost (reward -1,
 ``info["illegal_action"]`` True) with an ``IllegalActionWarning``, as PettingZoo's classic games
 do, so that Gymnasium's ``check_env`` and learners that sample the whole action space play on;
 ``illegal_action="raise"`` raises ValueError instead. Anything that is not an action of the
@@ -18,7 +24,7 @@ space (an integer 0..MAX_ACTIONS-1) raises ValueError either way.
 
 ``reset(seed=...)`` seeds the one generator every die (and a random opponent) is drawn
 from, so the same seed and actions replay the same game. ``reset(options={"position": ...,
-"dice": ...})`` starts from a position instead, the agent on roll.
+"dice": ...})`` starts from a position instead (a Position ID of the game), the agent on roll.
 
 >>> env = BackgammonEnv("pubeval")
 >>> observation, info = env.reset(seed=0, options={"position": "4HPwATDgc/ABMA", "dice": "31"})
@@ -26,6 +32,10 @@ from, so the same seed and actions replay the same game. ``reset(options={"posit
 (16, [3, 1, 1, 0])
 >>> env.move_for_action(env.action_for_move("8/5 6/5"))
 '8/5 6/5'
+>>> long = LongNardyEnv("random")
+>>> _ = long.reset(seed=0, options={"position": "AAAB//wAAAP/+", "dice": "64"})
+>>> long.opponent.name, long.move_for_action(0)
+('random', '24/14')
 """
 
 from __future__ import annotations
@@ -44,18 +54,15 @@ from bot.envs.games import (
     Games,
     Legal,
     check_actions,
+    game_of,
     legal,
     observation_bounds,
     observe,
 )
-from bot.envs.opponents import OpponentSpec, action_of, opponent as make_opponent
-from bot.facade import check_game_on
-from engine import decode_position_id, flip
-from engine.board import validate_dice
-from engine.errors import quote
-from engine.notation import format_play, parse_move
-from engine.plays import legal_plays
-from engine.render import render_board
+from bot.envs.opponents import OpponentSpec, action_of, default_opponent, opponent as make_opponent
+from engine.board import CHECKERS, validate_dice
+from engine.errors import InvalidPositionError, quote
+from engine.variant import BACKGAMMON, Variant
 
 
 class IllegalActionWarning(UserWarning):
@@ -69,24 +76,30 @@ def observation_space() -> spaces.Box:
 
 
 class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
-    """Money games, cube-less, of an agent (seat 0) against ``opponent`` (``bot.envs.opponents.opponent``)."""
+    """Money games, cube-less, of ``variant`` (backgammon unless named; ``engine.variant.find_variant``'s names) of an
+    agent (seat 0) against ``opponent`` (``bot.envs.opponents.opponent``; default the game's hand-made player)."""
 
     # Annotated as gym.Env's is: without it, where gymnasium's types are missing, the values' join is object.
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
-        self, opponent: OpponentSpec = "pubeval", render_mode: str | None = None, illegal_action: str = "lose"
+        self,
+        opponent: OpponentSpec | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        variant: str | Variant = BACKGAMMON,
     ) -> None:
+        self.variant = game_of(variant)
         if illegal_action not in ("raise", "lose"):
             raise ValueError(f"illegal_action {illegal_action!r}: expected 'raise' or 'lose'")
         self.illegal_action = illegal_action
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: expected None, 'ansi' or 'rgb_array'")
         self.render_mode = render_mode
-        self.opponent = make_opponent(opponent)
+        self.opponent = make_opponent(default_opponent(self.variant) if opponent is None else opponent, self.variant)
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(MAX_ACTIONS)
-        self.games = Games(1)
+        self.games = Games(1, self.variant)
         self.moves: Legal | None = None  # the agent's legal plays; None before reset and after the game
 
     # ------------------------------------------------------------ the agent's view
@@ -95,7 +108,7 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
     def board(self) -> np.ndarray:
         """The board (26,) in the agent's view (on roll, or, once the game is over, as it ended)."""
         board = self.games.boards[0]
-        return board if self.games.turn[0] == 0 else flip(board)
+        return board if self.games.turn[0] == 0 else self.variant.flip(board)
 
     @property
     def dice(self) -> tuple[int, int] | None:
@@ -121,7 +134,8 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """A new game; ``options={"position": ..., "dice": ...}`` starts it from a position instead, the agent on roll.
 
-        ``position``: a GNU Backgammon Position ID or a board (26,) in the agent's view; ``dice``:
+        ``position``: a Position ID of the game (GNU Backgammon's, or long nardy's) or a board (26,) in the agent's
+        view; ``dice``:
         ``"31"`` or ``(3, 1)``, rolled from the seeded generator when absent. Bad ones raise
         ``engine.errors.InvalidPositionError`` / ``InvalidDiceError``.
         """
@@ -129,12 +143,13 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
         position, dice = start_options(options)
         if position is not None:
             rolls = None if dice is None else np.array([validate_dice(dice)])
-            self.games.place(np.zeros(1, np.int64), start_board(position)[None], rolls, self.np_random)
+            board = start_board(position, self.variant)
+            self.games.place(np.zeros(1, np.int64), board[None], rolls, self.np_random)
         else:
             self.games.start(np.zeros(1, dtype=np.int64), self.np_random)
             if self.games.turn[0] == 1:
                 self._opponent_moves()
-        self.moves = legal(self.games.boards, self.games.dice)
+        self.moves = legal(self.games.boards, self.games.dice, self.variant)
         return self._observation()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -157,25 +172,25 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
         if not ended:
             lost = self._opponent_moves()
             ended, reward = lost > 0, -float(lost)
-        self.moves = None if ended else legal(self.games.boards, self.games.dice)
+        self.moves = None if ended else legal(self.games.boards, self.games.dice, self.variant)
         observation, info = self._observation()
         return observation, reward, ended, False, info
 
     def _opponent_moves(self) -> int:
         """The opponent (on roll) plays; the points it won (0 if the game goes on)."""
-        moves = legal(self.games.boards, self.games.dice)
+        moves = legal(self.games.boards, self.games.dice, self.variant)
         choice = self.opponent.choose(self.games.boards, self.games.dice, moves, self.np_random)
         chosen = moves.children[moves.starts + choice]
         _, points = self.games.advance(np.zeros(1, np.int64), chosen, self.np_random)
         return int(points[0])
 
     def render(self) -> Any:
-        """'ansi': the board as text (``engine.render``); 'rgb_array': an image (``bot.envs.draw``). The agent's
-        view."""
+        """'ansi': the board as text (the game's ``Variant.render``); 'rgb_array': an image (``bot.envs.draw``). The
+        agent's view."""
         if self.render_mode == "ansi":
-            return render_board(self.board, dice=self.dice, names=("agent", self.opponent.name))
+            return self.variant.render(self.board, dice=self.dice, names=("agent", self.opponent.name))
         if self.render_mode == "rgb_array":
-            return draw_board(self.board, self.dice)
+            return draw_board(self.board, self.dice, self.variant)
         return None
 
     # ------------------------------------------------------------ notation
@@ -183,12 +198,12 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
     def action_for_move(self, move: str) -> int:
         """The action of a play in GNU Backgammon's notation (``"8/5 6/5"``, ``"bar/22*"``; ``""`` for no move).
 
-        Raise ``engine.errors.InvalidMoveError`` / ``IllegalMoveError`` as ``engine.notation.parse_move`` does.
+        Raise ``engine.errors.InvalidMoveError`` / ``IllegalMoveError`` as the game's ``Variant.parse_play`` does.
         """
         moves = self._require_game()
         dice = self.dice
         assert dice is not None
-        play = parse_move(move, self.board, dice)
+        play = self.variant.parse_play(move, self.board, dice)
         return action_of(moves.of(0), play.afterstate)
 
     def move_for_action(self, action: int) -> str:
@@ -197,14 +212,27 @@ class BackgammonEnv(gym.Env[np.ndarray, np.int64]):
         choice = check_actions(np.array([_space_index(action)]), moves)[0]
         dice = self.dice
         assert dice is not None
-        return notation_of(self.board, dice, moves.of(0)[choice])
+        return notation_of(self.board, dice, moves.of(0)[choice], self.variant)
 
 
-def notation_of(board: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray) -> str:
+class LongNardyEnv(BackgammonEnv):
+    """``nardy/LongNardy-v0``: ``BackgammonEnv`` playing long nardy, against its heuristic player unless named."""
+
+    def __init__(
+        self,
+        opponent: OpponentSpec | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "lose",
+        variant: str | Variant = "long_nardy",
+    ) -> None:
+        super().__init__(opponent, render_mode, illegal_action, variant)
+
+
+def notation_of(board: np.ndarray, dice: tuple[int, int], afterstate: np.ndarray, variant: Variant = BACKGAMMON) -> str:
     """The play of ``dice`` on ``board`` (mover's view) that leads to ``afterstate``, in GNU Backgammon's notation."""
-    for play in legal_plays(board, dice):
+    for play in variant.legal_plays(board, dice):
         if np.array_equal(play.afterstate, afterstate):
-            return format_play(play)
+            return variant.format_play(play)
     raise ValueError(f"afterstate {np.asarray(afterstate).tolist()}: not a legal play of {dice[0]}{dice[1]}")
 
 
@@ -218,10 +246,14 @@ def start_options(options: dict[str, Any] | None) -> tuple[Any, Any]:
     return position, dice
 
 
-def start_board(position: Any) -> np.ndarray:
-    """The board (26,) of a reset option's position, a Position ID or a board in the agent's view, with a game on;
-    ``engine.errors.InvalidPositionError`` otherwise."""
-    return check_game_on(decode_position_id(position) if isinstance(position, str) else position)
+def start_board(position: Any, variant: Variant = BACKGAMMON) -> np.ndarray:
+    """The board (26,) of a reset option's position, a Position ID of ``variant`` or a board in the agent's view, with
+    a game on; ``engine.errors.InvalidPositionError`` otherwise."""
+    board = variant.position.from_id(position) if isinstance(position, str) else variant.position(position)
+    for side, pips in zip(("side on roll", "opponent"), variant.pip_counts(board)):
+        if pips == 0:
+            raise InvalidPositionError(f"position: the {side} has borne off all {CHECKERS} checkers, the game is over")
+    return np.array(board.board)
 
 
 def _space_index(action: Any) -> int:

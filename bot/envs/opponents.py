@@ -2,17 +2,21 @@
 
 An opponent answers ``choose(boards, dice, moves, rng)``: for each board (M, 26, the
 opponent's own view, it is on roll) and roll (M, 2), the index of its play among the
-afterstates of ``moves`` (``bot.envs.games.Legal``, in action order). ``opponent(spec)``
-builds one from:
+afterstates of ``moves`` (``bot.envs.games.Legal``, in action order). ``opponent(spec, variant)``
+builds one for a game of ``variant`` (backgammon unless named) from:
 
 - ``"random"``: a uniformly random legal play (drawn from the environment's generator,
   so a seeded reset reproduces it);
-- ``"pubeval"``: Tesauro's pubeval (``bot.evaluation.pubeval``), batched;
-- a playing level of ``bot.play.levels`` (``"beginner"`` .. ``"world-class"``): the shipped bot
-  at that level; ``"expert"`` (0-ply, no noise) is scored in one batch, the others play
-  through ``bot.play.levels.LevelPlayer`` one board at a time;
-- a ``bot.evaluation.evaluator.Evaluator`` (its best-scored play, batched), a ``bot.play.levels.LevelPlayer``,
-  or a ``bot.play.match_play.Player`` (anything with ``choose_play(board, dice, state)``);
+- the game's hand-made player, its default: ``"pubeval"``, Tesauro's pubeval
+  (``bot.evaluation.pubeval``), for backgammon; ``"heuristic"``
+  (``bot.evaluation.long_nardy_heuristic``) for long nardy; both batched;
+- a playing level of ``bot.play.levels`` (``"beginner"`` .. ``"world-class"``): the game's shipped
+  network (``checkpoints/default.npz``, ``checkpoints/long_nardy.npz``) at that level, as
+  ``bot.play.levels.LevelPlayer`` plays money games (the level's search depth, its noise on
+  each play's equity drawn from the afterstate), every board of the batch at once;
+- a ``bot.evaluation.evaluator.Evaluator`` of the game (its best-scored play, batched), a
+  ``bot.play.levels.LevelPlayer``, or a ``bot.play.match_play.Player`` (anything with
+  ``choose_play(board, dice, state)``);
 - any callable ``f(board, dice, afterstates) -> int``: the board (26,) in its own view, the
   dice as a tuple, the afterstates (n, 26) in action order; it returns an action index.
 """
@@ -25,11 +29,15 @@ from typing import Callable, Protocol, Union
 import numpy as np
 
 from bot.equity.cube import CubeState
-from bot.evaluation.evaluator import Evaluator, best_children
-from bot.facade import Bot
-from bot.play.levels import LEVEL_NAMES, LevelPlayer, level_named
+from bot.evaluation.checkpoint import CheckpointError, load_network
+from bot.evaluation.evaluator import Evaluator, NetworkEvaluator, ProbabilityEvaluator, best_children
+from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from bot.evaluation.pubeval import Pubeval
+from bot.facade import Bot, search_filters, shipped_checkpoints
+from bot.play.levels import EQUITY_NOISE, LEVEL_NAMES, Level, LevelPlayer, board_noise, level_named
+from bot.search.nply import SearchEvaluator
 from bot.envs.games import Legal
+from engine.variant import BACKGAMMON, Variant
 
 PlayFunction = Callable[[np.ndarray, tuple[int, int], np.ndarray], int]
 MONEY = CubeState()
@@ -64,6 +72,29 @@ class EvaluatorOpponent:
         if len(boards) == 0:
             return np.zeros(0, dtype=np.int64)
         scores = self.evaluator.afterstate_scores(boards, moves.children, moves.parent)
+        return best_children(scores, moves.parent, len(boards)) - moves.starts
+
+
+class LevelOpponent:
+    """A network at a playing level, the whole batch at once: ``LevelPlayer``'s money play (the best equity at the
+    level's depth, plus its noise drawn from each afterstate) for either game."""
+
+    def __init__(self, evaluator: ProbabilityEvaluator, level: Level, name: str) -> None:
+        self.level, self.name = level, name
+        self.evaluator: Evaluator = (
+            evaluator if level.plies == 0 else SearchEvaluator(evaluator, level.plies, search_filters())
+        )
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
+        if len(boards) == 0:
+            return np.zeros(0, dtype=np.int64)
+        scores = self.evaluator.afterstate_scores(boards, moves.children, moves.parent)
+        if self.level.noise:
+            if self.level.deterministic:
+                noise = board_noise(moves.children, f"{self.level.name}:play", self.level.noise)
+            else:
+                noise = self.level.noise * rng.standard_normal(len(moves.children))
+            scores = scores + EQUITY_NOISE * noise
         return best_children(scores, moves.parent, len(boards)) - moves.starts
 
 
@@ -118,37 +149,68 @@ def shipped_bot() -> Bot:
     return Bot.load()
 
 
+# The shipped long nardy network's numpy export: beside the shipped backgammon bot's.
+LONG_NARDY_NETWORK = "long_nardy.npz"
+
+
+@lru_cache(maxsize=4)
+def shipped_evaluator(variant: Variant) -> ProbabilityEvaluator:
+    """The shipped network of ``variant``, loaded once per process: the backgammon bot's evaluator, or the long nardy
+    network (``long_nardy.npz`` beside the shipped bot); CheckpointError naming the file."""
+    if variant.name == BACKGAMMON.name:
+        return shipped_bot().evaluator
+    places = [path.with_name(LONG_NARDY_NETWORK) for path in shipped_checkpoints()]
+    path = next((place for place in places if place.is_file()), places[0])
+    network = load_network(path)
+    if network.encoding.game != variant.name:
+        raise CheckpointError(f"checkpoint {str(path)!r}: a {network.encoding.game} network, not a {variant.title} one")
+    return NetworkEvaluator(network, variant)
+
+
 OpponentSpec = Union[str, Evaluator, LevelPlayer, PlayFunction, Opponent, object]
 
+# Each game's hand-made players by name, the first its environments' default opponent.
+HAND_MADE: dict[str, dict[str, Callable[[Variant], Evaluator]]] = {
+    "backgammon": {"pubeval": lambda variant: Pubeval()},
+    "long_nardy": {"heuristic": HeuristicPlayer},
+}
 
-def opponent(spec: OpponentSpec) -> Opponent:
-    """The opponent ``spec`` names (see the module's docstring); ValueError or TypeError for anything else."""
+
+def default_opponent(variant: Variant) -> str:
+    """The name of the opponent an environment of ``variant`` plays when none is given: its hand-made player."""
+    return next(iter(HAND_MADE[variant.name]))
+
+
+def opponent(spec: OpponentSpec, variant: Variant = BACKGAMMON) -> Opponent:
+    """The opponent ``spec`` names for a game of ``variant`` (see the module's docstring); ValueError or TypeError for
+    anything else, and ValueError for an evaluator of the other game."""
     if isinstance(spec, str):
         key = spec.strip().lower()
+        hand_made = HAND_MADE[variant.name]
         if key == "random":
             return RandomOpponent()
-        if key == "pubeval":
-            return EvaluatorOpponent(Pubeval(), "pubeval")
+        if key in hand_made:
+            return EvaluatorOpponent(hand_made[key](variant), key)
         try:
             level = level_named(spec)
         except ValueError:
+            names = ", ".join(repr(name) for name in ("random", *hand_made))
             raise ValueError(
-                f"opponent {spec!r}: expected 'random', 'pubeval', a level "
-                f"({', '.join(LEVEL_NAMES)}), an evaluator, a player or a function"
+                f"opponent {spec!r}: expected {names}, a level ({', '.join(LEVEL_NAMES)}) for {variant.title}, "
+                "an evaluator, a player or a function"
             ) from None
-        bot = shipped_bot()
-        if level.plies == 0 and level.noise == 0.0:
-            return EvaluatorOpponent(bot.evaluator, f"{bot.name}-{level.name}")
-        return PlayerOpponent(LevelPlayer(bot, level), f"{bot.name}-{level.name}")
+        return LevelOpponent(shipped_evaluator(variant), level, f"nardy-{level.name}")
     if callable(getattr(spec, "choose", None)):
         return spec  # type: ignore[return-value]
     if isinstance(spec, Evaluator):
+        if spec.game.name != variant.name:
+            raise ValueError(f"opponent {type(spec).__name__}: scores {spec.game.title} boards, not {variant.title}")
         return EvaluatorOpponent(spec, type(spec).__name__)
     if callable(getattr(spec, "choose_play", None)):
         return PlayerOpponent(spec, str(getattr(spec, "name", type(spec).__name__)))
     if callable(spec):
         return FunctionOpponent(spec, getattr(spec, "__name__", "function"))  # type: ignore[arg-type]
     raise TypeError(
-        f"opponent {spec!r}: expected 'random', 'pubeval', a level name, an evaluator, a player "
-        f"or a function f(board, dice, afterstates) -> action"
+        f"opponent {spec!r}: expected 'random', {', '.join(repr(n) for n in HAND_MADE[variant.name])}, a level name, "
+        "an evaluator, a player or a function f(board, dice, afterstates) -> action"
     )

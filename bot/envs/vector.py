@@ -1,7 +1,9 @@
-"""N games of ``nardy/Backgammon-v0`` stepped in lockstep on the batched engine (a Gymnasium ``VectorEnv``).
+"""N games of ``nardy/Backgammon-v0`` or ``nardy/LongNardy-v0`` stepped in lockstep on the batched engine (a Gymnasium
+``VectorEnv``).
 
 Each game is the single environment's (``bot.envs.gym_env``): the agent in seat 0, cube-less
-money games against one opponent, the same observations, actions and rewards. A step
+money games of one variant (``LongNardyVectorEnv`` plays long nardy) against one opponent, the
+same observations, actions and rewards. A step
 plays the N agents' moves, the opponents' replies in one batch, restarts the games that
 ended (autoreset in the same step: ``metadata["autoreset_mode"]`` is ``SAME_STEP``; the
 ended game's last observation is ``infos["final_obs"]``, where ``infos["_final_obs"]``),
@@ -27,27 +29,34 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from bot.envs.games import MAX_ACTIONS, Games, Legal, PrefixMasks, check_actions, legal, observe
+from bot.envs.games import MAX_ACTIONS, Games, Legal, PrefixMasks, check_actions, game_of, legal, observe
 from bot.envs.gym_env import observation_space, start_board, start_options
-from bot.envs.opponents import OpponentSpec, opponent as make_opponent
-from engine import flip
+from bot.envs.opponents import OpponentSpec, default_opponent, opponent as make_opponent
 from engine.board import validate_dice
+from engine.variant import BACKGAMMON, Variant
 
 
 class BackgammonVectorEnv(VectorEnv):
-    """``num_envs`` money games, cube-less, of agents (seat 0) against ``opponent``
-    (``bot.envs.opponents.opponent``)."""
+    """``num_envs`` money games, cube-less, of ``variant`` (backgammon unless named) of agents (seat 0) against
+    ``opponent`` (``bot.envs.opponents.opponent``; default the game's hand-made player)."""
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int = 64, opponent: OpponentSpec = "pubeval", render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        num_envs: int = 64,
+        opponent: OpponentSpec | None = None,
+        render_mode: str | None = None,
+        variant: str | Variant = BACKGAMMON,
+    ) -> None:
+        self.variant = game_of(variant)
         if render_mode is not None:
             raise ValueError(
-                f"render_mode {render_mode!r}: the vector environment does not render (nardy/Backgammon-v0 does)"
+                f"render_mode {render_mode!r}: the vector environment does not render (the single environment does)"
             )
-        self.games = Games(num_envs)
+        self.games = Games(num_envs, self.variant)
         self.num_envs = self.games.count
-        self.opponent = make_opponent(opponent)
+        self.opponent = make_opponent(default_opponent(self.variant) if opponent is None else opponent, self.variant)
         self.single_observation_space = observation_space()
         self.single_action_space = spaces.Discrete(MAX_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -60,7 +69,7 @@ class BackgammonVectorEnv(VectorEnv):
         step (the games it won)."""
         boards = self.games.boards.copy()
         theirs = np.flatnonzero(self.games.turn)
-        boards[theirs] = flip(boards[theirs])
+        boards[theirs] = self.variant.flip(boards[theirs])
         return boards
 
     def _opponents_move(self, index: np.ndarray) -> np.ndarray:
@@ -68,7 +77,7 @@ class BackgammonVectorEnv(VectorEnv):
         if len(index) == 0:
             return np.zeros(0, dtype=np.int64)
         boards, dice = np.take(self.games.boards, index, axis=0), np.take(self.games.dice, index, axis=0)
-        moves = legal(boards, dice)
+        moves = legal(boards, dice, self.variant)
         choice = self.opponent.choose(boards, dice, moves, self.np_random)
         _, points = self.games.advance(index, np.take(moves.children, moves.starts + choice, axis=0), self.np_random)
         return points
@@ -79,7 +88,7 @@ class BackgammonVectorEnv(VectorEnv):
         self._opponents_move(index[self.games.turn[index] == 1])
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
-        self.moves = legal(self.games.boards, self.games.dice)
+        self.moves = legal(self.games.boards, self.games.dice, self.variant)
         sizes = self.moves.sizes
         infos = {"action_mask": self._masks.update(sizes), "legal_count": sizes.copy()}
         return observe(self.games.boards, self.games.dice), infos
@@ -100,7 +109,7 @@ class BackgammonVectorEnv(VectorEnv):
         if position is None:
             self._start(everyone)
         else:
-            boards = np.array([start_board(p) for p in self._each_game(position, "position")])
+            boards = np.array([start_board(p, self.variant) for p in self._each_game(position, "position")])
             rolls = None if dice is None else np.array([validate_dice(d) for d in self._each_game(dice, "dice")])
             self.games.place(everyone, boards, rolls, self.np_random)
         return self._observe()
@@ -143,3 +152,17 @@ class BackgammonVectorEnv(VectorEnv):
         if final is not None:
             infos["final_obs"], infos["_final_obs"] = final, over.copy()
         return observations, rewards, over, np.zeros(self.num_envs, dtype=bool), infos
+
+
+class LongNardyVectorEnv(BackgammonVectorEnv):
+    """``nardy/LongNardy-v0``'s vector form: ``BackgammonVectorEnv`` playing long nardy, against its heuristic player
+    unless named."""
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        opponent: OpponentSpec | None = None,
+        render_mode: str | None = None,
+        variant: str | Variant = "long_nardy",
+    ) -> None:
+        super().__init__(num_envs, opponent, render_mode, variant)
