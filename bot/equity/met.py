@@ -22,12 +22,18 @@ import json
 import pkgutil
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.errors import InvalidMatchError
 
+if TYPE_CHECKING:
+    from engine.variant import Variant
+
 TABLE_FILE = "met_kazaross_xg2.json"
+# Long nardy's table, built from the shipped long nardy bot's mars rate (docs/long_nardy_met.md).
+LONG_NARDY_TABLE_FILE = "met_long_nardy.json"
 
 
 @dataclass(frozen=True)
@@ -86,8 +92,22 @@ def _load(name: str) -> MatchEquityTable:
 
 @lru_cache(maxsize=None)
 def default_met() -> MatchEquityTable:
-    """The project's table (Kazaross-XG2), loaded once from the package data."""
+    """The project's backgammon table (Kazaross-XG2), loaded once from the package data."""
     return _load(TABLE_FILE)
+
+
+@lru_cache(maxsize=None)
+def _long_nardy_met() -> MatchEquityTable:
+    return _load(LONG_NARDY_TABLE_FILE)
+
+
+def met_for(variant: str | Variant) -> MatchEquityTable:
+    """The table of a game, by its ``Variant`` or any name ``engine.variant.find_variant`` knows: backgammon's
+    ``default_met``, or long nardy's (``met_long_nardy.json``); InvalidOptionError for an unknown name."""
+    from engine.variant import find_variant
+
+    name = find_variant(variant).name if isinstance(variant, str) else variant.name
+    return _long_nardy_met() if name == "long_nardy" else default_met()
 
 
 def mwc(away_me: int, away_opp: int, post_crawford: bool = False) -> float:
