@@ -22,7 +22,7 @@ import numpy as np
 
 from bot.evaluation.evaluator import Evaluator, RandomEvaluator
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
-from bot.play.long_nardy import DEFAULT_CHECKPOINT, load_long_nardy_player
+from bot.facade import Bot, default_long_nardy_checkpoint
 from bot.search.nply import SearchEvaluator, candidates_filter
 from training.evaluate import evaluate
 from training.ship import write_json_atomically
@@ -30,7 +30,9 @@ from training.ship import write_json_atomically
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT, help="long nardy network (.npz or .pt)")
+    parser.add_argument(
+        "--checkpoint", type=Path, default=default_long_nardy_checkpoint(), help="long nardy network (.npz or .pt)"
+    )
     parser.add_argument("--games", type=int, default=400, help="games against each opponent (even)")
     parser.add_argument(
         "--plies", type=int, default=0, help="the network's search depth (1: its best 8 plays at 1-ply)"
@@ -39,7 +41,7 @@ def main() -> None:
     parser.add_argument("--record", action="store_true", help="write the figures into the checkpoint's .json")
     args = parser.parse_args()
 
-    network = load_long_nardy_player(args.checkpoint)
+    network = Bot.load(args.checkpoint, variant="long_nardy").evaluator
     player: Evaluator = network if args.plies == 0 else SearchEvaluator(network, args.plies, candidates_filter(8))
     opponents: dict[str, Evaluator] = {
         "random": RandomEvaluator(np.random.default_rng([args.seed, 1]), network.game),

@@ -32,7 +32,6 @@ NOT_LOADED = (
     "bot.doors.external",
     "bot.doors.http_app",
     "bot.doors.long_nardy_command",
-    "bot.play.long_nardy",
     "bot.evaluation.long_nardy_encoding",
     "engine.long_nardy",
     "engine.game",

@@ -2,7 +2,8 @@
 
 The door's view (``bot.doors.http_views.cube``) asks the facade, which asks
 ``bot.search.cube_decision``; that takes probabilities (or exact cube values) from
-``bot.evaluation`` and prices them with ``bot.equity.cube``. Every call made while
+``bot.evaluation`` and prices them with ``bot.equity.cube``. A long nardy request
+(``bot.doors.long_nardy_views.cube``) asks long nardy's ``Bot`` the same way. Every call made while
 answering is traced, and each must stay in its caller's layer or go below it.
 """
 
@@ -15,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from bot import Bot
-from bot.doors.http_views import PositionQuery, cube
+from bot.doors import long_nardy_views
+from bot.doors.http_views import EvaluateQuery, PositionQuery, cube
+from bot.facade import default_long_nardy_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 RANK = {"engine": 0, "equity": 1, "evaluation": 2, "search": 3, "facade": 4, "play": 5, "doors": 6}
@@ -67,3 +70,21 @@ def test_a_cube_request_never_calls_back_up(position, plies):
     bot = Bot.load()
     query = PositionQuery(position=position, plies=plies)
     assert upward_calls(lambda: cube(bot, query)) == []
+
+
+@pytest.mark.skipif(not default_long_nardy_checkpoint().is_file(), reason="no shipped long nardy network")
+@pytest.mark.parametrize("plies", [0, 1])
+def test_a_long_nardy_cube_request_passes_through_the_bot_and_never_calls_back_up(plies):
+    bot = Bot.load(variant="long")
+    query = EvaluateQuery(position="ACBUH/wCQAk/+", plies=plies, variant="long")
+    called: list[str] = []
+    real = Bot.evaluate
+
+    def evaluate(self, *args, **kwargs):
+        called.append(self.variant.name)
+        return real(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Bot, "evaluate", evaluate)
+        assert upward_calls(lambda: long_nardy_views.cube(bot, query)) == []
+    assert called == ["long_nardy"]

@@ -14,14 +14,18 @@ from bot.equity.cube import CubeState, Owner, cube_decision, swap_state
 from bot.evaluation.evaluator import NetworkEvaluator, choose_afterstates
 from bot import facade
 from bot.search.nply import InvalidSearchError, probabilities_at
-from bot.facade import ONE_PLY_CANDIDATES, Bot, default_checkpoint
+from bot.facade import ONE_PLY_CANDIDATES, Bot, Bots, default_checkpoint
 from bot.evaluation.network import NetworkConfig
 from training.torch_network import ValueNetwork
 from bot.equity.outcomes import equity, invert
 from bot.doors.situation import parse_position
 from bot.equity.resign import InvalidResignationError, accept_resignation, offer_resignation
 from engine.board import START, flip
-from engine.errors import InvalidDiceError, InvalidMatchError, InvalidPositionError
+from engine.errors import InvalidDiceError, InvalidMatchError, InvalidOptionError, InvalidPositionError
+from engine.long_nardy import LongPosition
+from engine.long_nardy import legal_plays as long_legal_plays
+from engine.position import Position
+from engine.variant import BACKGAMMON, LONG_NARDY
 from engine.notation import format_play
 from engine.plays import legal_plays
 from engine.position_id import decode_position_id
@@ -267,3 +271,98 @@ def test_an_xgid_gives_board_dice_score_and_cube():
 def test_bad_positions_name_the_text(text, error, named):
     with pytest.raises(error, match=named.replace("/", ".").replace("!", ".")):
         parse_position(text)
+
+
+# ---------------------------------------------------------------- long nardy
+
+
+@pytest.fixture(scope="module")
+def long_bot() -> Bot:
+    torch.manual_seed(1)
+    return Bot(NetworkEvaluator(ValueNetwork(NetworkConfig("long_nardy", (16,))).eval(), LONG_NARDY))
+
+
+def long_midgame() -> np.ndarray:
+    """A long nardy position eight moves into a game, each side with two or three checkers off its head."""
+    return LongPosition.from_id("ICAgP/wCQAD/+").board
+
+
+def test_a_long_nardy_bot_ranks_every_legal_play_of_its_game(long_bot):
+    board = long_midgame()
+    plays = long_legal_plays(board, (6, 5))
+    ranked = long_bot.rank_plays(board, (6, 5))
+    assert long_bot.variant is LONG_NARDY
+    assert {r.notation for r in ranked} == {LONG_NARDY.format_play(p) for p in plays}
+    assert [r.equity for r in ranked] == sorted((r.equity for r in ranked), reverse=True)
+    best = ranked[0]
+    assert isinstance(best.position, LongPosition) and np.array_equal(best.position.board, best.afterstate)
+    assert best.probabilities[2] == 0.0 and best.probabilities[4] == 0.0  # long nardy has no backgammons
+    win, win_mars, lose_mars = best.game_probabilities
+    assert (win, win_mars, lose_mars) == (best.probabilities[0], best.probabilities[1], best.probabilities[3])
+    assert best.equity == pytest.approx(2 * win - 1 + win_mars - lose_mars, abs=1e-6)
+    deeper = long_bot.rank_plays(board, (6, 5), plies=1, top=2)
+    assert len(deeper) == 2 and deeper[0].plies == 1 and deeper[0].notation in {r.notation for r in ranked}
+
+
+def test_long_nardy_probabilities_are_the_networks_before_the_roll_without_backgammons(long_bot):
+    board = long_midgame()
+    five = long_bot.probabilities(board)
+    network = invert(probabilities_at(long_bot.evaluator, LONG_NARDY.flip(board)[None], 0)[0])
+    np.testing.assert_allclose(five[[0, 1, 3]], network[[0, 1, 3]], atol=1e-6)
+    assert five[2] == 0.0 and five[4] == 0.0
+
+
+def test_the_long_nardy_cube_is_the_model_on_a_race_of_the_movers_pips(long_bot):
+    board = long_midgame()
+    pips = LONG_NARDY.pip_counts(board)[0]
+    efficiency = min(max(0.55 + 0.00125 * pips, 0.6), 0.7)
+    owned = CubeState(cube=2, owner=Owner.ME)
+    decision = long_bot.cube_decision(board, owned)
+    expected = cube_decision(board, long_bot.probabilities(board), owned, efficiency=efficiency)
+    assert decision.cube_efficiency == pytest.approx(efficiency)
+    assert (decision.verdict, decision.no_double, decision.double_take) == (
+        expected.verdict,
+        pytest.approx(expected.no_double),
+        pytest.approx(expected.double_take),
+    )
+    evaluation = long_bot.evaluate(board, plies=1)
+    assert evaluation.plies == 1 and evaluation.cube.cube_efficiency == pytest.approx(efficiency)
+    assert long_bot.should_double(board) == long_bot.cube_decision(board).should_double
+
+
+def test_long_nardy_resigns_a_single_game_or_a_mars_and_nothing_more(long_bot):
+    board = long_midgame()
+    mars = long_bot.resign_decision(board, level=2)
+    assert mars.side_on_roll_accepts.equity_accept == pytest.approx(2.0)  # the opponent gives up a mars
+    assert mars.opponent_accepts.equity_accept == pytest.approx(2.0)
+    assert mars.offer.level in (None, 1, 2)
+    with pytest.raises(InvalidResignationError, match=r"level 3: expected 1 \(oin\) or 2 \(mars\)"):
+        long_bot.resign_decision(board, level=3)
+
+
+def test_a_position_of_the_other_game_is_refused_by_name(bot, long_bot):
+    with pytest.raises(InvalidPositionError, match="is a backgammon position, expected a long nardy one"):
+        long_bot.rank_plays(Position(START), (3, 1))
+    with pytest.raises(InvalidPositionError, match="is a long nardy position, expected a backgammon one"):
+        bot.evaluate(LongPosition(LONG_NARDY.start))
+
+
+def test_bots_keep_the_bots_given_and_load_each_other_game_once(bot, long_bot, monkeypatch):
+    loaded: list[str] = []
+
+    def load(cls, checkpoint=None, variant=BACKGAMMON):
+        loaded.append(variant.name)
+        return long_bot
+
+    monkeypatch.setattr(Bot, "load", classmethod(load))
+    bots = Bots(bot)
+    assert bots["bg"] is bot and bots[BACKGAMMON] is bot and loaded == []
+    threads = [threading.Thread(target=lambda: bots["long"]) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert bots["Long-Nardy"] is long_bot and loaded == ["long_nardy"]
+    assert sorted(bots) == ["backgammon", "long_nardy"]
+    with pytest.raises(InvalidOptionError, match="variant 'chess'"):
+        bots["chess"]

@@ -16,7 +16,7 @@ from bot.evaluation.evaluator import NetworkEvaluator, RandomEvaluator, choose_a
 from engine.variant import BACKGAMMON, LONG_NARDY, find_variant, long_nardy_variant
 from bot.evaluation.long_nardy_encoding import swapped_columns
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
-from bot.play.long_nardy import best_play, load_long_nardy_player, rank_plays
+from bot.facade import Bot, default_long_nardy_checkpoint
 from bot.evaluation.network import Network, NetworkConfig
 from engine.long_nardy import START, Rules, encode_long_position_id, flip, legal_plays
 from training.__main__ import main as training_main
@@ -127,7 +127,7 @@ def test_smoke_run_writes_checkpoints_and_resumes(trained, tmp_path):
 
 
 def test_a_network_trained_for_seconds_beats_a_random_player(trained):
-    player = load_long_nardy_player(trained / LATEST)
+    player = Bot.load(trained / LATEST, variant="long").evaluator
     result = evaluate(player, RandomEvaluator(np.random.default_rng(3), LONG_NARDY), 100, seed=5)
     assert result.ppg > 0.0, result.summary()
 
@@ -144,12 +144,12 @@ def test_players_of_different_games_do_not_meet():
 
 @pytest.mark.parametrize("plies", [0, 1])
 def test_the_bot_picks_a_legal_play_and_ranks_them_all(trained, plies):
-    player = load_long_nardy_player(trained / LATEST)
+    bot = Bot.load(trained / LATEST, variant="long")
     for board in self_play_boards(40, seed=2)[::8]:
         for dice in ((3, 3), (6, 5), (2, 1)):
             legal = {play.afterstate.tobytes() for play in legal_plays(board, dice)}
-            assert best_play(player, board, dice, plies).afterstate.tobytes() in legal
-            ranked = rank_plays(player, board, dice, plies)
+            assert bot.best_play(board, dice, plies).afterstate.tobytes() in legal
+            ranked = bot.rank_plays(board, dice, plies)
             assert len(ranked) == len(legal)
             assert [r.equity for r in ranked if r.plies == ranked[0].plies] == sorted(
                 (r.equity for r in ranked if r.plies == ranked[0].plies), reverse=True
@@ -163,7 +163,7 @@ def test_a_backgammon_network_is_not_loaded_as_a_long_nardy_one(tmp_path):
     config = NetworkConfig("extended", (4,))
     export_numpy(tmp_path / "bg.npz", config, ValueNetwork(config).state_dict())
     with pytest.raises(CheckpointError, match="not a long nardy one"):
-        load_long_nardy_player(tmp_path / "bg.npz")
+        Bot.load(tmp_path / "bg.npz", variant="long")
     assert load_network(tmp_path / "bg.npz").encoding.game == "backgammon"
 
 
@@ -202,14 +202,12 @@ def test_training_evaluate_command_knows_the_game(trained, capsys):
 
 
 def test_the_shipped_long_nardy_network_plays_by_default():
-    from bot.play.long_nardy import default_long_nardy_checkpoint
-
     if not default_long_nardy_checkpoint().is_file():
         pytest.skip("no shipped long nardy network (python -m training ship --to checkpoints/long_nardy.pt)")
-    player = load_long_nardy_player()
-    assert player.game is LONG_NARDY and isinstance(player.network, Network)
-    assert player.network.encoding.name == "long_nardy"
-    assert best_play(player, START, (6, 6)).afterstate[18] == 2  # E1: 24/18(2) is the only play
+    bot = Bot.load(variant="long")
+    assert bot.variant is LONG_NARDY and isinstance(bot.evaluator.network, Network)
+    assert bot.evaluator.network.encoding.name == "long_nardy"
+    assert bot.best_play(START, (6, 6)).afterstate[18] == 2  # E1: 24/18(2) is the only play
 
 
 def test_a_long_nardy_network_is_refused_as_a_backgammon_bot_and_ships_without_the_speed_gate(

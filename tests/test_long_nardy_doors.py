@@ -11,7 +11,7 @@ import pytest
 from bot.doors.cli import run
 from bot.doors.http_app import create_app
 from bot.doors.long_nardy_command import BOT, LongNardySession
-from bot.play.long_nardy import best_play, load_long_nardy_player, position_probabilities, rank_plays
+from bot.facade import Bot
 from conftest import tiny_bot
 from engine.game import Phase
 from engine.long_nardy import START, LongGame, LongPosition, Rules, encode_long_position_id, flip
@@ -53,24 +53,24 @@ def client() -> TestClient:
 
 
 @pytest.fixture(scope="module")
-def player():
-    return load_long_nardy_player()
+def long_bot() -> Bot:
+    return Bot.load(variant="long")
 
 
 # ---------------------------------------------------------------- HTTP API
 
 
-def test_moves_of_a_long_position_are_the_long_networks_ranking(client, player):
+def test_moves_of_a_long_position_are_the_long_networks_ranking(client, long_bot):
     answer = client.get("/v1/moves", params={"variant": "long", "position": START_ID, "dice": "31"})
     assert answer.status_code == 200
     body = answer.json()
     assert body["variant"] == "long" and body["position_id"] == START_ID and body["dice"] == [3, 1]
-    ranked = rank_plays(player, START, (3, 1))
-    assert [m["move"] for m in body["moves"]] == [r.move for r in ranked]
+    ranked = long_bot.rank_plays(START, (3, 1))
+    assert [m["move"] for m in body["moves"]] == [r.notation for r in ranked]
     first, best = body["moves"][0], ranked[0]
     assert first["play"] == [{"from": s.src, "to": s.dst} for s in best.play.steps]
-    assert first["position_id"] == best.position_id
-    win, win_mars, lose_mars = best.probabilities
+    assert first["position_id"] == LongPosition(flip(best.afterstate)).id
+    win, win_mars, lose_mars = best.game_probabilities
     assert first["probabilities"] == pytest.approx(
         {"win": win, "winG": win_mars, "winBg": 0.0, "loseG": lose_mars, "loseBg": 0.0}
     )
@@ -87,11 +87,11 @@ def test_moves_at_one_ply_keep_top_and_read_a_space_as_plus(client):
     assert len(moves) == 1 and moves[0]["plies"] == 1
 
 
-def test_evaluate_a_long_position_gives_mars_probabilities_and_money_equities(client, player):
+def test_evaluate_a_long_position_gives_mars_probabilities_and_money_equities(client, long_bot):
     answer = client.get("/v1/evaluate", params={"variant": "long", "position": START_ID})
     assert answer.status_code == 200
     body = answer.json()
-    five = position_probabilities(player, START)
+    five = long_bot.probabilities(START)
     assert body["variant"] == "long" and body["mwc"] is None and body["plies"] == 0
     assert body["probabilities"]["win"] == pytest.approx(five[0])
     assert body["probabilities"]["winBg"] == 0.0 and body["probabilities"]["loseBg"] == 0.0
@@ -99,14 +99,12 @@ def test_evaluate_a_long_position_gives_mars_probabilities_and_money_equities(cl
     assert -3.0 < body["cubeful_equity"] < 3.0
 
 
-def test_cube_of_a_long_position_is_the_money_decision_on_its_networks_probabilities(client, player):
-    from bot.play.long_nardy import money_cube_decision
-
+def test_cube_of_a_long_position_is_the_money_decision_on_its_networks_probabilities(client, long_bot):
     board = LongPosition.from_id(DOUBLE_TAKE_ID).board
     answer = client.get("/v1/cube", params={"variant": "long", "position": DOUBLE_TAKE_ID})
     assert answer.status_code == 200
     body = answer.json()
-    decision = money_cube_decision(board, position_probabilities(player, board))
+    decision = long_bot.cube_decision(board)
     assert body["variant"] == "long" and body["mwc"] is None
     assert (body["decision"], body["should_double"], body["should_take"]) == ("DOUBLE_TAKE", True, True)
     assert body["decision"] == decision.verdict.value
@@ -163,16 +161,16 @@ def test_hint_refuses_a_long_position_with_no_game_on(position, named):
     assert err.getvalue().startswith(f"error: long nardy position {position!r}: {named}")
 
 
-def test_hint_takes_variant_long_as_the_game(player):
+def test_hint_takes_variant_long_as_the_game(long_bot):
     out = io.StringIO()
     assert run(["hint", "--variant", "long", START_ID, "65"], stdout=out) == 0
     assert "24/13" in out.getvalue()
 
 
-def session(player, typed: str, seed: int = 1) -> tuple[LongNardySession, io.StringIO]:
+def session(long_bot, typed: str, seed: int = 1) -> tuple[LongNardySession, io.StringIO]:
     out = io.StringIO()
     rules = Rules(cube="doubling")
-    return LongNardySession(player, np.random.default_rng(seed), io.StringIO(typed), out, rules=rules), out
+    return LongNardySession(long_bot, np.random.default_rng(seed), io.StringIO(typed), out, rules=rules), out
 
 
 def bot_on_roll(position_id: str) -> LongGame:
@@ -182,7 +180,7 @@ def bot_on_roll(position_id: str) -> LongGame:
     )
 
 
-def test_play_with_the_cube_the_bot_takes_a_double_at_the_start(player):
+def test_play_with_the_cube_the_bot_takes_a_double_at_the_start(long_bot):
     out = io.StringIO()
     status = run(
         ["play", "--variant", "long", "--cube", "--seed", "3"],
@@ -196,40 +194,40 @@ def test_play_with_the_cube_the_bot_takes_a_double_at_the_start(player):
     assert "You leave the game." in text
 
 
-def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(player):
+def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(long_bot):
     game = bot_on_roll(DOUBLE_TAKE_ID)
-    play, out = session(player, "hint\npass\n")
+    play, out = session(long_bot, "hint\npass\n")
     assert play.run(game) == 0
     text = out.getvalue()
     assert "nardy doubles to 2." in text and "take:" in text and "nardy wins 1 point (double passed)." in text
 
 
-def test_a_taken_double_turns_the_cube_and_the_game_goes_on(player):
-    play, out = session(player, "take\nquit\n")
+def test_a_taken_double_turns_the_cube_and_the_game_goes_on(long_bot):
+    play, out = session(long_bot, "take\nquit\n")
     assert play.run(bot_on_roll(DOUBLE_TAKE_ID)) == 0
     text = out.getvalue()
     assert "nardy doubles to 2." in text and "nardy rolls" in text and "cube 2, owned by you" in text
 
 
-def test_the_bot_does_not_double_a_position_too_good_to_double(player):
-    play, out = session(player, "quit\n")
+def test_the_bot_does_not_double_a_position_too_good_to_double(long_bot):
+    play, out = session(long_bot, "quit\n")
     play.run(bot_on_roll(TOO_GOOD_ID))
     assert "doubles" not in out.getvalue()
     assert "nardy wins" in out.getvalue() or "nardy rolls" in out.getvalue()
 
 
-def test_a_whole_money_game_with_the_cube_ends_with_a_result(player, monkeypatch):
+def test_a_whole_money_game_with_the_cube_ends_with_a_result(long_bot, monkeypatch):
     """The person rolls, takes every double and plays the bot's own choice: the game ends with a result."""
 
     def answer(self, prompt):
         return "take" if prompt.startswith("Take") else "n" if prompt.startswith("Play another") else "roll"
 
     def bots_choice(self, game):
-        return game.move(best_play(self.player, game.board, game.dice))
+        return game.move(self.bot.best_play(game.board, game.dice).play)
 
     monkeypatch.setattr(LongNardySession, "_line", answer)
     monkeypatch.setattr(LongNardySession, "_ask", bots_choice)
-    play, out = session(player, "", seed=5)
+    play, out = session(long_bot, "", seed=5)
     assert play.run() == 0
     text = out.getvalue()
     assert "nardy doubles to 2." in text

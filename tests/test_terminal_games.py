@@ -13,7 +13,6 @@ import pytest
 from bot.doors.long_nardy_command import LongNardySession
 from bot.doors.terminal import TerminalSession
 from bot.facade import Bot
-from bot.play.long_nardy import load_long_nardy_player
 from engine.long_nardy import Rules
 from engine.long_nardy.board import START as LONG_START
 from engine.long_nardy.render import render_long_board
@@ -108,8 +107,8 @@ def test_a_finished_match_offers_no_other_game(nardy):
 
 
 @pytest.fixture(scope="module")
-def long_player():
-    return load_long_nardy_player()
+def long_player() -> Bot:
+    return Bot.load(variant="long")
 
 
 LONG_TURN = ("Roll or double (", "Your move (")  # the person's first prompt with the cube, whoever opens

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Optional
+from typing import TYPE_CHECKING, Annotated, Any, AsyncIterator, Optional, Sequence
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -55,7 +55,7 @@ from bot.doors.http_views import (
     ResignQuery,
     ResignResponse,
 )
-from bot.facade import Bot
+from bot.facade import Bot, Bots
 from engine.errors import BackgammonError, quote
 
 if TYPE_CHECKING:
@@ -200,8 +200,10 @@ def limits_description(limits: Limits) -> str:
     )
 
 
-def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
-    """The FastAPI application serving ``bot`` within ``limits`` (default ``Limits()``)."""
+def create_app(bot: Bot, limits: Optional[Limits] = None, others: Sequence[Bot] = ()) -> FastAPI:
+    """The FastAPI application serving ``bot`` and ``others`` (one bot per game, ``bot.facade.Bots``: a game's
+    bot not given is its shipped one, loaded on first use) within ``limits`` (default ``Limits()``)."""
+    bots = Bots(bot, *others)
     limits = limits or Limits()
     queue = HeavyQueue(limits)
 
@@ -223,6 +225,7 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
     )
     app.state.heavy_queue = queue
     app.state.limits = limits
+    app.state.bots = bots
     _install_error_handlers(app)
     _install_size_limit(app)
     app.add_middleware(BodyDeadline, seconds=limits.body_timeout)
@@ -242,7 +245,7 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
         """Legal plays ranked with probabilities and equities (dice from the query or the IDs); ``variant=long``:
         long nardy."""
         if query.variant == "long":
-            return await compute(request, query.plies > 0, lambda: long_nardy_views.moves(query))
+            return await compute(request, query.plies > 0, lambda: long_nardy_views.moves(bots["long_nardy"], query))
         return await compute(request, query.plies > 0, lambda: views.moves(bot, query))
 
     @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
@@ -250,7 +253,7 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
         """Double / no double for the side on roll and take / pass for its opponent, with equities; ``variant=long``:
         long nardy, money play with a centred cube."""
         if query.variant == "long":
-            return await compute(request, query.plies > 0, lambda: long_nardy_views.cube(query))
+            return await compute(request, query.plies > 0, lambda: long_nardy_views.cube(bots["long_nardy"], query))
         return await compute(request, query.plies > 0, lambda: views.cube(bot, query))
 
     @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])
@@ -258,7 +261,7 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
         """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll; ``variant=long``:
         long nardy."""
         if query.variant == "long":
-            return await compute(request, query.plies > 0, lambda: long_nardy_views.evaluate(query))
+            return await compute(request, query.plies > 0, lambda: long_nardy_views.evaluate(bots["long_nardy"], query))
         return await compute(request, query.plies > 0, lambda: views.evaluate(bot, query))
 
     @app.get("/v1/resign", response_model=ResignResponse, responses=_ERRORS, tags=["positions"])
@@ -271,7 +274,7 @@ def create_app(bot: Bot, limits: Optional[Limits] = None) -> FastAPI:
     add_cube_matrix_route(app, bot)
     from bot.doors.web_app import add_web_routes  # the web board at /, /v1/game/..., /docs offline
 
-    add_web_routes(app, bot)
+    add_web_routes(app, bots)
     from bot.doors.analysis_app import add_analysis_routes  # POST /v1/analyze, GET /v1/rollout
 
     add_analysis_routes(app, bot)

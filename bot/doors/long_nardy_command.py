@@ -1,6 +1,6 @@
 """Long nardy at the command line: ``nardy hint --game long-nardy POSITION DICE`` and ``nardy play --game long-nardy``.
 
-Only parsing, calling ``bot.play.long_nardy`` and printing, as the backgammon doors do.
+Only parsing, calling long nardy's ``Bot`` (``bot.facade``) and printing, as the backgammon doors do.
 Positions are long nardy Position IDs (13 characters, docs/long_nardy.md), seen by the
 side on roll; probabilities are the mover's after its play. Money play with the default
 rule flags, the doubling cube when asked for (``--cube``); no matches.
@@ -16,16 +16,8 @@ import numpy as np
 
 from bot.doors.terminal import yes_or_no
 from bot.doors.text import depth_drop
-from bot.equity.cube import CubeDecision, Owner, verdict_words
-from bot.evaluation.evaluator import ProbabilityEvaluator
-from bot.play.long_nardy import (
-    RankedPlay,
-    best_play,
-    load_long_nardy_player,
-    money_cube_decision,
-    position_probabilities,
-    rank_plays,
-)
+from bot.equity.cube import CubeDecision, CubeState, Owner, verdict_words
+from bot.facade import Bot, RankedPlay
 from engine.board import validate_dice
 from engine.errors import BackgammonError, quote
 from engine.game import Phase
@@ -56,10 +48,10 @@ def format_long_ranked_plays(ranked: list[RankedPlay], top: int) -> list[str]:
     for rank, play in enumerate(ranked[:top], start=1):
         if rank > 1 and play.plies < ranked[rank - 2].plies:
             lines.append(depth_drop(ranked[rank - 2].plies, play.plies))
-        win, win_mars, lose_mars = play.probabilities
+        win, win_mars, lose_mars = play.game_probabilities
         difference = "" if rank == 1 else f" ({play.equity - best:+.3f})"
         lines.append(
-            f"{rank:>3}. {play.move or '(no move)':<28} {play.equity:+.3f}{difference:<9} "
+            f"{rank:>3}. {play.notation or '(no move)':<28} {play.equity:+.3f}{difference:<9} "
             f"{win:.3f}   {win_mars:.3f}      {lose_mars:.3f}  {play.plies:>3}"
         )
     return lines
@@ -72,8 +64,8 @@ def run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     position = LongPosition.from_id(args.position)
     check_game_on(position.board, f"long nardy position {quote(args.position)}")
     dice = validate_dice(args.dice)
-    player = load_long_nardy_player(args.checkpoint)
-    ranked = rank_plays(player, position.board, dice, args.plies)
+    bot = Bot.load(args.checkpoint, variant="long_nardy")
+    ranked = bot.rank_plays(position, dice, args.plies, top=args.top)
     mover, opponent = pip_counts(position.board)
     lines = [
         f"Long nardy Position ID: {position.id}",
@@ -108,7 +100,7 @@ class LongNardySession:
 
     def __init__(
         self,
-        player: ProbabilityEvaluator,
+        bot: Bot,
         rng: np.random.Generator,
         stdin: TextIO,
         stdout: TextIO,
@@ -116,13 +108,13 @@ class LongNardySession:
         rules: Rules | None = None,
         name: str = "nardy",
     ) -> None:
-        self.player = player
+        self.bot = bot
         self.rng = rng
         self.stdin = stdin
         self.stdout = stdout
         self.plies = plies
-        rules = player.game.rules if rules is None else rules
-        assert rules is not None, "a long nardy player"
+        rules = bot.variant.rules if rules is None else rules
+        assert rules is not None, "a long nardy bot"
         self.rules: Rules = rules
         self.names = ("you", name)
         self.match = MatchState()  # the money score between games
@@ -163,7 +155,7 @@ class LongNardySession:
                 step = self._answer_double(step) if step.actor == HUMAN else self._bot_answers(step)
             elif step.turn == BOT:
                 assert step.dice is not None
-                play = best_play(self.player, step.board, step.dice, self.plies)
+                play = self.bot.best_play(step.board, step.dice, self.plies).play
                 self.say(f"{bot} rolls {step.dice[0]}{step.dice[1]} and plays {_move_text(play)}")
                 step = step.move(play)
             else:
@@ -182,10 +174,11 @@ class LongNardySession:
         return f"{winner} {points} ({kind}). {self.score_line()}"
 
     def _cube(self, game: LongGame, seat: int) -> CubeDecision:
-        """The money cube decision of ``seat`` on roll in ``game`` (before its roll), by the network."""
+        """The money cube decision of ``seat`` on roll in ``game`` (before its roll), by the bot."""
         owner = Owner.CENTERED if game.cube_owner is None else Owner.ME if game.cube_owner == seat else Owner.OPP
-        five = position_probabilities(self.player, game.board, self.plies)
-        return money_cube_decision(game.board, five, owner)
+        return self.bot.cube_decision(
+            game.board, CubeState(cube=1 if owner is Owner.CENTERED else 2, owner=owner), self.plies
+        )
 
     def _roll(self, game: LongGame) -> LongGame:
         return game.roll(roll_dice(self.rng))
@@ -296,7 +289,7 @@ class LongNardySession:
             if text is None:
                 return None
             if text == "hint":
-                ranked = rank_plays(self.player, game.board, game.dice, self.plies)
+                ranked = self.bot.rank_plays(game.board, game.dice, self.plies, top=5)
                 self.say("\n".join(format_long_ranked_plays(ranked, 5)))
             elif text == "moves":
                 self.say("  ".join(_move_text(play) for play in plays))
@@ -329,8 +322,8 @@ def run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     when asked for."""
     if args.length or args.level is not None:
         raise BackgammonError("long nardy play: money games at a search depth only; leave out --length and --level")
-    player = load_long_nardy_player(args.checkpoint)
-    assert player.game.rules is not None
-    rules = replace(player.game.rules, cube="doubling") if args.cube else player.game.rules
-    session = LongNardySession(player, np.random.default_rng(args.seed), stdin, stdout, args.plies, rules)
+    bot = Bot.load(args.checkpoint, variant="long_nardy")
+    assert bot.variant.rules is not None
+    rules = replace(bot.variant.rules, cube="doubling") if args.cube else bot.variant.rules
+    session = LongNardySession(bot, np.random.default_rng(args.seed), stdin, stdout, args.plies, rules)
     return session.run()

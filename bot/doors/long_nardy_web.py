@@ -15,7 +15,7 @@ token is the next game's, before its opening throw.
 
 Seats as in backgammon: the human 0, the bot 1. ``GameView.board`` is in the human's view
 (its head is its 24, the bot's head its 12); legal plays are in the human's numbering. Money
-play with the default rule flags; the bot plays by ``bot.play.long_nardy`` at 0-ply or deeper and
+play with the default rule flags; the bot (long nardy's ``Bot``, ``bot.facade``) plays at 0-ply or deeper and
 doubles, takes and passes by its money cube decision. A resignation ends the game at once (R15:
 oin once a checker is off, else mars), so the bot never offers one.
 """
@@ -28,7 +28,6 @@ from typing import Optional
 
 import numpy as np
 
-from bot.doors.long_nardy_views import long_nardy_player
 from bot.doors.web_views import (
     MAX_MONEY_SCORE,
     BotMoveView,
@@ -44,9 +43,9 @@ from bot.doors.web_views import (
     Side,
     step_views,
 )
-from bot.equity.cube import CubeDecision, Owner
+from bot.equity.cube import CubeDecision, CubeState, Owner
+from bot.facade import Bot
 from bot.play.levels import level_named
-from bot.play.long_nardy import best_play, money_cube_decision, position_probabilities
 from engine.board import validate_dice
 from engine.errors import IllegalMoveError, InvalidMatchError, quote
 from engine.game import Phase
@@ -256,11 +255,10 @@ def _plies(request: GameRequest) -> int:
     return level_named(request.playing_level).plies if request.playing_level is not None else request.plies
 
 
-def _cube_decision(game: LongGame, seat: int, plies: int) -> CubeDecision:
-    """The money cube decision of the side on roll (``seat``) before its roll, by the long nardy network."""
+def _cube_decision(bot: Bot, game: LongGame, seat: int, plies: int) -> CubeDecision:
+    """The money cube decision of the side on roll (``seat``) before its roll, by the long nardy bot."""
     owner = Owner.CENTERED if game.cube_owner is None else Owner.ME if game.cube_owner == seat else Owner.OPP
-    five = position_probabilities(long_nardy_player(), game.board, plies)
-    return money_cube_decision(game.board, five, owner)
+    return bot.cube_decision(game.board, CubeState(cube=1 if owner is Owner.CENTERED else 2, owner=owner), plies)
 
 
 def _may_double(game: LongGame) -> bool:
@@ -307,31 +305,31 @@ def play(request: PlayRequest) -> GameView:
     return _answer(game.move(chosen), [f"You play {format_play(chosen) or 'no move'}"])
 
 
-def bot_turn(request: GameRequest) -> GameView:
+def bot_turn(bot: Bot, request: GameRequest) -> GameView:
     """The bot's turn: it doubles (the human answers), or rolls (unless it has dice) and plays."""
     game = _require(_read(request.game), BOT, "the bot's turn", Phase.BEFORE_ROLL, Phase.ROLLED)
     plies = _plies(request)
     if game.phase is Phase.BEFORE_ROLL:
-        if _may_double(game) and _cube_decision(game, BOT, plies).should_double:
+        if _may_double(game) and _cube_decision(bot, game, BOT, plies).should_double:
             return _view(game.double(), [f"nardy doubles to {game.raised_cube}"])
         game = game.roll(roll_dice(np.random.default_rng(request.seed)))
     dice = game.dice
     assert dice is not None
-    chosen = best_play(long_nardy_player(), game.board, dice, plies)
+    chosen = bot.best_play(game.board, dice, plies).play
     notation = format_play(chosen)
     moved = f"plays {notation}" if notation else "cannot move"
     move = BotMoveView(dice=dice, move=notation, steps=step_views(chosen))
     return _answer(game.move(chosen), [f"nardy rolls {dice[0]}{dice[1]} and {moved}"], move)
 
 
-def double(request: GameRequest) -> GameView:
+def double(bot: Bot, request: GameRequest) -> GameView:
     """The human doubles before rolling; the bot takes (the cube turns, the human rolls) or passes."""
     game = _require(_read(request.game), HUMAN, "double", Phase.BEFORE_ROLL)
     if game.may_double and not _may_double(game):
         raise IllegalMoveError(f"double: the cube is on its largest value, {game.cube}")
     offered = game.double()  # IllegalActionError naming why when the human has no access to the cube
     events = [f"You double to {game.raised_cube}"]
-    if _cube_decision(game, HUMAN, _plies(request)).should_take:
+    if _cube_decision(bot, game, HUMAN, _plies(request)).should_take:
         events.append(f"nardy takes; the cube is on {game.raised_cube}")
         return _view(offered.take(), events)
     events.append("nardy passes")

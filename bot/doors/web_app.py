@@ -1,6 +1,6 @@
 """The web board's routes: the page at ``/``, its files under ``/web``, ``/v1/game/...``, offline ``/docs``.
 
-``add_web_routes(app, bot)`` adds to the application of ``bot.doors.http_app.create_app``:
+``add_web_routes(app, bots)`` adds to the application of ``bot.doors.http_app.create_app``:
 
 - ``GET /``: the web application (``bot/doors/web/index.html``; its CSS and JavaScript
   modules under ``/web/``, package data, no build step);
@@ -36,7 +36,7 @@ from bot.doors.http_limits import BUSY_RESPONSES, TOO_LARGE_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.doors.web_rules import add_rules_routes
 from bot.doors.web_views import BoardQuery, BoardView, GameRequest, GameView, NewGameRequest, PlayRequest, ResignRequest
-from bot.facade import Bot
+from bot.facade import Bots
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 DOCS_ASSETS = "/docs-assets"
@@ -74,8 +74,10 @@ def _add_offline_docs(app: FastAPI) -> None:
         )
 
 
-def add_web_routes(app: FastAPI, bot: Bot) -> None:
-    """Serve the web board at ``/``, its game endpoints under ``/v1/game``, and ``/docs`` offline."""
+def add_web_routes(app: FastAPI, bots: Bots) -> None:
+    """Serve the web board at ``/``, its game endpoints under ``/v1/game`` (played by ``bots``, one per game),
+    and ``/docs`` offline."""
+    bot = bots["backgammon"]
     _add_offline_docs(app)
 
     @app.post("/v1/game/new", response_model=GameView, responses=_ERRORS, tags=_TAGS)
@@ -105,14 +107,16 @@ def add_web_routes(app: FastAPI, bot: Bot) -> None:
     async def bot_turn(http: Request, request: GameRequest) -> GameView:
         """The bot's turn: it offers to resign or doubles (the human must answer), or rolls and plays."""
         if long_views.is_long_token(request.game):
-            return await compute(http, views.searches(request), lambda: long_views.bot_turn(request))
+            return await compute(
+                http, views.searches(request), lambda: long_views.bot_turn(bots["long_nardy"], request)
+            )
         return await compute(http, views.searches(request), lambda: views.bot_turn(bot, request))
 
     @app.post("/v1/game/double", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def double(http: Request, request: GameRequest) -> GameView:
         """The human doubles (Crawford and cube-ownership rules checked); the bot takes or passes."""
         if long_views.is_long_token(request.game):
-            return await compute(http, views.searches(request), lambda: long_views.double(request))
+            return await compute(http, views.searches(request), lambda: long_views.double(bots["long_nardy"], request))
         return await compute(http, views.searches(request), lambda: views.double(bot, request))
 
     @app.post("/v1/game/take", response_model=GameView, responses=_ERRORS, tags=_TAGS)

@@ -287,14 +287,23 @@ def cube_efficiencies(boards: np.ndarray) -> np.ndarray:
     points = np.arange(26)
     mine_last = np.where(b > 0, points, -1).max(axis=1)  # -1: no checker left
     theirs_first = np.where(b < 0, points, 26).min(axis=1)  # 26: none left
-    pips = (np.maximum(b, 0) * points).sum(axis=1)
-    race = np.clip(RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * pips, RACE_EFFICIENCY_MIN, RACE_EFFICIENCY_MAX)
+    race = race_efficiencies((np.maximum(b, 0) * points).sum(axis=1))
     x = np.where(
         mine_last > theirs_first,
         CONTACT_EFFICIENCY,
         np.where((mine_last <= 6) & (theirs_first >= 19), BEAROFF_EFFICIENCY, race),
     )
     return np.where((mine_last >= 0) & (theirs_first <= 25), x, 0.0)
+
+
+def race_efficiencies(pips: np.ndarray) -> np.ndarray:
+    """(N,) the cube efficiency of races whose side on roll has ``pips`` (N,) to go: 0.55 + 0.00125 x pips,
+    kept in 0.6..0.7 (GNU Backgammon's; long nardy, which has no hitting, prices every position so)."""
+    return np.clip(
+        RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * np.asarray(pips, dtype=np.float64),
+        RACE_EFFICIENCY_MIN,
+        RACE_EFFICIENCY_MAX,
+    )
 
 
 # The cube arithmetic below is batched: probabilities (N, 5), an efficiency and a value per

@@ -98,8 +98,10 @@ def _per_level(value: Callable[[int], float]) -> tuple[float, float, float]:
     return single, gammon, backgammon
 
 
-def _values(board: np.ndarray, probs, state: CubeState, met: Optional[MatchEquityTable]) -> _Values:
-    decision = cube_decision(board, probs, state, met)
+def _values(
+    board: np.ndarray, probs, state: CubeState, met: Optional[MatchEquityTable], efficiency: Optional[float]
+) -> _Values:
+    decision = cube_decision(board, probs, state, met, efficiency)
     score = None if state.is_money else MatchScore.of(state, met)
     return _Values(state, decision.equity, decision.mwc, score)
 
@@ -110,13 +112,15 @@ def offer_resignation(
     state: CubeState,
     max_cost: float = MAX_COST,
     met: Optional[MatchEquityTable] = None,
+    efficiency: Optional[float] = None,
 ) -> ResignationOffer:
     """The cheapest resignation the side on roll should offer (and its opponent accept), if any.
 
     A level is offered when resigning it is worth at least playing on for the
     opponent (so it should accept) and costs the side on roll at most ``max_cost``.
+    ``met`` and ``efficiency`` as ``bot.equity.cube.cube_decision`` takes them.
     """
-    values = _values(board, probs, state, met)
+    values = _values(board, probs, state, met, efficiency)
     play = values.equity_play
     resign = _per_level(lambda r: values.equity_of(-r))
     level = None
@@ -139,6 +143,7 @@ def accept_resignation(
     resigner_on_roll: bool,
     tolerance: float = TOLERANCE,
     met: Optional[MatchEquityTable] = None,
+    efficiency: Optional[float] = None,
 ) -> ResignationAnswer:
     """Whether to accept a resignation at ``level`` (1 single, 2 gammon, 3 backgammon).
 
@@ -152,7 +157,7 @@ def accept_resignation(
         raise InvalidResignationError(
             f"resignation level {level!r}: expected 1 (single), 2 (gammon) or 3 (backgammon)"
         ) from None
-    values = _values(board, probs, state, met)
+    values = _values(board, probs, state, met, efficiency)
     sign = -1 if resigner_on_roll else 1  # +1: the side on roll answers and would win ``level`` cubes
     play = sign * values.equity_play
     accept = sign * values.equity_of(sign * level)
