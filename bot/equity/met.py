@@ -1,6 +1,8 @@
 """Match equity table: the chance of winning the match from a score.
 
-The table is GNU Backgammon's default, Kazaross-XG2 (``bot/data/met_kazaross_xg2.json``):
+Backgammon's table is GNU Backgammon's default, Kazaross-XG2 (``bot/data/met_kazaross_xg2.json``);
+long nardy's (``met_for("long")``, ``bot/data/met_long_nardy.json``) is built from the long nardy
+bot's own mars rate (docs/long_nardy_met.md), in the same layout:
 ``pre_crawford[i][j]`` is the match-winning chance (MWC) of a player needing
 ``i + 1`` points against one needing ``j + 1``, cube centred, before the Crawford
 game (so ``pre_crawford[0][j]`` is the Crawford game itself);
@@ -14,6 +16,8 @@ each side still needs.
 (1.0, 0.0)
 >>> round(mwc(2, 1, post_crawford=True), 5)
 0.48803
+>>> round(met_for("long_nardy").mwc(2, 1, post_crawford=True), 4)
+0.4551
 """
 
 from __future__ import annotations

@@ -114,7 +114,8 @@ class LongGameResult:
 
     @property
     def next_match(self) -> MatchState:
-        """The match state before the next game: the points added (none for a draw), Crawford as in backgammon."""
+        """The match state before the next game: the points added, Crawford as in backgammon; a draw changes
+        nothing (a drawn Crawford game is played again)."""
         if self.winner is None:
             return self.match
         return after_game(self.match, self.winner, self.points)
