@@ -22,6 +22,7 @@ from bot.envs import MAX_ACTIONS, BackgammonEnv, BackgammonVectorEnv, IllegalAct
 from engine import START, encode_position_id, parse_move  # noqa: E402
 from engine.errors import IllegalMoveError, InvalidDiceError, InvalidPositionError  # noqa: E402
 from engine.plays import legal_plays  # noqa: E402
+from engine.variant import find_variant  # noqa: E402
 
 from conftest import board  # noqa: E402
 
@@ -122,18 +123,24 @@ def test_a_play_in_gnubg_notation_maps_to_its_action_and_back():
 
 
 @pytest.mark.parametrize(
-    "position, dice, reward",
+    "variant, position, dice, reward",
     [
         # The agent bears off its last checker; the opponent has none off: a gammon, +2 ...
-        (board({1: 1}, {19: 5, 20: 5, 21: 5}), "21", 2.0),
+        ("backgammon", board({1: 1}, {19: 5, 20: 5, 21: 5}), "21", 2.0),
         # ... and with one of its checkers in the agent's home board, a backgammon, +3.
-        (board({1: 1}, {3: 1, 19: 5, 20: 5, 21: 4}), "21", 3.0),
+        ("backgammon", board({1: 1}, {3: 1, 19: 5, 20: 5, 21: 4}), "21", 3.0),
         # The opponent bears off its last checker, the agent's all in the opponent's home: -3.
-        (board({23: 14, 22: 1}, {24: 1}), "21", -3.0),
+        ("backgammon", board({23: 14, 22: 1}, {24: 1}), "21", -3.0),
+        # Long nardy: the agent bears off its last checker, the opponent none: mars, +2 ...
+        ("long", board({1: 1}, {12: 15}), "21", 2.0),
+        # ... with one of the opponent's checkers off: oin, +1.
+        ("long", board({1: 1}, {13: 14}), "21", 1.0),
+        # The opponent bears off its last checker, the agent none: mars lost, -2.
+        ("long", board({24: 15}, {13: 1}), "21", -2.0),
     ],
 )
-def test_the_reward_counts_gammons_and_backgammons(position, dice, reward):
-    env = BackgammonEnv("pubeval")
+def test_the_reward_counts_gammons_and_backgammons_and_long_nardys_mars(variant, position, dice, reward):
+    env = BackgammonEnv("random", variant=variant)
     env.reset(seed=0, options={"position": position, "dice": dice})
     _, got, over, truncated, info = env.step(0)
     assert (got, over, truncated) == (reward, True, False)
@@ -170,12 +177,13 @@ def test_opponents_by_name_evaluator_and_function_and_a_bad_one_refused():
 # ---------------------------------------------------------------- Gymnasium, N games in lockstep
 
 
-def test_the_vector_env_with_one_game_is_the_single_env():
-    single, vector = BackgammonEnv("random"), BackgammonVectorEnv(1, opponent="random")
+@pytest.mark.parametrize("variant", ["backgammon", "long"])
+def test_the_vector_env_with_one_game_is_the_single_env(variant):
+    single, vector = BackgammonEnv("random", variant=variant), BackgammonVectorEnv(1, "random", variant=variant)
     rng = np.random.default_rng(5)
     observation, info = single.reset(seed=9)
     observations, infos = vector.reset(seed=9)
-    for _ in range(200):
+    for _ in range(400):
         assert np.array_equal(observation, observations[0])
         assert np.array_equal(info["action_mask"], infos["action_mask"][0])
         action = random_action(info["action_mask"], rng)
@@ -186,7 +194,7 @@ def test_the_vector_env_with_one_game_is_the_single_env():
             assert np.array_equal(observation, infos["final_obs"][0])
             break
     else:
-        pytest.fail("no game ended in 200 steps")
+        pytest.fail("no game ended in 400 steps")
 
 
 def test_the_vector_env_autoresets_and_masks_every_game():
@@ -314,8 +322,10 @@ def test_an_illegal_action_ends_the_two_agent_game_as_pettingzoos_classic_games_
         raw.step(MAX_ACTIONS - 1)
 
 
-def test_two_agents_play_a_whole_game_and_score_it():
-    game = envs.raw_env()
+@pytest.mark.parametrize("variant, points", [("backgammon", (1.0, 2.0, 3.0)), ("long", (1.0, 2.0))])
+def test_two_agents_play_a_whole_game_and_score_it(variant, points):
+    game = envs.raw_env(variant=variant)
+    rules = find_variant(variant)
     game.reset(seed=2)
     rng = np.random.default_rng(2)
     rewards = {}
@@ -327,8 +337,10 @@ def test_two_agents_play_a_whole_game_and_score_it():
             continue
         other = "player_1" if agent == "player_0" else "player_0"
         assert not game.observe(other)["action_mask"].any()  # only the side on roll has plays
+        seen = observation["observation"]
+        assert observation["action_mask"].sum() == len(rules.legal_plays(seen[:26], (int(seen[26]), int(seen[27]))))
         game.step(random_action(observation["action_mask"], rng))
-    assert rewards["player_0"] == -rewards["player_1"] and abs(rewards["player_0"]) in (1.0, 2.0, 3.0)
+    assert rewards["player_0"] == -rewards["player_1"] and abs(rewards["player_0"]) in points
 
 
 def test_the_two_agent_env_renders_the_side_on_roll():

@@ -38,19 +38,10 @@ from engine.board import START  # noqa: E402
 from engine.errors import IllegalMoveError, InvalidMoveError, InvalidOptionError, InvalidPositionError  # noqa: E402
 from engine.variant import BACKGAMMON, LONG_NARDY  # noqa: E402
 
+from conftest import board  # noqa: E402
+
 START_ID = "AAAB//wAAAP/+"  # long nardy's start, Position ID
 NETWORK = Path(__file__).resolve().parents[1] / "checkpoints" / "long_nardy.npz"
-
-
-def long_board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
-    """A long nardy board (mover's view): ``mover`` {point: count}, ``opponent`` {point on the mover's numbering:
-    count}."""
-    out = np.zeros(26, dtype=np.int8)
-    for point, count in mover.items():
-        out[point] = count
-    for point, count in opponent.items():
-        out[point] = -count
-    return out
 
 
 def random_action(mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -163,16 +154,16 @@ def test_reset_takes_a_long_nardy_position_id_or_text_and_the_dice():
     with pytest.raises(InvalidPositionError):
         env.reset(options={"position": "4HPwATDgc/ABMA"})  # a backgammon Position ID
     with pytest.raises(InvalidPositionError, match="no bar"):
-        env.reset(options={"position": np.array([0] * 25 + [1], dtype=np.int8) + long_board({24: 14}, {12: 15})})
+        env.reset(options={"position": np.array([0] * 25 + [1], dtype=np.int8) + board({24: 14}, {12: 15})})
     with pytest.raises(InvalidPositionError, match="borne off all 15 checkers"):
-        env.reset(options={"position": long_board({}, {12: 15})})
+        env.reset(options={"position": board({}, {12: 15})})
     with pytest.raises(ValueError, match="expected 'position' and, with it, 'dice'"):
         env.reset(options={"dice": "64"})
 
 
 def test_a_long_nardy_play_maps_to_its_action_and_back():
     env = LongNardyEnv("random")
-    _, info = env.reset(seed=0, options={"position": long_board({24: 13, 19: 1, 17: 1}, {12: 14, 7: 1}), "dice": "31"})
+    _, info = env.reset(seed=0, options={"position": board({24: 13, 19: 1, 17: 1}, {12: 14, 7: 1}), "dice": "31"})
     count = int(info["action_mask"].sum())
     assert [env.action_for_move(env.move_for_action(a)) for a in range(count)] == list(range(count))
     action = env.action_for_move("24/21 19/18")
@@ -182,25 +173,6 @@ def test_a_long_nardy_play_maps_to_its_action_and_back():
         env.action_for_move("24/21 24/23")  # one checker a turn leaves the head
     with pytest.raises(InvalidMoveError):
         env.action_for_move("bar/22*")
-
-
-@pytest.mark.parametrize(
-    "position, dice, reward",
-    [
-        # The agent bears off its last checker; the opponent has none off: mars, +2 ...
-        (long_board({1: 1}, {12: 15}), "21", 2.0),
-        # ... and with one of the opponent's checkers off: oin, +1.
-        (long_board({1: 1}, {13: 14}), "21", 1.0),
-        # The opponent bears off its last checker, the agent none: mars lost, -2.
-        (long_board({24: 15}, {13: 1}), "21", -2.0),
-    ],
-)
-def test_the_reward_scores_oin_and_mars(position, dice, reward):
-    env = LongNardyEnv("random")
-    env.reset(seed=0, options={"position": position, "dice": dice})
-    _, got, over, truncated, info = env.step(0)
-    assert (got, over, truncated) == (reward, True, False)
-    assert info["action_mask"].sum() == 0
 
 
 def test_whole_games_end_with_oin_or_mars_against_each_opponent():
@@ -230,7 +202,7 @@ def test_long_nardy_opponents_are_the_games_own():
 def test_the_expert_level_plays_the_shipped_long_nardy_networks_best_play():
     network = NetworkEvaluator(load_network(NETWORK), LONG_NARDY)
     expert = envs.opponent("expert", LONG_NARDY)
-    boards = np.stack([LONG_NARDY.start, long_board({24: 12, 20: 2, 15: 1}, {12: 13, 9: 1, 5: 1})])
+    boards = np.stack([LONG_NARDY.start, board({24: 12, 20: 2, 15: 1}, {12: 13, 9: 1, 5: 1})])
     dice = np.array([[5, 3], [6, 6]])
     moves = legal(boards, dice, LONG_NARDY)
     chosen = expert.choose(boards, dice, moves, np.random.default_rng(0))
@@ -271,25 +243,6 @@ def test_render_draws_the_long_nardy_board_as_text_and_as_an_image():
 # ---------------------------------------------------------------- Gymnasium, N games in lockstep
 
 
-def test_the_long_nardy_vector_env_with_one_game_is_the_single_env():
-    single, vector = LongNardyEnv("random"), LongNardyVectorEnv(1, opponent="random")
-    rng = np.random.default_rng(5)
-    observation, info = single.reset(seed=9)
-    observations, infos = vector.reset(seed=9)
-    for _ in range(400):
-        assert np.array_equal(observation, observations[0])
-        assert np.array_equal(info["action_mask"], infos["action_mask"][0])
-        action = random_action(info["action_mask"], rng)
-        observation, reward, over, _, info = single.step(action)
-        observations, rewards, overs, _, infos = vector.step(np.array([action]))
-        assert reward == rewards[0] and over == overs[0]
-        if over:
-            assert np.array_equal(observation, infos["final_obs"][0])
-            break
-    else:
-        pytest.fail("no game ended in 400 steps")
-
-
 def test_the_long_nardy_vector_env_autoresets_scores_and_masks_every_game():
     vector = LongNardyVectorEnv(8)
     rng = np.random.default_rng(0)
@@ -314,7 +267,7 @@ def test_the_long_nardy_vector_env_autoresets_scores_and_masks_every_game():
 
 def test_the_long_nardy_vector_env_starts_each_game_from_its_reset_option():
     vector = LongNardyVectorEnv(2, opponent="random")
-    other = long_board({24: 14, 14: 1}, {12: 14, 8: 1})
+    other = board({24: 14, 14: 1}, {12: 14, 8: 1})
     observations, infos = vector.reset(seed=0, options={"position": [START_ID, other], "dice": ["64", (3, 3)]})
     assert np.array_equal(observations[0, :26], LONG_NARDY.start) and np.array_equal(observations[1, :26], other)
     assert observations[:, 26:28].tolist() == [[6, 4], [3, 3]]
@@ -331,25 +284,6 @@ def test_pettingzoos_api_and_seed_tests_pass_on_long_nardy():
     assert game.unwrapped.variant is LONG_NARDY and game.metadata["name"] == "nardy_long_nardy_v0"
     api_test(game)
     seed_test(functools.partial(envs.env, variant="long-nardy"))
-
-
-def test_two_agents_play_a_whole_long_nardy_game_and_score_it():
-    game = envs.raw_env(variant="long")
-    game.reset(seed=2)
-    rng = np.random.default_rng(2)
-    rewards = {}
-    for agent in game.agent_iter(max_iter=2000):
-        observation, reward, terminated, _, _ = game.last()
-        if terminated:
-            rewards[agent] = reward
-            game.step(None)
-            continue
-        assert observation["observation"][0] == observation["observation"][25] == 0
-        dice = (int(observation["observation"][26]), int(observation["observation"][27]))
-        plays = LONG_NARDY.legal_plays(observation["observation"][:26], dice)
-        assert observation["action_mask"].sum() == len(plays)
-        game.step(random_action(observation["action_mask"], rng))
-    assert rewards["player_0"] == -rewards["player_1"] and abs(rewards["player_0"]) in (1.0, 2.0)
 
 
 def test_an_illegal_action_ends_the_two_agent_long_nardy_game(caplog):
