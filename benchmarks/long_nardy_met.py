@@ -54,6 +54,7 @@ class SelfPlayRates:
 
     @property
     def games(self) -> int:
+        """How many games were played (even: whole pairs)."""
         return len(self.mars)
 
     @property
@@ -68,10 +69,12 @@ class SelfPlayRates:
 
     @property
     def starter_rate(self) -> float:
+        """The share of games the side that moved first won: what the first move is worth."""
         return float(self.starter_won.mean())
 
     @property
     def starter_interval(self) -> tuple[float, float]:
+        """The 95% interval of the starter's rate, as ``mars_interval``."""
         return _interval(self.starter_won)
 
 
