@@ -34,7 +34,6 @@ from bot.evaluation.checkpoint import load_network  # noqa: E402
 from bot.evaluation.evaluator import NetworkEvaluator  # noqa: E402
 from bot.evaluation.pubeval import Pubeval  # noqa: E402
 from bot.play.levels import LevelPlayer, level_named  # noqa: E402
-from engine.board import START  # noqa: E402
 from engine.errors import IllegalMoveError, InvalidMoveError, InvalidOptionError, InvalidPositionError  # noqa: E402
 from engine.variant import BACKGAMMON, LONG_NARDY  # noqa: E402
 
@@ -215,13 +214,14 @@ def test_the_expert_level_plays_the_shipped_long_nardy_networks_best_play():
     assert (beginner.choose(boards, dice, moves, np.random.default_rng(0)) < moves.sizes).all()
 
 
-def test_the_opponents_levels_play_as_the_level_player_does_in_backgammon():
+@pytest.mark.parametrize("variant", [BACKGAMMON, LONG_NARDY], ids=lambda v: v.name)
+def test_the_opponents_levels_play_as_the_level_player_does(variant):
     level = level_named("beginner")
-    player = LevelPlayer(shipped_bot(), level)
-    boards = np.stack([START] * 6)
+    player = LevelPlayer(shipped_bot(variant), level)
+    boards = np.stack([variant.start] * 6)
     dice = np.array([[3, 1], [6, 5], [4, 4], [5, 2], [6, 6], [2, 1]])
-    moves = legal(boards, dice)
-    chosen = envs.opponent("beginner").choose(boards, dice, moves, np.random.default_rng(0))
+    moves = legal(boards, dice, variant)
+    chosen = envs.opponent("beginner", variant).choose(boards, dice, moves, np.random.default_rng(0))
     for i in range(6):
         play = player.choose_play(boards[i], (int(dice[i, 0]), int(dice[i, 1])), CubeState())
         assert np.array_equal(moves.of(i)[chosen[i]], play.afterstate)

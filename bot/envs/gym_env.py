@@ -60,8 +60,9 @@ from bot.envs.games import (
     observe,
 )
 from bot.envs.opponents import OpponentSpec, action_of, default_opponent, opponent as make_opponent
-from engine.board import CHECKERS, validate_dice
-from engine.errors import InvalidPositionError, quote
+from bot.facade import check_game_on
+from engine.board import validate_dice
+from engine.errors import quote
 from engine.variant import BACKGAMMON, Variant
 
 
@@ -249,11 +250,7 @@ def start_options(options: dict[str, Any] | None) -> tuple[Any, Any]:
 def start_board(position: Any, variant: Variant = BACKGAMMON) -> np.ndarray:
     """The board (26,) of a reset option's position, a Position ID of ``variant`` or a board in the agent's view, with
     a game on; ``engine.errors.InvalidPositionError`` otherwise."""
-    board = variant.position.from_id(position) if isinstance(position, str) else variant.position(position)
-    for side, pips in zip(("side on roll", "opponent"), variant.pip_counts(board)):
-        if pips == 0:
-            raise InvalidPositionError(f"position: the {side} has borne off all {CHECKERS} checkers, the game is over")
-    return np.array(board.board)
+    return check_game_on(variant.position.from_id(position).board if isinstance(position, str) else position, variant)
 
 
 def _space_index(action: Any) -> int:

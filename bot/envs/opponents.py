@@ -11,7 +11,7 @@ builds one for a game of ``variant`` (backgammon unless named) from:
   (``bot.evaluation.pubeval``), for backgammon; ``"heuristic"``
   (``bot.evaluation.long_nardy_heuristic``) for long nardy; both batched;
 - a playing level of ``bot.play.levels`` (``"beginner"`` .. ``"world-class"``): the game's shipped
-  network (``checkpoints/default.npz``, ``checkpoints/long_nardy.npz``) at that level, as
+  bot (``Bot.load(variant=...)``) at that level, as
   ``bot.play.levels.LevelPlayer`` plays money games (the level's search depth, its noise on
   each play's equity drawn from the afterstate), every board of the batch at once;
 - a ``bot.evaluation.evaluator.Evaluator`` of the game (its best-scored play, batched), a
@@ -29,11 +29,10 @@ from typing import Callable, Protocol, Union
 import numpy as np
 
 from bot.equity.cube import CubeState
-from bot.evaluation.checkpoint import CheckpointError, load_network
-from bot.evaluation.evaluator import Evaluator, NetworkEvaluator, ProbabilityEvaluator, best_children
+from bot.evaluation.evaluator import Evaluator, ProbabilityEvaluator, best_children
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from bot.evaluation.pubeval import Pubeval
-from bot.facade import Bot, search_filters, shipped_checkpoints
+from bot.facade import Bot, search_filters
 from bot.play.levels import EQUITY_NOISE, LEVEL_NAMES, Level, LevelPlayer, board_noise, level_named
 from bot.search.nply import SearchEvaluator
 from bot.envs.games import Legal
@@ -143,28 +142,10 @@ def action_of(options: np.ndarray, afterstate: np.ndarray) -> int:
     return int(found[0])
 
 
-@lru_cache(maxsize=1)
-def shipped_bot() -> Bot:
-    """The shipped bot, loaded once per process (``bot.facade.Bot.load``)."""
-    return Bot.load()
-
-
-# The shipped long nardy network's numpy export: beside the shipped backgammon bot's.
-LONG_NARDY_NETWORK = "long_nardy.npz"
-
-
 @lru_cache(maxsize=4)
-def shipped_evaluator(variant: Variant) -> ProbabilityEvaluator:
-    """The shipped network of ``variant``, loaded once per process: the backgammon bot's evaluator, or the long nardy
-    network (``long_nardy.npz`` beside the shipped bot); CheckpointError naming the file."""
-    if variant.name == BACKGAMMON.name:
-        return shipped_bot().evaluator
-    places = [path.with_name(LONG_NARDY_NETWORK) for path in shipped_checkpoints()]
-    path = next((place for place in places if place.is_file()), places[0])
-    network = load_network(path)
-    if network.encoding.game != variant.name:
-        raise CheckpointError(f"checkpoint {str(path)!r}: a {network.encoding.game} network, not a {variant.title} one")
-    return NetworkEvaluator(network, variant)
+def shipped_bot(variant: Variant = BACKGAMMON) -> Bot:
+    """The shipped bot of ``variant``, loaded once per process (``bot.facade.Bot.load``)."""
+    return Bot.load(variant=variant)
 
 
 OpponentSpec = Union[str, Evaluator, LevelPlayer, PlayFunction, Opponent, object]
@@ -199,7 +180,8 @@ def opponent(spec: OpponentSpec, variant: Variant = BACKGAMMON) -> Opponent:
                 f"opponent {spec!r}: expected {names}, a level ({', '.join(LEVEL_NAMES)}) for {variant.title}, "
                 "an evaluator, a player or a function"
             ) from None
-        return LevelOpponent(shipped_evaluator(variant), level, f"nardy-{level.name}")
+        bot = shipped_bot(variant)
+        return LevelOpponent(bot.evaluator, level, f"{bot.name}-{level.name}")
     if callable(getattr(spec, "choose", None)):
         return spec  # type: ignore[return-value]
     if isinstance(spec, Evaluator):
