@@ -10,7 +10,8 @@ backgammon, or long nardy (``Bot.load(variant="long")`` loads the shipped long n
 The methods are the same for both. Long nardy's probabilities are the five of docs/DESIGN.md
 with the two backgammon columns 0 (``game_probabilities`` keeps a game's own: win, win mars,
 lose mars); as long nardy has no hitting, its cube is priced as a race (``race_efficiencies``)
-by Janowski's model on the searched probabilities. ``Bots`` holds one bot per game.
+by Janowski's model on the searched probabilities, at a match score with long nardy's match equity
+table (``bot.equity.met.met_for``). ``Bots`` holds one bot per game.
 
 Perspective: every board passed in is seen by the side on roll (docs/DESIGN.md), and
 every ``CubeState`` too (score = (side on roll, opponent)). Ranked plays carry the
@@ -51,17 +52,17 @@ from bot.equity.cube import (
     race_efficiencies,
     swap_state,
 )
+from bot.equity.met import MatchEquityTable, met_for
 from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.equity.outcomes import equity, invert
 from bot.search.nply import InvalidSearchError, MoveFilter, probabilities_at, rank_afterstates
 from engine.board import CHECKERS, Dice, borne_off, validate_dice
-from engine.errors import InvalidMatchError, InvalidPositionError
+from engine.errors import InvalidPositionError
 from engine.plays import Play
 from engine.position import Position
 from engine.variant import BACKGAMMON, NAMES, GamePosition, Variant, find_variant
 
 if TYPE_CHECKING:  # loaded where a cube or resignation is decided: a hint of a roll uses neither
-    from bot.equity.met import MatchEquityTable
     from bot.equity.resign import ResignationAnswer, ResignationOffer
 
 # Where the shipped network lives (its numpy export, read without torch): in the repository
@@ -221,20 +222,12 @@ def search_filters(top: Optional[int] = None) -> tuple[MoveFilter, MoveFilter]:
     return MoveFilter(max(top or 0, ONE_PLY_CANDIDATES), math.inf), MoveFilter(2, 0.04)
 
 
-def _long_nardy_table() -> MatchEquityTable:
-    """The match equity table long nardy's scores are priced by: none is built yet."""
-    raise InvalidMatchError(
-        "long nardy at a match score: there is no long nardy match equity table yet (bot.equity.met has "
-        "backgammon's only), so its cube and match-play decisions are for money games"
-    )
-
-
 @dataclass(frozen=True)
 class _CubeModel:
     """How a game's cube is priced: by position kind (backgammon's contact, race, bear-off) with an n-ply cubeful
     lookahead (``bot.search.cube_decision``), or every position as a race of the mover's pips (long nardy, which
-    has no hitting) by the model on the searched probabilities; ``table`` the match equity table (None: the
-    default, backgammon's)."""
+    has no hitting) by the model on the searched probabilities; ``table`` the game's match equity table (None:
+    the default, backgammon's, whose prices the cube arithmetic keeps)."""
 
     races: bool
     table: Callable[[], Optional[MatchEquityTable]]
@@ -242,7 +235,7 @@ class _CubeModel:
 
 _CUBE_MODELS = {
     "backgammon": _CubeModel(races=False, table=lambda: None),
-    "long_nardy": _CubeModel(races=True, table=_long_nardy_table),
+    "long_nardy": _CubeModel(races=True, table=lambda: met_for("long_nardy")),
 }
 
 

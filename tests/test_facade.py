@@ -11,6 +11,7 @@ import torch
 from conftest import sure_gammon_network
 from bot.evaluation.checkpoint import CheckpointError, save_checkpoint
 from bot.equity.cube import CubeState, Owner, cube_decision, swap_state
+from bot.equity.met import met_for
 from bot.evaluation.evaluator import NetworkEvaluator, choose_afterstates
 from bot import facade
 from bot.search.nply import InvalidSearchError, probabilities_at
@@ -366,3 +367,23 @@ def test_bots_keep_the_bots_given_and_load_each_other_game_once(bot, long_bot, m
     assert sorted(bots) == ["backgammon", "long_nardy"]
     with pytest.raises(InvalidOptionError, match="variant 'chess'"):
         bots["chess"]
+
+
+def test_long_nardy_at_a_match_score_is_priced_by_its_own_match_equity_table(long_bot):
+    board = long_midgame()
+    state = CubeState(match_length=5, score=(2, 3))
+    five = long_bot.probabilities(board)
+    efficiency = long_bot.cube_decision(board).cube_efficiency
+    decision = long_bot.cube_decision(board, state)
+    expected = cube_decision(board, five, state, met=met_for("long"), efficiency=efficiency)
+    assert decision.mwc_no_double == pytest.approx(expected.mwc_no_double)
+    assert decision.mwc_no_double != pytest.approx(
+        cube_decision(board, five, state, efficiency=efficiency).mwc_no_double
+    )
+    ranked = long_bot.rank_plays(board, (6, 5), state=state)
+    assert all(r.mwc is not None and 0.0 <= r.mwc <= 1.0 for r in ranked)
+    assert [r.mwc for r in ranked] == sorted((r.mwc for r in ranked), reverse=True)
+    crawford = CubeState(match_length=5, score=(4, 2), crawford=True)
+    assert not long_bot.should_double(board, crawford)
+    resign = long_bot.resign_decision(board, state, level=2)  # a mars given up: 3-away, 2-away becomes 1-away
+    assert resign.side_on_roll_accepts.mwc_accept == pytest.approx(met_for("long").mwc(1, 2))
