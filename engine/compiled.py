@@ -65,6 +65,13 @@ def runs_compiled(module: str, batch: int) -> bool:
     return _numpy_boards >= NUMPY_BOARDS_BEFORE_COMPILING
 
 
+def expect_long_work() -> None:
+    """Run every batch compiled from now on (with numba): for work that surely pays for loading the kernels
+    (self-play, distillation targets), so that every process computes the same numbers whatever it ran before."""
+    global _numpy_boards
+    _numpy_boards = max(_numpy_boards, NUMPY_BOARDS_BEFORE_COMPILING)
+
+
 def afterstates_kernel(batch: int) -> Generator | None:
     """The compiled ``afterstates`` for a batch of ``batch`` boards.
 

@@ -77,6 +77,7 @@ from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import probabilities_at
 from engine import flip
+from engine.compiled import expect_long_work
 from training.config import ConfigError, check_bounds, check_positive
 from training.selfplay import SelfPlay
 
@@ -348,7 +349,10 @@ def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray,
 def chunk_targets(
     config: DistillConfig, evaluators: list[ProbabilityEvaluator], chunk: np.ndarray, index: int
 ) -> np.ndarray:
-    """(B, 5) the targets of chunk ``index``: rollouts (their dice seeded by the chunk) or searched values."""
+    """(B, 5) the targets of chunk ``index``: rollouts (their dice seeded by the chunk) or searched values.
+
+    Computed compiled from the first batch in every process, so a worker's targets equal the run's own."""
+    expect_long_work()
     if config.rollout_trials:
         rng = np.random.default_rng([config.seed, 3, index])
         return rollout_targets(evaluators[0], chunk, config, rng)

@@ -26,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
+from engine.compiled import expect_long_work
 from engine.variant import BACKGAMMON, Variant, find_variant
 from bot.equity.outcomes import INVERT6, equity, is_finished, to_six
 from training.config import Config
@@ -89,7 +90,9 @@ def first_dice(count: int, rng: np.random.Generator, game: Variant) -> np.ndarra
 
 
 class SelfPlay:
-    """A batch of self-play games of ``game`` that advance together; finished games restart from its start."""
+    """A batch of self-play games of ``game`` that advance together; finished games restart from its start.
+
+    Self-play is long work: its batches run compiled from the first (``engine.compiled.expect_long_work``)."""
 
     def __init__(
         self,
@@ -99,6 +102,7 @@ class SelfPlay:
         rng: np.random.Generator,
         game: Variant = BACKGAMMON,
     ) -> None:
+        expect_long_work()
         self.td_lambda = td_lambda
         self.epsilon = epsilon
         self.rng = rng
