@@ -65,6 +65,41 @@ function die(parent, x, y, value, mine) {
   for (const [px, py] of pips) el("circle", { cx: x + px, cy: y + py, r: 4, class: "pip" }, g);
 }
 
+// Where a checker of the bottom side sits on `point` as the `index`-th of its stack (0 = the first).
+function checkerAt(point, index) {
+  const i = Math.min(Math.max(index, 0), MAX_STACK - 1);
+  if (point === 25) return { x: BAR_X + BAR_W / 2, y: H / 2 - 40 - R - i * 2 * R };
+  if (point === 0) return { x: TRAY_X + TRAY_W / 2, y: H - FRAME - 60 };
+  const { x, bottom } = pointPlace(point);
+  return { x: x + POINT_W / 2, y: bottom ? H - FRAME - R - i * 2 * R : FRAME + R + i * 2 * R };
+}
+
+// Arrows of plays, each a list of steps ({from, to}) of the bottom side made in turn on `board`: from the
+// checker that moves to where it lands, bent towards the middle when both ends are in one half.
+function arrows(svg, board, plays) {
+  const defs = el("defs", {}, svg);
+  for (const kind of ["better", "mine"]) {
+    const marker = el("marker", { id: `arrowhead-${kind}`, viewBox: "0 0 10 10", refX: 7, refY: 5,
+      markerWidth: 4, markerHeight: 4, orient: "auto-start-reverse" }, defs);
+    el("path", { d: "M0,0 L10,5 L0,10 z", class: `arrowhead ${kind}` }, marker);
+  }
+  for (const { steps, kind } of plays) {
+    const b = board.slice();
+    for (const { from, to } of steps) {
+      const a = checkerAt(from, b[from] - 1);
+      b[from] -= 1;
+      if (to !== 0) b[to] = Math.max(b[to], 0) + 1;
+      const z = checkerAt(to, to === 0 ? 0 : b[to] - 1);
+      const sameHalf = (a.y < H / 2) === (z.y < H / 2);
+      const bend = sameHalf && from !== 25 && to !== 0 ? Math.min(110, Math.abs(z.x - a.x) * 0.35) * (a.y < H / 2 ? 1 : -1) : 0;
+      const cx = (a.x + z.x) / 2, cy = (a.y + z.y) / 2 + bend;
+      el("path", { d: `M${a.x},${a.y} Q${cx},${cy} ${z.x},${z.y}`, class: `arrow ${kind}`,
+        "marker-end": `url(#arrowhead-${kind})`, "data-testid": kind === "better" ? "tutor-arrow" : "played-arrow",
+        "data-from": from, "data-to": to }, svg);
+    }
+  }
+}
+
 export class Board {
   constructor(svg, onClick) {
     this.svg = svg;
@@ -132,7 +167,8 @@ export class Board {
   }
 
   // board: 26 numbers; opts: {dice, diceMine, cube, cubeOwner ("me"|"them"|null), selected, targets: Set, caption}
-  // lifted: a point drawn with one checker fewer (the one being dragged); movable: checkers may be dragged.
+  // lifted: a point drawn with one checker fewer (the one being dragged); movable: checkers may be dragged;
+  // arrows: plays drawn as arrows, [{steps: [{from, to}], kind: "better" (the tutor's) | "mine"}].
   draw(board, opts = {}) {
     const svg = this.svg;
     this.last = { board, opts };
@@ -200,6 +236,7 @@ export class Board {
       const t = el("text", { x: BAR_X + 30, y: y + 33, "text-anchor": "middle" }, g);
       t.textContent = String(opts.cubeOwner ? opts.cube : Math.max(opts.cube, 64));
     }
+    if (opts.arrows) arrows(svg, board, opts.arrows);
     if (opts.caption) {
       const t = el("text", { x: LEFT + 6 * POINT_W / 2, y: H / 2 + 6, class: "caption", "text-anchor": "middle" }, svg);
       t.textContent = opts.caption;

@@ -276,7 +276,7 @@ export class Play {
   render() {
     const ui = this.ui, el = ui.el, v = this.view;
     const mine = v && !this.busy && !this.warned && v.turn === "human";
-    el.playControls.hidden = !v; // no game yet: New game is the only thing to do
+    el.playControls.hidden = !v || v.phase === "over"; // no game yet, or over: New game or Next game to do
     el.rulesLink.hidden = !(v ? v.variant === "long" : el.variant.value === "long");
     el.roll.disabled = !(mine && (v.phase === "roll" || v.phase === "opening"));
     el.double.disabled = !(mine && v.phase === "roll" && v.may_double);
@@ -310,7 +310,9 @@ export class Play {
       ui.drawStart("Choose a game, then New game");
       return;
     }
-    const board = this.entry ? this.entry.board : v.board;
+    // The tutor's warning of a play shows the better play and the one entered as arrows on the board before it.
+    const shown = this.warned && this.warned.judgement.betterSteps ? this.warned.judgement : null;
+    const board = this.entry && !shown ? this.entry.board : v.board;
     const bot = this.lastBot && v.turn === "human" && v.phase !== "move" ? this.lastBot : null;
     ui.board.draw(board, {
       dice: v.dice || (bot ? bot.dice : null),
@@ -320,6 +322,7 @@ export class Play {
       selected: this.selected,
       targets: this.selected !== null && this.entry ? this.entry.targets(this.selected) : new Set(),
       movable: Boolean(this.myMove() && this.entry),
+      arrows: shown ? [{ steps: shown.mySteps, kind: "mine" }, { steps: shown.betterSteps, kind: "better" }] : null,
     });
     ui.setIds(v.position_id, v.match_id);
     el.dice.textContent = v.dice ? `${v.dice[0]}${v.dice[1]}` : "";

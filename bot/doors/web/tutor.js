@@ -70,7 +70,8 @@ export class Tutor {
   }
 
   // How the play `chosen` ({move}) of the view's dice compares with the best:
-  // {loss, mark, what, better, unit}, the loss in EMG (money and long nardy: equity).
+  // {loss, mark, what, better, betterValue, match, betterSteps, mySteps}, the loss in EMG (money and long nardy:
+  // equity); the steps ({from, to}) of the better play and of the chosen one, for the board's arrows.
   async judgePlay(view, chosen, plies) {
     const answer = view.variant === "long"
       ? await get("/v1/moves", { variant: "long", position: view.position_id, dice: view.dice.join(""), plies })
@@ -83,8 +84,9 @@ export class Tutor {
     const mine = moves.find((m) => m.move === chosen.move);
     if (!mine) throw new Error(`the tutor does not know the play ${chosen.move}`);
     const loss = Math.max(0, value(best) - value(mine));
+    const steps = (play) => play.map((s) => ({ from: s.from, to: s.to }));
     return { loss, mark: markOf(loss), what: chosen.move || "no move", better: best.move || "no move",
-      betterValue: value(best), match };
+      betterValue: value(best), match, betterSteps: steps(best.play), mySteps: steps(chosen.steps) };
   }
 
   // How a cube action compares with the best: "double" or "roll" (the side on roll), "take" or "pass"
@@ -113,7 +115,8 @@ export class Tutor {
     const unit = j.match ? "EMG" : "equity";
     const lost = `${j.loss.toFixed(3)} ${unit} (${j.mark})`;
     if (j.cube) return `${j.what} loses ${lost}: the better action is ${j.better} (${j.verdict}).`;
-    return `${j.what} loses ${lost}: the better play is ${j.better} (${signed(j.betterValue)}).`;
+    return `${j.what} loses ${lost}: the better play is ${j.better} (${signed(j.betterValue)}). ` +
+      "On the board: the better play in yellow, yours dashed.";
   }
 
   // The grade of a decision made, in the game log in its mark's colour, and counted.
