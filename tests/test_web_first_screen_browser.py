@@ -80,17 +80,16 @@ def enter(page, play: dict) -> None:
 def human_to_act(page) -> dict:
     """Wait until the page has the server's answer and the human must act, or the tutor warns; the view."""
     page.wait_for_function(
-        "() => { const p = window.nardyPlay, v = p.view;"
+        "() => { const p = window.nardyPlay, v = p && p.view;"
         " return v && !p.busy && (p.warned || v.phase === 'over' || v.turn === 'human'); }",
-        timeout=15000,
+        timeout=60000,
     )
     return page.evaluate("() => window.nardyPlay.view")
 
 
 def legal(page, move: str) -> dict:
-    """The legal play of the page's game written ``move``."""
-    plays = page.evaluate("() => window.nardyPlay.view.plays")
-    return next(p for p in plays if p["move"] == move)
+    """The legal play of the page's game written ``move``, once the page has its game."""
+    return next(p for p in human_to_act(page)["plays"] if p["move"] == move)
 
 
 # ---------------------------------------------------------------- modes
