@@ -3,7 +3,7 @@
 The door's view (``bot.doors.http_views.cube``) asks the facade, which asks
 ``bot.search.cube_decision``; that takes probabilities (or exact cube values) from
 ``bot.evaluation`` and prices them with ``bot.equity.cube``. A long nardy request
-(``bot.doors.long_nardy_views.cube``) asks long nardy's ``Bot`` the same way. Every call made while
+(``bot.doors.http_views.cube`` with long nardy's bot) asks long nardy's ``Bot`` the same way. Every call made while
 answering is traced, and each must stay in its caller's layer or go below it.
 """
 
@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from bot import Bot
-from bot.doors import long_nardy_views
 from bot.doors.http_views import EvaluateQuery, PositionQuery, cube
 from bot.facade import default_long_nardy_checkpoint
 
@@ -86,5 +85,5 @@ def test_a_long_nardy_cube_request_passes_through_the_bot_and_never_calls_back_u
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Bot, "evaluate", evaluate)
-        assert upward_calls(lambda: long_nardy_views.cube(bot, query)) == []
+        assert upward_calls(lambda: cube(bot, query)) == []
     assert called == ["long_nardy"]

@@ -112,6 +112,21 @@ def test_cube_of_a_long_position_is_the_money_decision_on_its_networks_probabili
     assert body["equities"]["double_pass"] == 1.0
 
 
+def test_resign_of_a_long_position_answers_oin_and_mars_as_the_bot_decides(client, long_bot):
+    board = LongPosition.from_id(TOO_GOOD_ID).board
+    answer = client.get("/v1/resign", params={"variant": "long", "position": TOO_GOOD_ID, "value": "mars"})
+    assert answer.status_code == 200
+    body = answer.json()
+    decided = long_bot.resign_decision(board, level=2)
+    assert body["variant"] == "long" and body["position_id"] == TOO_GOOD_ID
+    assert set(body["offer"]["equity_resign"]) == {"oin", "mars"}
+    assert body["offer"]["equity_play"] == pytest.approx(decided.offer.equity_play)
+    assert body["opponent_accepts"]["level"] == "mars"
+    assert body["opponent_accepts"]["accept"] == decided.opponent_accepts.accept
+    single = client.get("/v1/resign", params={"variant": "long", "position": TOO_GOOD_ID, "value": "single"}).json()
+    assert single["opponent_accepts"]["level"] == "oin"
+
+
 def test_backgammon_stays_the_default_variant(client):
     answer = client.get("/v1/evaluate", params={"position": "4HPwATDgc/ABMA"})
     assert answer.status_code == 200 and answer.json()["variant"] == "backgammon"
@@ -126,7 +141,7 @@ def test_backgammon_stays_the_default_variant(client):
         ("/v1/evaluate", {"variant": "long", "position": "/////////////"}, "long nardy Position ID"),
         ("/v1/evaluate", {"variant": "short", "position": START_ID}, "variant"),
         ("/v1/cube", {"variant": "long", "position": "4HPwATDgc/ABMA"}, "long nardy Position ID"),
-        ("/v1/resign", {"variant": "long", "position": START_ID}, "backgammon only"),
+        ("/v1/resign", {"variant": "long", "position": START_ID, "value": "gammon"}, "expected single or mars"),
     ],
 )
 def test_bad_long_queries_get_400_naming_the_problem(client, path, params, words):

@@ -29,7 +29,6 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.doors import http_views as views
-from bot.doors import long_nardy_views
 from bot.search.cancel import Cancelled
 from bot.doors.http_limits import (
     BUSY_RESPONSES,
@@ -218,7 +217,7 @@ def create_app(bot: Bot, limits: Optional[Limits] = None, others: Sequence[Bot] 
         title="nardy",
         description="A neural-network bot for backgammon and long nardy: the web board at `/` (play, analyse "
         "a position, analyse a match) and this JSON API. `/move` and `/eval` speak wildbg's API; "
-        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs; `/v1/moves` and `/v1/evaluate` "
+        "`/v1/...` take GNU Backgammon Position IDs, Match IDs and XGIDs, and "
         "with `variant=long` long nardy Position IDs.\n\n" + limits_description(limits),
         version="0.1.0",
         lifespan=lifespan,
@@ -244,30 +243,25 @@ def create_app(bot: Bot, limits: Optional[Limits] = None, others: Sequence[Bot] 
     async def moves(request: Request, query: Annotated[MovesQuery, Query()]) -> MovesResponse:
         """Legal plays ranked with probabilities and equities (dice from the query or the IDs); ``variant=long``:
         long nardy."""
-        if query.variant == "long":
-            return await compute(request, query.plies > 0, lambda: long_nardy_views.moves(bots["long_nardy"], query))
-        return await compute(request, query.plies > 0, lambda: views.moves(bot, query))
+        return await compute(request, query.plies > 0, lambda: views.moves(bots[query.variant], query))
 
     @app.get("/v1/cube", response_model=CubeResponse, responses=_ERRORS, tags=["positions"])
     async def cube(request: Request, query: Annotated[EvaluateQuery, Query()]) -> CubeResponse:
         """Double / no double for the side on roll and take / pass for its opponent, with equities; ``variant=long``:
         long nardy, money play with a centred cube."""
-        if query.variant == "long":
-            return await compute(request, query.plies > 0, lambda: long_nardy_views.cube(bots["long_nardy"], query))
-        return await compute(request, query.plies > 0, lambda: views.cube(bot, query))
+        return await compute(request, query.plies > 0, lambda: views.cube(bots[query.variant], query))
 
     @app.get("/v1/evaluate", response_model=EvaluateResponse, responses=_ERRORS, tags=["positions"])
     async def evaluate(request: Request, query: Annotated[EvaluateQuery, Query()]) -> EvaluateResponse:
         """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll; ``variant=long``:
         long nardy."""
-        if query.variant == "long":
-            return await compute(request, query.plies > 0, lambda: long_nardy_views.evaluate(bots["long_nardy"], query))
-        return await compute(request, query.plies > 0, lambda: views.evaluate(bot, query))
+        return await compute(request, query.plies > 0, lambda: views.evaluate(bots[query.variant], query))
 
     @app.get("/v1/resign", response_model=ResignResponse, responses=_ERRORS, tags=["positions"])
     async def resign(request: Request, query: Annotated[ResignQuery, Query()]) -> ResignResponse:
-        """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
-        return await compute(request, query.plies > 0, lambda: views.resign(bot, query))
+        """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?
+        ``variant=long``: long nardy, oin (single) or mars."""
+        return await compute(request, query.plies > 0, lambda: views.resign(bots[query.variant], query))
 
     from bot.doors.cube_views import add_cube_matrix_route  # GET /v1/cube/matrix
 

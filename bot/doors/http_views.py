@@ -9,12 +9,12 @@
   ``x_away`` and ``o_away`` for a match score (points the side to move, and its
   opponent, still need).
 - ``GET /v1/moves``, ``/v1/cube``, ``/v1/evaluate``, ``/v1/resign`` take
-  ``position``: a Position ID, ``PositionID:MatchID`` or an XGID; ``/v1/moves`` and
-  ``/v1/evaluate`` with ``variant=long`` a long nardy Position ID instead, answered by
-  ``bot.doors.long_nardy_views``.
+  ``position``: a Position ID, ``PositionID:MatchID`` or an XGID; with ``variant=long`` a long
+  nardy Position ID instead (money play, a centred cube), read by the game's codec
+  (``bot.doors.codecs``).
 
-Each view only reads the query, calls the ``bot.facade.Bot`` and formats the answer;
-bad input raises an engine error naming it.
+Each view only reads the query with the codec of its bot's game, calls the ``bot.facade.Bot`` and
+formats the answer; bad input raises an engine error naming it.
 """
 
 from __future__ import annotations
@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any, Literal, Optional
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from bot.doors.codecs import ApiName, codec_for
+from bot.doors.situation import Situation
 from bot.equity.cube import CubeDecision, CubeState
-from bot.facade import Bot, RankedPlay
 from bot.equity.met import default_met
-from bot.doors.situation import Situation, parse_position
-from bot.equity.resign import InvalidResignationError, ResignationAnswer, ResignLevel
-from engine.board import flip, validate_dice
+from bot.equity.resign import InvalidResignationError, ResignationAnswer
+from bot.facade import Bot, RankedPlay
+from engine.board import validate_dice
 from engine.errors import InvalidDiceError, InvalidMatchError, InvalidOptionError, quote
-from engine.position_id import encode_position_id
+from engine.variant import Variant as Game
 
 # ---------------------------------------------------------------- answer shapes
 
@@ -99,7 +100,7 @@ class RankedMove(BaseModel):
     plies: int = Field(description="search depth of this evaluation")
 
 
-Variant = Literal["backgammon", "long"]
+Variant = ApiName
 
 
 def _variant_field() -> Any:
@@ -149,7 +150,7 @@ class EvaluateResponse(BaseModel):
 class ResignOfferView(BaseModel):
     """Whether the side on roll should resign, at the cheapest level its opponent should accept."""
 
-    level: Optional[str] = Field(description="single, gammon or backgammon; null: play on")
+    level: Optional[str] = Field(description="single, gammon or backgammon (long nardy: oin or mars); null: play on")
     equity_play: float = Field(description="cubeful equity of playing on (side on roll)")
     equity_resign: dict[str, float] = Field(description="equity after resigning at each level (side on roll)")
     mwc_play: Optional[float]
@@ -168,6 +169,7 @@ class ResignAnswerView(BaseModel):
 
 
 class ResignResponse(BaseModel):
+    variant: Variant = _variant_field()
     position_id: str
     offer: ResignOfferView
     opponent_accepts: ResignAnswerView = Field(description="the opponent's answer if the side on roll resigns")
@@ -250,8 +252,10 @@ class MovesQuery(EvaluateQuery):
 
 
 class ResignQuery(EvaluateQuery):
-    value: Optional[Literal["single", "gammon", "backgammon"]] = Field(
-        None, description="single, gammon or backgammon (default: the Match ID's offer, else single)"
+    value: Optional[Literal["single", "gammon", "backgammon", "oin", "mars"]] = Field(
+        None,
+        description="single, gammon or backgammon; long nardy oin (or single) or mars (default: the Match ID's "
+        "offer, else single)",
     )
 
 
@@ -268,22 +272,22 @@ def _play_view(ranked: RankedPlay) -> list[MoveDetail]:
     return [MoveDetail.model_validate({"from": step.src, "to": step.dst}) for step in ranked.play.steps]
 
 
-def _level_name(level: int) -> str:
-    return ResignLevel(level).name.lower()
-
-
-def _resign_level(value: Optional[str], situation: Situation) -> int:
+def _resign_level(value: Optional[str], situation: Situation, game: Game) -> int:
+    """The level a query's ``value`` names in ``game`` (``single`` is level 1 in either game)."""
     if value is None:
-        return situation.resign_offered or ResignLevel.SINGLE
-    try:
-        return ResignLevel.__members__[value.upper()]
-    except KeyError:
-        raise InvalidResignationError(f"value {value!r}: expected single, gammon or backgammon") from None
+        return situation.resign_offered or 1
+    names = ("single", *game.outcome_names[1:])
+    words = {name: level for level, name in enumerate(names, start=1)} | {game.outcome_names[0]: 1}
+    if value not in words:
+        raise InvalidResignationError(
+            f"value {value!r}: expected {', '.join(names[:-1])} or {names[-1]} ({game.title})"
+        )
+    return words[value]
 
 
-def _answer_view(answer: ResignationAnswer) -> ResignAnswerView:
+def _answer_view(answer: ResignationAnswer, game: Game) -> ResignAnswerView:
     return ResignAnswerView(
-        level=_level_name(answer.level),
+        level=game.outcome_name(answer.level),
         accept=answer.accept,
         equity_play=answer.equity_play,
         equity_accept=answer.equity_accept,
@@ -315,10 +319,6 @@ def check_top(query: MovesQuery) -> None:
         raise InvalidOptionError(f"top {query.top}: at most {MAX_TOP_ONE_PLY} with plies={query.plies}")
 
 
-def _situation(query: PositionQuery) -> Situation:
-    return parse_position(query.position.replace(" ", "+"))
-
-
 # ---------------------------------------------------------------- views
 
 
@@ -340,21 +340,23 @@ def wildbg_eval(bot: Bot, query: EvalQuery) -> EvalResponse:
 
 
 def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
-    """Legal plays ranked with probabilities and equities (dice from the query or the IDs)."""
-    situation = _situation(query)
+    """Legal plays ranked with probabilities and equities (dice from the query or the IDs), in ``bot``'s game."""
+    codec = codec_for(bot.variant)
+    situation = codec.read_position(query.position)
     dice = validate_dice(query.dice) if query.dice else situation.dice
     if dice is None:
         raise InvalidDiceError(f"position {quote(query.position)}: no dice rolled, give dice=XY")
     check_top(query)
     ranked = bot.rank_plays(situation.board, dice, plies=query.plies, top=query.top, state=situation.state)
     return MovesResponse(
+        variant=codec.api_name,
         position_id=situation.position_id,
         dice=dice,
         moves=[
             RankedMove(
                 move=r.notation,
                 play=_play_view(r),
-                position_id=encode_position_id(flip(r.afterstate)),
+                position_id=codec.position_id(bot.variant.flip(r.afterstate)),
                 probabilities=probabilities_view(r.probabilities),
                 equity=r.equity,
                 mwc=r.mwc,
@@ -367,9 +369,10 @@ def moves(bot: Bot, query: MovesQuery) -> MovesResponse:
 
 def cube(bot: Bot, query: EvaluateQuery) -> CubeResponse:
     """Double / no double for the side on roll and take / pass for its opponent, with equities."""
-    situation = _situation(query)
+    codec = codec_for(bot.variant)
+    situation = codec.read_position(query.position)
     result = bot.evaluate(situation.board, situation.state, query.plies)
-    return cube_response(result.cube, result.probabilities, situation.position_id)
+    return cube_response(result.cube, result.probabilities, situation.position_id, codec.api_name)
 
 
 def cube_response(
@@ -396,9 +399,11 @@ def cube_response(
 
 def evaluate(bot: Bot, query: PositionQuery) -> EvaluateResponse:
     """Probabilities, cubeless and cubeful equity (and MWC in a match) of the side on roll."""
-    situation = _situation(query)
+    codec = codec_for(bot.variant)
+    situation = codec.read_position(query.position)
     result = bot.evaluate(situation.board, situation.state, query.plies)
     return EvaluateResponse(
+        variant=codec.api_name,
         position_id=situation.position_id,
         probabilities=probabilities_view(result.probabilities),
         cubeless_equity=result.cubeless_equity,
@@ -409,23 +414,25 @@ def evaluate(bot: Bot, query: PositionQuery) -> EvaluateResponse:
 
 
 def resign(bot: Bot, query: ResignQuery) -> ResignResponse:
-    """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)?"""
-    if query.variant == "long":
-        raise InvalidOptionError("variant=long: resignation advice is for backgammon only (long nardy: oin or mars)")
-    situation = _situation(query)
-    level = _resign_level(query.value, situation)
+    """Should the side on roll resign, and should a resignation at ``value`` be accepted (either side)? Long nardy's
+    levels are oin (single) and mars."""
+    codec = codec_for(bot.variant)
+    game = bot.variant
+    situation = codec.read_position(query.position)
+    level = _resign_level(query.value, situation, game)
     result = bot.resign_decision(situation.board, situation.state, level, query.plies)
     offer = result.offer
-    names = [_level_name(level) for level in ResignLevel]
+    names = game.outcome_names
     return ResignResponse(
+        variant=codec.api_name,
         position_id=situation.position_id,
         offer=ResignOfferView(
-            level=_level_name(offer.level) if offer.level else None,
+            level=game.outcome_name(offer.level) if offer.level else None,
             equity_play=offer.equity_play,
             equity_resign=dict(zip(names, offer.equity_resign)),
             mwc_play=offer.mwc_play,
             mwc_resign=dict(zip(names, offer.mwc_resign)) if offer.mwc_resign else None,
         ),
-        opponent_accepts=_answer_view(result.opponent_accepts),
-        side_on_roll_accepts=_answer_view(result.side_on_roll_accepts),
+        opponent_accepts=_answer_view(result.opponent_accepts, game),
+        side_on_roll_accepts=_answer_view(result.side_on_roll_accepts, game),
     )

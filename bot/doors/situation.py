@@ -30,7 +30,8 @@ class Situation:
 
     ``double_offered``: the side on roll has doubled and the opponent must answer
     (``state`` is the cube before the double). ``resign_offered``: 0, or 1/2/3 for a
-    single/gammon/backgammon resignation the player to decide must answer.
+    single/gammon/backgammon resignation the player to decide must answer. ``position_id``: the board's ID
+    (default: backgammon's; ``bot.doors.codecs`` gives long nardy's).
     """
 
     board: np.ndarray = field(repr=False, compare=False)
@@ -38,12 +39,13 @@ class Situation:
     state: CubeState
     double_offered: bool = False
     resign_offered: int = 0
-    position_id: str = field(init=False)
+    position_id: str = ""
 
     def __post_init__(self) -> None:
         self.board.setflags(write=False)
         # The board's ID stands for the board wherever a dataclass compares, hashes or prints.
-        object.__setattr__(self, "position_id", encode_position_id(self.board))
+        if not self.position_id:
+            object.__setattr__(self, "position_id", encode_position_id(self.board))
 
 
 def parse_position(text: str) -> Situation:
