@@ -43,7 +43,7 @@ def bot() -> Bot:
 def talk(bot: Bot, *lines: str, load=None) -> list[str]:
     """Every line the engine writes for ``lines``, run one after another on this thread."""
     out: list[str] = []
-    engine = UbgiEngine(bot, out.append, load or (lambda path: bot))
+    engine = UbgiEngine(bot, out.append, load or (lambda path, game: bot))
     serve(engine, io.BytesIO("".join(line + "\n" for line in lines).encode()), background=False)
     return out
 
@@ -121,7 +121,7 @@ def test_get_and_set_typed_keys(bot):
         ("set engine.depth 0", "bad_value", "engine.depth must_be 1..3, not '0'"),
         ("set engine.level godlike", "bad_value", "engine.level must_be none|"),
         ("set engine.info yes", "bad_value", "engine.info must_be true|false"),
-        ("set game.variant nackgammon", "bad_value", "game.variant must_be backgammon, not 'nackgammon'"),
+        ("set game.variant nackgammon", "bad_value", "game.variant must_be backgammon|long_nardy, not 'nackgammon'"),
         ("set engine.hash 64", "unsupported", "key 'engine.hash'"),
         ("get engine.hash", "unsupported", "key 'engine.hash'"),
         ("set engine.ply", "bad_command", "expected: set <key> <value>"),
@@ -163,7 +163,7 @@ def test_the_handshake_announces_the_v01_options_after_the_keys(bot):
     out = talk(bot, "ubgi")
     options = [line for line in out if line.startswith("option ")]
     assert options == [
-        "option name Variant type combo default backgammon var backgammon",
+        "option name Variant type combo default backgammon var backgammon var long_nardy",
         "option name Seed type spin default 0 min 0 max 9223372036854775807",
         "option name Deterministic type check default true",
         "option name Threads type spin default 1 min 1 max 64",
@@ -177,9 +177,9 @@ def test_the_handshake_announces_the_v01_options_after_the_keys(bot):
 @pytest.mark.parametrize(
     "line, detail",
     [
-        ("setoption name Variant value nackgammon", "game.variant must_be backgammon, not 'nackgammon'"),
-        ("setoption name Variant value long-nardy", "game.variant must_be backgammon, not 'long-nardy'"),
-        ("set game.variant hypergammon", "game.variant must_be backgammon, not 'hypergammon'"),
+        ("setoption name Variant value nackgammon", "game.variant must_be backgammon|long_nardy, not 'nackgammon'"),
+        ("setoption name Variant value plakoto", "game.variant must_be backgammon|long_nardy, not 'plakoto'"),
+        ("set game.variant hypergammon", "game.variant must_be backgammon|long_nardy, not 'hypergammon'"),
         ("setoption name Threads value 0", "engine.threads must_be 1..64, not '0'"),
         ("setoption name EvalMode value fast", "engine.eval_mode must_be cubeful|cubeless, not 'fast'"),
         ("setoption name Deterministic value yes", "engine.deterministic must_be true|false, not 'yes'"),
@@ -229,7 +229,7 @@ def test_the_checkpoint_key_loads_a_bot_and_a_bad_file_is_refused(bot):
     other = tiny_bot(8)
     loaded: list = []
 
-    def load(path):
+    def load(path, game):
         loaded.append(path)
         if path == "missing.npz":
             raise CheckpointError("missing.npz: no such file")

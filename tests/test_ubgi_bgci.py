@@ -245,13 +245,15 @@ def test_bgci_check_passes(engine, name):
     assert report.is_pass and report.bar_notation_ok and report.off_notation_ok
     assert report.ids[0] == "id name nardy"
     if name == "v0.1":
-        assert "option name Variant type combo default backgammon var backgammon" in report.options
+        assert "option name Variant type combo default backgammon var backgammon var long_nardy" in report.options
     else:
-        assert any(line.startswith("key game.variant enum backgammon ") for line in report.options)
+        assert any(
+            line.startswith("key game.variant enum backgammon|long_nardy backgammon ") for line in report.options
+        )
     assert engine.quit() == 0
 
 
-def test_a_variant_other_than_backgammon_gets_an_error_naming_it(engine):
+def test_a_variant_this_engine_does_not_play_gets_an_error_naming_it(engine):
     """bgci's duel sends the variant it plays; one this engine does not play is refused, and it reads on."""
     for line in ("setoption name Variant value nackgammon", "setoption name Variant value hypergammon"):
         engine.send(line)
@@ -259,7 +261,7 @@ def test_a_variant_other_than_backgammon_gets_an_error_naming_it(engine):
         errors: list[str] = []
         assert not wait_readyok(engine, errors, "variant")
         variant = line.rsplit(" ", 1)[1]
-        assert errors == [f"variant: error bad_value game.variant must_be backgammon, not '{variant}'"]
+        assert errors == [f"variant: error bad_value game.variant must_be backgammon|long_nardy, not '{variant}'"]
         assert engine.read() == "readyok"
     engine.send("get game.variant")
     assert engine.read() == "value game.variant backgammon"

@@ -32,6 +32,12 @@ Backgammon and gnubg-ubgi do (0 = static evaluation: every play evaluated, no lo
 bot's 0-ply); ``engine.depth``, ``go depth`` and the ``info`` lines count the root too (depth 1 =
 ``engine.ply`` 0).
 
+``game.variant`` is ``backgammon`` or ``long_nardy`` (any of ``engine.variant.find_variant``'s
+spellings), each game with its own bot and ``engine.checkpoint``; a change forgets the position
+and dice. The spec names no long nardy, so this is an extension: in long nardy ``position
+gnubgid`` reads long nardy's Position ID (GNU's layout without the bar) with the session's
+score, cube and turn, and a position of the other game is refused naming that game.
+
 >>> engine = UbgiEngine(Bot.load(), emit=print)  # doctest: +SKIP
 >>> for line in ("position gnubgid 4HPwATDgc/ABMA", "dice 3 1", "go"):  # doctest: +SKIP
 ...     engine.run_now(line)
@@ -62,6 +68,7 @@ from engine.errors import BackgammonError, InvalidOptionError, quote
 from engine.match import MAX_CUBE, MatchState, is_cube_value
 from engine.notation import format_steps
 from engine.position_formats import PositionSetup, read_position
+from engine.variant import BACKGAMMON, NAMES, Variant, find_variant
 
 PROTOCOL_VERSION = "0.2"
 ENGINE_NAME = "nardy"
@@ -70,8 +77,8 @@ ENGINE_AUTHOR = "the nardy authors"
 MAX_LINE = 4096
 # Root-inclusive depths (engine.depth, go depth, info lines): depth d is the bot's (d - 1)-ply search.
 DEPTHS = tuple(p + 1 for p in PLIES)
-# The games game.variant may name.
-VARIANTS = ("backgammon",)
+# The games game.variant may name, as it names them (any alias of ``engine.variant.find_variant`` is read too).
+VARIANTS = NAMES
 # engine.threads' range: a controller may ask for threads; the search runs on one.
 MAX_THREADS = 64
 MAX_MOVETIME_MS = 3_600_000
@@ -320,6 +327,14 @@ def _number(text: str, what: str, low: int, high: int) -> int:
         raise UbgiError(BAD_VALUE, f"{what} must_be {low}..{high}") from None
 
 
+def _variant_name(text: str) -> str:
+    """A ``game.variant`` value: the variant's name if ``find_variant`` knows it, else the text (refused later)."""
+    try:
+        return find_variant(text).name
+    except InvalidOptionError:
+        return text
+
+
 def _pairs(words: list[str], usage: str) -> dict[str, str]:
     """``name value name value ...`` as a dict; bad_command when odd or a name repeats."""
     if len(words) % 2:
@@ -332,21 +347,64 @@ def _pairs(words: list[str], usage: str) -> dict[str, str]:
     return pairs
 
 
+def _read_setup(game: Variant, kind: str, text: str) -> tuple[np.ndarray, Optional[PositionSetup]]:
+    """The board a ``position`` command gives in ``game``, with the setup around it: backgammon's Position ID,
+    ``PositionID:MatchID`` or XGID; long nardy's Position ID (or position text), no setup (the session's)."""
+    if game is BACKGAMMON:
+        setup = read_position(text)
+        return setup.board, setup
+    if kind == "xgid":
+        raise UbgiError(UNSUPPORTED, f"position xgid in {game.title}: an XGID is a backgammon position")
+    if ":" in text:
+        raise UbgiError(
+            UNSUPPORTED, f"a Match ID in {game.title}: give score, cube and turn with setscore, setcube and setturn"
+        )
+    return game.position.from_id(text).board, None
+
+
+def _reads(game: Variant, kind: str, text: str) -> bool:
+    """Whether ``text`` is a position of ``game`` (to name the game of a position given in the other)."""
+    try:
+        _read_setup(game, kind, text)
+    except (BackgammonError, UbgiError):
+        return False
+    return True
+
+
 class UbgiEngine:
     """The protocol's state and commands, without any I/O but ``emit`` (one line, no newline).
 
     ``command(line)`` answers every command but ``go``, for which it returns the prepared ``Search``
     (bad input is answered at once, and nothing returned); ``run_now`` also runs that search.
-    ``load`` reads a checkpoint for ``engine.checkpoint`` (None: the shipped bot).
+    ``load(path, variant)`` reads a checkpoint of a game for ``engine.checkpoint`` (None: the shipped
+    bot); ``bot`` plays its own game, the one ``game.variant`` starts with.
     """
 
-    def __init__(self, bot: Bot, emit: Callable[[str], None], load: Callable[[Optional[str]], Bot] = Bot.load) -> None:
-        self.bot, self.emit, self.load = bot, emit, load
+    def __init__(
+        self,
+        bot: Bot,
+        emit: Callable[[str], None],
+        load: Callable[[Optional[str], Variant], Bot] = Bot.load,
+    ) -> None:
+        self.emit, self.load = emit, load
         self.values = {name: key.default for name, key in KEYS.items()}
+        self.values["game.variant"] = bot.variant.name
+        # Each game's engine.checkpoint value and bot; a game's shipped bot is loaded when game.variant first names it.
+        self.bots: dict[str, tuple[str, Bot]] = {bot.variant.name: (SHIPPED, bot)}
         self.rng = np.random.default_rng(0)
         self.context = Context()
         self.finished = False
         self._new_game()
+
+    @property
+    def game(self) -> Variant:
+        """The game ``game.variant`` names."""
+        return find_variant(self.values["game.variant"])
+
+    @property
+    def bot(self) -> Bot:
+        """The bot of the game ``game.variant`` names."""
+        return self.bots[self.values["game.variant"]][1]
 
     # ------------------------------------------------------------ driving
 
@@ -426,19 +484,32 @@ class UbgiEngine:
         key = KEYS.get(name)
         if key is None:
             raise UbgiError(UNSUPPORTED, f"key {quote(name)}")
-        value = key.parse(text)
+        value = key.parse(_variant_name(text) if name == "game.variant" else text)
         if name in ("engine.ply", "engine.depth"):  # one setting, counted two ways
             ply = int(value) - (name == "engine.depth")
             self.values["engine.ply"], self.values["engine.depth"] = str(ply), str(ply + 1)
             return
         if name == "engine.checkpoint":
-            try:
-                self.bot = self.load(None if value == SHIPPED else value)
-            except (CheckpointError, OSError) as error:
-                raise UbgiError(BAD_VALUE, f"engine.checkpoint {error}") from None
+            self.bots[self.game.name] = (value, self._load(value, self.game, name))
         elif name == "engine.seed":
             self.rng = np.random.default_rng(int(value))
+        elif name == "game.variant" and value != self.values[name]:
+            if value not in self.bots:
+                self.bots[value] = (SHIPPED, self._load(SHIPPED, find_variant(value), f"{name} {value}:"))
+            self.values["engine.checkpoint"] = self.bots[value][0]
+            self._new_game()  # a position or dice of the other game mean nothing in this one
         self.values[name] = value
+
+    def _load(self, checkpoint: str, game: Variant, what: str) -> Bot:
+        """The bot of ``game`` from ``checkpoint`` (``SHIPPED``: the shipped one); bad_value naming ``what``."""
+        try:
+            bot = self.load(None if checkpoint == SHIPPED else checkpoint, game)
+        except (CheckpointError, OSError) as error:
+            raise UbgiError(BAD_VALUE, f"{what} {error}") from None
+        if bot.variant is not game:
+            network = "the shipped network" if checkpoint == SHIPPED else quote(checkpoint)
+            raise UbgiError(BAD_VALUE, f"{what} {network} plays {bot.variant.title}, not {game.title}")
+        return bot
 
     # ------------------------------------------------------------ context
 
@@ -509,12 +580,22 @@ class UbgiEngine:
             text = text if text.upper().startswith("XGID=") else f"XGID={text}"
         elif text.upper().startswith("XGID="):
             raise UbgiError(BAD_VALUE, "an XGID goes in position xgid")
-        setup = read_position(text)
-        board = check_game_on(setup.board)
-        if kind == "xgid" or ":" in text:
-            self.context = Context.of(setup)
-        self.board, self.dice = board, setup.dice
-        self.double_offered, self.resign_offered = setup.double_offered, setup.resign_offered
+        game = self.game
+        try:
+            board, setup = _read_setup(game, kind, text)
+        except (BackgammonError, UbgiError):
+            other = next((v for v in map(find_variant, VARIANTS) if v is not game and _reads(v, kind, text)), None)
+            if other is None:
+                raise
+            raise UbgiError(
+                BAD_VALUE, f"{quote(text)} is a {other.title} position, not {game.title}: set game.variant {other.name}"
+            ) from None
+        self.board, self.dice = check_game_on(board, game), None
+        self.double_offered, self.resign_offered = False, 0
+        if setup is not None:
+            if kind == "xgid" or ":" in text:
+                self.context = Context.of(setup)
+            self.dice, self.double_offered, self.resign_offered = setup.dice, setup.double_offered, setup.resign_offered
 
     def _dice(self, args: list[str], line: str) -> None:
         if len(args) != 2 or not all(re.fullmatch(r"[0-9]+", a, re.ASCII) for a in args):
@@ -773,7 +854,10 @@ def _run_search(search: Search, engine: UbgiEngine, cancel: threading.Event) -> 
 
 
 def run_stdio(
-    bot: Bot, stdin: Union[IO[bytes], IO[str]], stdout: IO[str], load: Callable[[Optional[str]], Bot] = Bot.load
+    bot: Bot,
+    stdin: Union[IO[bytes], IO[str]],
+    stdout: IO[str],
+    load: Callable[[Optional[str], Variant], Bot] = Bot.load,
 ) -> int:
     """``nardy ubgi``: the engine on these streams until ``quit`` or end of input; exit status 0."""
     serve(UbgiEngine(bot, _Output(stdout), load), stdin)
