@@ -288,11 +288,11 @@ class Bot:
     def _cube(self) -> _CubeModel:
         return _CUBE_MODELS[self.variant.name]
 
-    def _table(self, state: CubeState) -> Optional[MatchEquityTable]:
+    def match_table(self, state: CubeState) -> Optional[MatchEquityTable]:
         """The match equity table of a match ``state`` in this game (None: the default); money needs none."""
         return None if state.is_money else self._cube.table()
 
-    def _efficiencies(self, boards: np.ndarray) -> np.ndarray:
+    def cube_efficiencies(self, boards: np.ndarray) -> np.ndarray:
         """(N,) cube efficiencies of boards (N, 26), each in its side on roll's view."""
         if self._cube.races:
             return race_efficiencies(np.array([self.variant.pip_counts(b)[0] for b in boards]))
@@ -331,7 +331,7 @@ class Bot:
         _check_plies(plies)
         if top is not None and top < 1:
             raise InvalidSearchError(f"top {top!r}: expected a positive number of plays")
-        met = self._table(state)
+        met = self.match_table(state)
         game = self.variant
         plays = game.legal_plays(board, checked_dice)
         children = np.stack([p.afterstate for p in plays])
@@ -367,7 +367,7 @@ class Bot:
         if not state.match_length:
             return equity(five).astype(np.float64)
         boards = self.variant.flip(children)
-        theirs = [d.mwc for d in model_decisions(invert(five), self._efficiencies(boards), swap_state(state), met)]
+        theirs = [d.mwc for d in model_decisions(invert(five), self.cube_efficiencies(boards), swap_state(state), met)]
         assert all(mwc is not None for mwc in theirs)  # a match's cube decisions have their match-winning chances
         return 1.0 - np.array(theirs, dtype=np.float64)
 
@@ -386,7 +386,7 @@ class Bot:
         searched probabilities, the cube as live as a race of the mover's pips.
         """
         board = self._game_on(board)
-        met = self._table(state)
+        met = self.match_table(state)
         five = self.probabilities(board, plies)
         if self._cube.races:
             decision = cube_decision(board, five, state, met, efficiency=self._efficiency(board))
@@ -404,7 +404,7 @@ class Bot:
         )
 
     def _efficiency(self, board: np.ndarray) -> float:
-        return float(self._efficiencies(board[None])[0])
+        return float(self.cube_efficiencies(board[None])[0])
 
     def cube_decision(self, board: BoardLike, state: CubeState = MONEY, plies: int = 0) -> CubeDecision:
         """Double / no double for the side on roll of ``board``, take / pass for its opponent."""
@@ -426,7 +426,7 @@ class Bot:
                 f"resignation level {level!r}: expected {', '.join(levels[:-1])} or {levels[-1]}"
             )
         board = self._game_on(board)
-        met = self._table(state)
+        met = self.match_table(state)
         five = self.probabilities(board, plies)
         x = self._efficiency(board)
         return Resignations(

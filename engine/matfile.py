@@ -25,6 +25,12 @@ that has no room beside the last action gets a line of its own without a number.
 Moves are written one checker step at a time (``25`` = bar, ``0`` = off, ``*`` a
 hit) as gnubg does; the reader also takes ``bar``/``off``, ``13/7*/5``, ``8/5(2)`` and XG's ``Resigns``.
 
+The Crawford game's title says so: `` Game 3 (Crawford game)`` (GNU Backgammon's words; its importer reads
+the game number and skips the rest). A long nardy record (docs/long_nardy.md, "Match records") starts with
+the comment lines ``; [Variation "Long Nardy"]``, as GNU Backgammon and XG name a file's variation, and
+``; [Rules "..."]``, its rule flags; its moves are long nardy's (no bar, no hits). A file without a
+``Variation`` line, or with ``"Backgammon"``, is backgammon.
+
 >>> game = MatGame((0, 0), (MatAction.of_move(0, (3, 1), "8/5 6/5"), MatAction.of_double(1, 2),
 ...                         MatAction.of_drop(0)), winner=1, points=1)
 >>> print(format_mat(MatMatch(3, ("Alice", "Bob"), (game,))), end="")
@@ -44,17 +50,20 @@ import re
 import unicodedata
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import numpy as np
 
 from engine.board import read_int, validate_dice
 from engine.errors import BackgammonError, InvalidDiceError, InvalidMatchError, quote
 from engine.game import Game, GameResult, IllegalActionError, Phase
-from engine.match import MatchState, is_cube_value, may_double
-from engine.notation import parse_move
+from engine.match import MatchState, is_cube_value
 from engine.plays import Play
 from engine.position import START_POSITION, Position
+
+if TYPE_CHECKING:
+    from engine.long_nardy.rules import Rules
+    from engine.variant import Variant
 
 # Width of the left player's column, the separating space included (gnubg: "%-27s ").
 LEFT_WIDTH = 28
@@ -261,15 +270,27 @@ class MatMatch:
     """A match (``length`` > 0) or money session (``length`` 0) between two named players.
 
     ``jacoby``: a money session played with the Jacoby rule (a .sgf says so; a .mat cannot).
+    ``variant``: the game's canonical name (``engine.variant.NAMES``); ``rules``: long nardy's rule
+    flags (None for backgammon; long nardy's default rules when not given).
     """
 
     length: int
     players: tuple[str, str]
     games: tuple[MatGame, ...] = field(default=())
     jacoby: bool = False
+    variant: str = "backgammon"
+    rules: Optional[Rules] = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "games", tuple(self.games))
+        if self.variant not in ("backgammon", "long_nardy"):
+            raise InvalidMatFileError(f"variant {quote(self.variant)}: expected backgammon or long_nardy")
+        if self.variant == "long_nardy" and self.rules is None:
+            from engine.long_nardy.rules import DEFAULT_RULES
+
+            object.__setattr__(self, "rules", DEFAULT_RULES)
+        if self.variant == "backgammon" and self.rules is not None:
+            raise InvalidMatFileError("a backgammon match has no long nardy rules")
         if self.length < 0:
             raise InvalidMatFileError(f"match length {self.length}: cannot be negative")
         if len(self.players) != 2:
@@ -279,6 +300,13 @@ class MatMatch:
                 raise InvalidMatFileError(
                     f"player name {name!r}: must be non-empty, without outer spaces, ':', line breaks or 'Game '"
                 )
+
+    @property
+    def game(self) -> Variant:
+        """The game played, under its rules (``engine.variant``)."""
+        from engine.variant import BACKGAMMON, long_nardy_variant
+
+        return BACKGAMMON if self.rules is None else long_nardy_variant(self.rules)
 
     @property
     def final_score(self) -> tuple[int, int]:
@@ -333,13 +361,54 @@ def _game_lines(game: MatGame, players: tuple[str, str]) -> list[str]:
 
 
 def format_mat(match: MatMatch) -> str:
-    """The Jellyfish .mat text of ``match``, as GNU Backgammon exports it."""
-    lines = [f" {match.length} point match", ""]
+    """The Jellyfish .mat text of ``match``, as GNU Backgammon exports it (a long nardy match: its header lines)."""
+    lines = []
+    if match.rules is not None:
+        lines = [f'; [Variation "{LONG_NARDY_VARIATION}"]', f'; [Rules "{format_rules(match.rules)}"]', ""]
+    lines += [f" {match.length} point match", ""]
     for k, game in enumerate(match.games, 1):
         if game.setup is not None:
             raise InvalidMatFileError(f"game {k} starts from a set-up position, which a .mat file cannot hold")
-        lines += [f" Game {k}"] + _game_lines(game, match.players) + [""]
+        title = f" Game {k}" + (f" {CRAWFORD_MARK}" if game.crawford and match.length else "")
+        lines += [title] + _game_lines(game, match.players) + [""]
     return "\n".join(lines) + "\n"
+
+
+def format_rules(rules: Rules) -> str:
+    """Long nardy's rule flags as a .mat header writes them: ``opening=classic head-doubles=346 ...``."""
+    return " ".join(
+        [
+            f"opening={rules.opening}",
+            f"head-doubles={''.join(map(str, sorted(rules.head_doubles))) or 'none'}",
+            f"block-check={rules.block_check}",
+            f"cube={rules.cube}",
+            f"last-roll-draw={'on' if rules.last_roll_draw else 'off'}",
+        ]
+    )
+
+
+def parse_rules(text: str, where: str) -> Rules:
+    """The rule flags of a ``Rules`` header (``format_rules``' words; flags left out keep their defaults)."""
+    from engine.long_nardy.rules import Rules
+
+    values: dict[str, Any] = {}
+    for word in text.split():
+        name, equals, value = word.partition("=")
+        key = name.replace("-", "_")
+        if not equals or key not in ("opening", "head_doubles", "block_check", "cube", "last_roll_draw"):
+            raise InvalidMatFileError(
+                f"{where}: rule {quote(word)}: expected opening=, head-doubles=, block-check=, cube= or last-roll-draw="
+            )
+        if key == "last_roll_draw" and value not in ("on", "off"):
+            raise InvalidMatFileError(f"{where}: rule {quote(word)}: expected on or off")
+        if key == "last_roll_draw":
+            values[key] = value == "on"
+        else:
+            values[key] = "" if key == "head_doubles" and value == "none" else value
+    try:
+        return Rules(**values)
+    except BackgammonError as error:
+        raise InvalidMatFileError(f"{where}: {error}") from None
 
 
 def write_mat(match: MatMatch, path: str | os.PathLike) -> None:
@@ -352,7 +421,12 @@ def write_mat(match: MatMatch, path: str | os.PathLike) -> None:
 
 # Numbers are read by _number: ASCII digits, bounded length, so int() never sees '²' or 5,000 digits.
 _HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*", re.IGNORECASE)
-_GAME = re.compile(r"\s*Game\s+(\d+)\s*", re.IGNORECASE)
+_GAME = re.compile(r"\s*Game\s+(\d+)\s*(\(Crawford game\))?\s*", re.IGNORECASE)
+# The header comments of a long nardy record, and the Crawford game's mark on its title line.
+LONG_NARDY_VARIATION = "Long Nardy"
+CRAWFORD_MARK = "(Crawford game)"
+_VARIATION = re.compile(r'[;#]\s*\[Variation\s+"([^"]*)"\]\s*', re.IGNORECASE)
+_RULES = re.compile(r'[;#]\s*\[Rules\s+"([^"]*)"\]\s*', re.IGNORECASE)
 _SCORES = re.compile(r"\s*(\S.*?)\s*:\s*(\d+)\s+(\S.*?)\s*:\s*(\d+)\s*")
 _ROLL = re.compile(r"([1-6])([1-6]):(.*)")
 _DOUBLE = re.compile(r"Doubles\s*=>\s*(\d+)", re.IGNORECASE)
@@ -394,8 +468,8 @@ def _split_columns(line: str) -> tuple[str, Optional[str]]:
 class _GameReader:
     """Collects the entries of one game."""
 
-    def __init__(self, score: tuple[int, int], tally: Tally) -> None:
-        self.score, self.tally = score, tally
+    def __init__(self, score: tuple[int, int], tally: Tally, crawford: Optional[bool] = None) -> None:
+        self.score, self.tally, self.crawford = score, tally, crawford
         self.actions: list[MatAction] = []
         self.winner: Optional[int] = None
         self.points = 0
@@ -435,30 +509,40 @@ class _GameReader:
 
     def game(self, where: str) -> MatGame:
         try:
-            return MatGame(self.score, tuple(self.actions), self.winner, self.points)
+            return MatGame(self.score, tuple(self.actions), self.winner, self.points, crawford=self.crawford)
         except InvalidMatFileError as error:
             raise InvalidMatFileError(f"{where}: {error}") from None
 
 
-def parse_mat(text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT_BOUNDS) -> MatMatch:
+def parse_mat(
+    text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT_BOUNDS, variant: Optional[str] = None
+) -> MatMatch:
     """The match in a Jellyfish .mat text; raise InvalidMatFileError naming ``source`` and the line (its subclass
     FileBoundError past ``bounds``).
 
     Blank lines and comment lines (``;`` or ``#``: gnubg's ``; [EventDate ...]``, the ``; [Site ...]``,
-    ``; [Player 1 ...]``, ... that XG and sites write) are skipped wherever they are; a BOM, Windows line ends, any case
+    ``; [Player 1 ...]``, ... that XG and sites write) are skipped wherever they are, but for the ``Variation``
+    and ``Rules`` lines that name the game (backgammon without them); a BOM, Windows line ends, any case
     of the keywords and a last line without a line end are read. The score before each game must be the previous
-    score plus the previous game's points.
+    score plus the previous game's points. ``variant``, when given (any name ``engine.variant.find_variant``
+    knows): the game the caller expects; a record of the other game is refused.
     """
     length: Optional[int] = None
     players: Optional[tuple[str, str]] = None
     games: list[MatGame] = []
     reader: Optional[_GameReader] = None
     expect_scores = False
+    crawford: Optional[bool] = None
+    game_name, rules_text = "backgammon", None
     tally = Tally(bounds, source)
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.lstrip("\ufeff").rstrip()
         where = f"{source} line {number}"
         if not line.strip() or line.lstrip()[0] in ";#":
+            if (variation := _VARIATION.fullmatch(line.strip())) and length is None:
+                game_name = _variation(variation[1], where)
+            elif (rules_line := _RULES.fullmatch(line.strip())) and length is None:
+                rules_text = (rules_line[1], where)
             continue
         tally.node("lines")
         if length is None:
@@ -472,7 +556,7 @@ def parse_mat(text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT
             if reader is not None:
                 games.append(reader.game(where))
             tally.game()
-            reader, expect_scores = None, True
+            reader, expect_scores, crawford = None, True, True if game_title[2] else None
         elif expect_scores:
             scores = _SCORES.fullmatch(line)
             if not scores:
@@ -486,7 +570,11 @@ def parse_mat(text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT
             expected = MatMatch(length, players, tuple(games[-1:])).final_score  # the last game's
             if score != expected:
                 raise InvalidMatFileError(f"{where}: score {score} before game {len(games) + 1}, expected {expected}")
-            reader, expect_scores = _GameReader(score, tally), False
+            if crawford and (not length or score.count(length - 1) != 1 or max(score) >= length):
+                raise InvalidMatFileError(
+                    f"{where}: a Crawford game needs exactly one side at {length - 1}, not {score}"
+                )
+            reader, expect_scores = _GameReader(score, tally, crawford), False
         elif reader is None:
             raise InvalidMatFileError(f"{where}: {quote(line.strip())} outside a game")
         else:
@@ -496,6 +584,7 @@ def parse_mat(text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT
                 reader.add(right, 1, where)
     if length is None:
         raise InvalidMatFileError(f"{source}: no 'N point match' header")
+    _expect_game(game_name, variant, source)
     if expect_scores:
         raise InvalidMatFileError(f"{source}: the last game has no score line")
     if reader is None:
@@ -503,13 +592,46 @@ def parse_mat(text: str, source: str = ".mat text", bounds: ReadBounds = DEFAULT
     games.append(reader.game(f"{source} end"))
     assert players is not None, "a game is read only after a score line names the players"
     names = (clean_name(players[0]) or "Player 1", clean_name(players[1]) or "Player 2")
-    return MatMatch(length, names, tuple(games))
+    rules = None
+    if game_name == "long_nardy":
+        rules = parse_rules(*rules_text) if rules_text else None
+    elif rules_text:
+        raise InvalidMatFileError(f"{rules_text[1]}: long nardy rules in a backgammon record")
+    return MatMatch(length, names, tuple(games), variant=game_name, rules=rules)
 
 
-def read_mat(path: str | os.PathLike) -> MatMatch:
-    """The match in the .mat file at ``path``."""
+def _variation(name: str, where: str) -> str:
+    """The canonical name of the game a ``Variation`` header names (GNU Backgammon's ``Backgammon``, ours
+    ``Long Nardy``); InvalidMatFileError for a game nardy does not play."""
+    from engine.variant import find_variant
+
+    try:
+        return find_variant(name).name
+    except BackgammonError:
+        raise InvalidMatFileError(
+            f"{where}: variation {quote(name)}: not a game nardy plays (Backgammon or {LONG_NARDY_VARIATION})"
+        ) from None
+
+
+def _expect_game(found: str, wanted: Optional[str], source: str) -> None:
+    """Refuse a record of ``found`` where the caller asked for ``wanted`` (None: either game)."""
+    if wanted is None:
+        return
+    from engine.variant import find_variant
+
+    try:
+        expected = find_variant(wanted)
+    except BackgammonError as error:
+        raise InvalidMatFileError(f"{source}: {error}") from None
+    if expected.name != found:
+        title = found.replace("_", " ")
+        raise InvalidMatFileError(f"{source}: a {title} match record, not a {expected.title} one")
+
+
+def read_mat(path: str | os.PathLike, variant: Optional[str] = None) -> MatMatch:
+    """The match in the .mat file at ``path`` (of the game ``variant`` when given, ``parse_mat``)."""
     with open(path, encoding="utf-8") as f:
-        return parse_mat(f.read(), source=str(path))
+        return parse_mat(f.read(), source=str(path), variant=variant)
 
 
 # ---------------------------------------------------------------- checking
@@ -520,7 +642,7 @@ class Replay:
     """Where a recorded game's actions lead: the position seen by player 0, the cube, and
     whether they end the game (a drop, or a side has borne off; else the loser resigned)."""
 
-    position: Position
+    position: Any  # the game's position type (``Position``, ``LongPosition``)
     cube: int
     cube_owner: Optional[int]
     over: bool
@@ -531,19 +653,29 @@ class Replay:
         return self.position.board
 
 
-def _replay_action(game: Game, action: MatAction) -> Game | GameResult:
-    """``game`` after one recorded ``action``; raise BackgammonError for a broken rule."""
+def cube_match(game: Any) -> MatchState:
+    """The match state of a game in progress with its cube as it stands: backgammon's ``Game`` keeps the cube
+    in its match state, long nardy's ``LongGame`` its own (``cube``, ``cube_owner``)."""
+    if isinstance(game, Game):
+        return game.match
+    return replace(game.match, cube_value=game.cube, cube_owner=game.cube_owner)
+
+
+def _replay_action(game: Any, action: MatAction, variant: Variant) -> Any:
+    """``game`` (a ``GameOn``) after one recorded ``action``; raise BackgammonError for a broken rule."""
     if action.player != game.actor:
         raise IllegalActionError("not this player's turn to do that")
     if action.kind is ActionKind.MOVE:
         assert action.dice is not None
         if game.phase is Phase.BEFORE_ROLL:
             game = game.roll(action.dice)
-        return game.move(parse_move(action.move, game.board, action.dice))
+        return game.move(variant.parse_play(action.move, game.board, action.dice))
     if action.kind is ActionKind.DOUBLE:
-        cube, owner = game.match.cube_value, game.match.cube_owner
-        if action.cube != 2 * cube or not may_double(game.match, action.player):
-            raise IllegalActionError(f"cannot double to {action.cube} with cube {cube} owned by {owner}")
+        match = cube_match(game)
+        if action.cube != 2 * match.cube_value or not game.may_double:
+            raise IllegalActionError(
+                f"cannot double to {action.cube} with cube {match.cube_value} owned by {match.cube_owner}"
+            )
         return game.double()
     return game.take() if action.kind is ActionKind.TAKE else game.drop()
 
@@ -558,44 +690,55 @@ def game_match_state(game: MatGame, running: MatchState) -> MatchState:
     return replace(state, crawford=game.crawford, post_crawford=not game.crawford)
 
 
-def game_at_start(game: MatGame, match: MatchState) -> Game:
-    """The ``engine.game.Game`` a recorded game's first action is played on, in ``match`` (score and rules):
-    the opening position with the first actor on roll, or the game's ``setup`` with its cube.
-    An impossible setup raises an engine error."""
+def game_at_start(game: MatGame, match: MatchState, variant: Optional[Variant] = None) -> Any:
+    """The game (a ``engine.variant.GameOn``) a recorded game's first action is played on, in ``match`` (score and
+    rules): the opening position with the first actor on roll, or the game's ``setup`` with its cube (backgammon
+    only). ``variant``: the game (default backgammon). An impossible setup raises an engine error."""
+    first = game.actions[0].player if game.actions else 0
+    if variant is not None and variant.rules is not None:
+        if game.setup is not None:
+            raise InvalidMatFileError("a long nardy game starts from its opening position, not a set-up one")
+        opening: Any = variant.new_game(match)  # a LongGame
+        return replace(opening, phase=Phase.BEFORE_ROLL, turn=first, first_mover=first)
     if game.setup is None:
-        return Game(match, Phase.BEFORE_ROLL, game.actions[0].player if game.actions else 0, START_POSITION)
+        return Game(match, Phase.BEFORE_ROLL, first, START_POSITION)
     setup = game.setup
     match = replace(match, cube_value=setup.cube, cube_owner=setup.cube_owner)
     return Game(match, Phase.BEFORE_ROLL, setup.turn, setup.position)
 
 
-def replay_game(game: MatGame) -> Replay:
-    """Play ``game``'s actions from the start position (``engine.game``); raise InvalidMatFileError at the first
-    broken rule.
+def replay_game(game: MatGame, variant: Optional[Variant] = None) -> Replay:
+    """Play ``game``'s actions from the start position (``engine.game``, or ``variant``'s game); raise
+    InvalidMatFileError at the first broken rule.
 
     Checks: turns alternate from the first mover, whose first roll is taken as
     recorded; every move is a legal play of its roll (``engine.notation.parse_move``),
     only the side about to roll doubles (not when the opponent owns the cube), each
     double is answered, a take doubles the cube, and the game ends exactly at a
-    drop or when a side has borne off.
+    drop or when a side has borne off. ``position`` of a long nardy game is its ``LongPosition``.
     """
+    from engine.variant import BACKGAMMON, Finished
+
+    variant = BACKGAMMON if variant is None else variant
     if not game.actions and game.setup is None:
-        return Replay(START_POSITION, 1, None, False)
+        return Replay(variant.position(variant.start), 1, None, False)
     # The match length is not part of a game's record: the cube is checked as in a money game.
     try:
-        state: Game | GameResult = game_at_start(game, MatchState(score=game.score))
+        state: Any = game_at_start(game, MatchState(score=game.score), variant)
     except BackgammonError as error:
         raise InvalidMatFileError(f"game setup: {error}") from None
     for i, action in enumerate(game.actions, 1):
         what = f"game action {i} ({action.kind.value} by player {action.player})"
-        if isinstance(state, GameResult):
+        if isinstance(state, Finished):
             raise InvalidMatFileError(f"{what}: the game is already over")
         try:
-            state = _replay_action(state, action)
+            state = _replay_action(state, action, variant)
         except BackgammonError as error:
             raise InvalidMatFileError(f"{what}: {error}") from None
-    if isinstance(state, GameResult):
-        position = state.position if state.winner == 0 else state.position.flipped()
-        return Replay(position, state.cube, state.match.cube_owner, True)
+    if isinstance(state, Finished):
+        position = state.position if state.winner in (0, None) else state.position.flipped()
+        owner = state.match.cube_owner if isinstance(state, GameResult) else None
+        return Replay(position, state.cube, owner, True)
+    match = cube_match(state)
     position = state.position if state.turn == 0 else state.position.flipped()
-    return Replay(position, state.match.cube_value, state.match.cube_owner, False)
+    return Replay(position, match.cube_value, match.cube_owner, False)

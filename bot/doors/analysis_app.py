@@ -81,7 +81,7 @@ def add_analysis_routes(app: FastAPI, bot: Bot) -> None:
         body = await _bounded_body(request)
         upload = await run_in_threadpool(views.check_upload, body, plies)  # format and size, before queueing
         # Read and analysed in the heavy queue: bounded, one slot at a time, cancelled when the client leaves.
-        return await compute(request, True, lambda: views.analyze(bot, upload, app.state.limits))
+        return await compute(request, True, lambda: views.analyze(app.state.bots, upload, app.state.limits))
 
     @app.get("/v1/rollout", responses=_HEAVY_ERRORS, tags=_TAGS)
     async def rollout(request: Request, query: Annotated[RolloutQuery, Query()]) -> dict:

@@ -20,6 +20,7 @@ dice: the mover's after each play); the analysis gives each decision in its play
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -159,10 +160,12 @@ def read_upload(upload: Upload, limits: Limits) -> MatMatch:
     return parse_xg(upload.body, source, bounds) if upload.kind == ".xg" else read_match(upload.text, source, bounds)
 
 
-def analyze(bot: Bot, upload: Upload, limits: Limits = Limits()) -> dict:
+def analyze(bots: Bot | Mapping[str, Bot], upload: Upload, limits: Limits = Limits()) -> dict:
     """The analysis JSON of ``nardy analyze --json`` for a checked upload (read by ``read_upload``), with
-    ``chart``: the match drawn as SVG (``bot.doors.match_chart``)."""
-    return analyze_parsed(bot, read_upload(upload, limits), upload.plies)
+    ``chart``: the match drawn as SVG (``bot.doors.match_chart``). ``bots``: the bot of each game
+    (``bot.facade.Bots``), the match's own analysing it; a single ``Bot`` analyses its game only."""
+    match = read_upload(upload, limits)
+    return analyze_parsed(bots if isinstance(bots, Bot) else bots[match.variant], match, upload.plies)
 
 
 def analyze_parsed(bot: Bot, match: MatMatch, plies: int) -> dict:

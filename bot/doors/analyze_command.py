@@ -357,9 +357,11 @@ def _analyze_one(args: argparse.Namespace, path: str, stdout: TextIO) -> int:
             stdout.write("\n".join(format_positions(bot, records, args.plies)))
         return 0
     match = records
+    if match.variant != "backgammon" and (args.html or args.sgf):
+        raise InvalidOptionError(f"{path}: a long nardy match: --html and --sgf draw and write backgammon only")
     bar = ProgressBar(sys.stderr, "decision") if args.plies > 0 else None
     try:
-        analysis = analyze_match(Bot.load(args.checkpoint), match, args.plies, bar)
+        analysis = analyze_match(Bot.load(args.checkpoint, variant=match.variant), match, args.plies, bar)
     finally:
         if bar is not None:
             bar.close()
@@ -421,7 +423,7 @@ def _analyze_many(args: argparse.Namespace, stdout: TextIO) -> int:
             matches.append((path, records))
         except (BackgammonError, OSError) as error:
             results.append((path, _named(path, error)))
-    bot = Bot.load(args.checkpoint)
+    bots: dict[str, Bot] = {}  # one per game, loaded when a match of it comes
     moves = sum(a.kind is ActionKind.MOVE for _, m in matches for g in m.games for a in g.actions)
     load_compiled_for(moves, args.plies)  # the whole batch's work decides, not each file's
     bar = ProgressBar(sys.stderr, "decision")
@@ -429,7 +431,9 @@ def _analyze_many(args: argparse.Namespace, stdout: TextIO) -> int:
         for k, (path, match) in enumerate(matches, 1):
             bar.describe(f"{k}/{len(matches)} {Path(path).name}")
             try:
-                results.append((path, analyze_match(bot, match, args.plies, bar)))
+                if match.variant not in bots:
+                    bots[match.variant] = Bot.load(args.checkpoint, variant=match.variant)
+                results.append((path, analyze_match(bots[match.variant], match, args.plies, bar)))
             except BackgammonError as error:
                 results.append((path, _named(path, error)))
     finally:

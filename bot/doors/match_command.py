@@ -2,6 +2,8 @@
 
 It parses its arguments, plays through ``bot.play.match_play.play_match``, prints each
 result and a summary table, and writes the matches as .mat or .sgf files when asked.
+``--variant long`` plays long nardy with the doubling cube (its opponents: the bot itself, the
+hand-set ``heuristic``, or another long nardy checkpoint); its records are long nardy .mat files.
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ from bot.doors.bounds import MAX_GAMES, MAX_MATCH_LENGTH, MAX_SEED, Bounded
 from bot.facade import PLIES, Bot
 from bot.play.levels import LEVEL_NAMES, Level, level_named
 from engine.errors import InvalidOptionError
+from engine.variant import BACKGAMMON, Variant, find_variant, long_nardy_variant
 
 if TYPE_CHECKING:  # imported where a match is played: a cold `nardy hint` need not load them
     from bot.play.match_play import BotPlayer, PlayedMatch, Player, Summary
 
 
-def format_summary(summary: Summary, names: tuple[str, str], money: bool) -> list[str]:
-    """A table of ``summary``: one row per count, one column per player."""
+def format_summary(summary: Summary, names: tuple[str, str], money: bool, variant: Variant = BACKGAMMON) -> list[str]:
+    """A table of ``summary``: one row per count, one column per player; the wins above a single by ``variant``'s
+    names (long nardy: mars)."""
     width = max(8, *(len(n) for n in names))
     rows = [("Points", summary.points)] + ([] if money else [("Matches won", summary.matches_won)])
+    rows += [("Games won", summary.games_won)]
+    if variant.rules is None:
+        rows += [("Gammons won", summary.gammons), ("Backgammons won", summary.backgammons)]
+    else:
+        rows += [("Mars won", summary.gammons)]
     rows += [
-        ("Games won", summary.games_won),
-        ("Gammons won", summary.gammons),
-        ("Backgammons won", summary.backgammons),
         ("Doubles", summary.doubles),
         ("Takes", summary.takes),
         ("Drops", summary.drops),
@@ -57,6 +63,14 @@ def result_line(match: PlayedMatch) -> str:
     return f"{match.length}-point match: {a} {x}, {b} {y}; {match.names[winner]} wins"
 
 
+# The fixed-rule opponent of each game, as ``--opponent`` names it.
+OPPONENTS = {"backgammon": "pubeval", "long_nardy": "heuristic"}
+
+
+def _other(game: Variant) -> Variant:
+    return find_variant("long" if game is BACKGAMMON else "backgammon")
+
+
 def _mat_name(name: str) -> str:
     """A player name as a .mat file can hold it: no spaces or colons."""
     return "".join("_" if c.isspace() or c == ":" else c for c in name) or "player"
@@ -67,26 +81,41 @@ def _numbered(path: Path, index: int, count: int) -> Path:
     return path if count == 1 else path.with_name(f"{path.stem}-{index}{path.suffix}")
 
 
-def _bot_player(checkpoint: Optional[str], plies: int, level: Optional[Level] = None) -> BotPlayer:
-    """The bot of ``checkpoint`` (default: the shipped one), named after the file when one is given, at ``level``."""
+def _bot_player(
+    checkpoint: Optional[str], plies: int, level: Optional[Level] = None, variant: Variant = BACKGAMMON
+) -> BotPlayer:
+    """The bot of ``checkpoint`` for ``variant`` (default: the shipped one), named after the file when one is
+    given, at ``level``."""
     from bot.play.match_play import BotPlayer
 
-    bot = Bot.load(checkpoint)
+    bot = Bot.load(checkpoint, variant=variant)
     name = Path(checkpoint).stem if checkpoint else bot.name
     return BotPlayer(bot, plies, name=f"{name}-{level.name}" if level else name, level=level)
 
 
-def _players(args: argparse.Namespace) -> tuple[Player, Player]:
-    from bot.play.match_play import BotPlayer, PubevalPlayer
+def _game(args: argparse.Namespace) -> Variant:
+    """The game ``--variant`` names: backgammon, or long nardy with the doubling cube."""
+    from engine.long_nardy.rules import Rules
+
+    game = find_variant(args.variant)
+    return game if game is BACKGAMMON else long_nardy_variant(Rules(cube="doubling"))
+
+
+def _players(args: argparse.Namespace, game: Variant) -> tuple[Player, Player]:
+    from bot.play.match_play import BotPlayer, HeuristicPlayer, PubevalPlayer
 
     level = level_named(args.level) if args.level else None
-    first = _bot_player(args.checkpoint, args.plies, level)
+    if args.opponent in OPPONENTS and args.opponent != OPPONENTS[game.name]:
+        raise InvalidOptionError(f"--opponent {args.opponent}: plays {_other(game).title}, not {game.title}")
+    first = _bot_player(args.checkpoint, args.plies, level, game)
     if args.opponent == "self":
         second: Player = BotPlayer(first.bot, args.plies, name=first.name, level=level)
     elif args.opponent == "pubeval":
         second = PubevalPlayer()
+    elif args.opponent == "heuristic":
+        second = HeuristicPlayer(game)
     else:
-        second = _bot_player(args.opponent, args.plies, level)
+        second = _bot_player(args.opponent, args.plies, level, game)
     first.name = _mat_name(first.name)
     second.name = _mat_name(second.name)
     if second.name == first.name:
@@ -101,14 +130,19 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
     if args.jacoby and args.length:
         raise InvalidOptionError("--jacoby: only for money sessions (--length 0)")
-    players = _players(args)
+    game = _game(args)
+    if game is not BACKGAMMON and args.jacoby:
+        raise InvalidOptionError("--jacoby: backgammon's rule, not long nardy's")
+    if game is not BACKGAMMON and args.sgf:
+        raise InvalidOptionError("--sgf: GNU Backgammon's SGF holds backgammon only; write long nardy with --mat")
+    players = _players(args, game)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)
     stdout.write(f"{players[0].name} vs {players[1].name}, seed {seed}\n")
     count = 1 if args.length == 0 else args.games
     matches = []
     for k in range(1, count + 1):
-        match = play_match(players, args.length, rng, games=args.games, jacoby=args.jacoby)
+        match = play_match(players, args.length, rng, games=args.games, jacoby=args.jacoby, variant=game)
         matches.append(match)
         line = result_line(match)
         written = []
@@ -122,7 +156,7 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         stdout.write(line + "\n")
         stdout.flush()
     names = (players[0].name, players[1].name)
-    stdout.write("\n".join(format_summary(summarize(matches), names, money=not args.length)) + "\n")
+    stdout.write("\n".join(format_summary(summarize(matches), names, money=not args.length, variant=game)) + "\n")
     return 0
 
 
@@ -138,10 +172,17 @@ def add_match(subparsers) -> None:
         help="match length; 0 = a money session (default 7)",
     )
     p.add_argument(
+        "--variant",
+        default="backgammon",
+        metavar="{backgammon,long}",
+        help="the game: backgammon (default) or long (long nardy, with the doubling cube)",
+    )
+    p.add_argument(
         "--opponent",
         default="self",
-        metavar="self|pubeval|CHECKPOINT",
-        help="the other player: the same bot, pubeval, or another checkpoint (default self)",
+        metavar="self|pubeval|heuristic|CHECKPOINT",
+        help="the other player: the same bot, pubeval (backgammon), the hand-set heuristic (long nardy), "
+        "or another checkpoint (default self)",
     )
     p.add_argument(
         "--games",

@@ -1,7 +1,8 @@
 """Whole-match analysis: every checker play and cube decision of a recorded match, as GNU Backgammon's.
 
-``analyze_match(bot, match, plies)`` replays an ``engine.matfile.MatMatch`` through
-``engine.game`` and evaluates, for both players:
+``analyze_match(bot, match, plies)`` replays an ``engine.matfile.MatMatch`` of either game (its
+``variant``: backgammon through ``engine.game``, long nardy through ``engine.long_nardy.game``; the
+bot must play that game) and evaluates, for both players:
 
 - every checker play: all legal plays of the roll ranked (``bot.search.nply``, all the
   match's decisions in one batch per depth), the played one evaluated as deep as
@@ -10,7 +11,11 @@
   (no double / double), and each answer to a double (take / pass): at 0-ply
   ``bot.equity.cube``'s model, deeper ``bot.search.cube_decision``'s lookahead;
 - the luck of each roll: the value after the best 0-ply play of the rolled dice
-  minus its mean over all rolls (over the 15 non-doubles for a game's first roll).
+  minus its mean over all rolls (over the 15 non-doubles for a game's first roll where
+  it cannot be a double).
+
+Long nardy is priced as the bot prices it (``bot.facade.Bot``: its cube as a race, its
+match equity table); its mars counts as backgammon's gammon.
 
 Units (GNU Backgammon's EMG, "equivalent to money game"): a play's value is the
 mover's cubeful equity after it, per unit of the current cube (``bot.search.cube_decision.value_after_play``;
@@ -27,27 +32,25 @@ searches' chunks once cancelled.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from bot.equity.cube import CubeState, MatchScore, cube_state_for
 from bot.search.cancel import check_cancelled
-from bot.search.cube_decision import lookahead_cube_decision, values_after_plays
+from bot.search.cube_decision import values_after_plays
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
 from bot.facade import Bot
-from bot.equity.outcomes import equity, invert
+from bot.equity.outcomes import equity
 from bot.search.nply import DEFAULT_FILTERS, InvalidSearchError, probabilities_at, rank_afterstates
 from engine import compiled
-from engine.board import ROLL_WEIGHTS, ROLLS, flip
-from engine.errors import BackgammonError
-from engine.game import Game, GameResult, Phase
-from engine.match import MatchState, after_game, may_double
-from engine.matfile import ActionKind, MatAction, MatMatch, game_at_start, game_match_state
-from engine.movegen import afterstates
-from engine.notation import format_play, parse_move
-from engine.plays import legal_plays
-from engine.position_id import encode_position_id
+from engine.board import ROLL_WEIGHTS, ROLLS
+from engine.errors import BackgammonError, InvalidOptionError
+from engine.game import Game, Phase
+from engine.match import MatchState, after_game
+from engine.matfile import ActionKind, MatAction, MatMatch, cube_match, game_at_start, game_match_state
+from engine.position import START_POSITION
+from engine.variant import Finished, Variant
 
 # GNU Backgammon 1.07's default skill thresholds, in EMG (`show analysis`: -0.030 doubtful,
 # -0.060 bad, -0.120 very bad).
@@ -285,6 +288,7 @@ class MatchAnalysis:
     names: tuple[str, str]
     plies: int
     games: list[GameAnalysis]
+    variant: str = "backgammon"
 
     def decisions(self) -> list[Decision]:
         return [d for g in self.games for d in g.decisions]
@@ -324,8 +328,10 @@ class MatchAnalysis:
         )
 
     def to_json(self) -> dict:
-        """``{"players": [stats of the left player, the right], "games": [...]}`` plus length and plies."""
+        """``{"players": [stats of the left player, the right], "games": [...]}`` plus the game (``variant``:
+        ``backgammon`` or ``long_nardy``), length and plies."""
         return {
+            "variant": self.variant,
             "length": self.length,
             "plies": self.plies,
             "players": [self.stats(p).to_json() for p in (0, 1)],
@@ -367,8 +373,11 @@ class _CubePoint:
     state: CubeState  # the side on roll's, the cube before the double
 
 
-def _match_id(game: Game) -> str:
-    """The Match ID of the game as it stands (GNU Backgammon's, through ``engine.game``)."""
+def _match_id(game: Any) -> str:
+    """The Match ID of the game (a ``GameOn``) as it stands, GNU Backgammon's through ``engine.game``. It holds
+    no board, so long nardy's is backgammon's of the same cube, score, turn and dice."""
+    if not isinstance(game, Game):
+        game = Game(cube_match(game), game.phase, game.turn, START_POSITION, game.dice)
     return game.ids()[1]
 
 
@@ -378,69 +387,58 @@ def _describe(number: int, index: int, action: MatAction, names: tuple[str, str]
     return f"game {number}, action {index} ({names[action.player]}: {what})"
 
 
-def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes: list) -> GameAnalysis:
+def _replay(
+    match: MatMatch, number: int, state: MatchState, moves: list, cubes: list, variant: Variant
+) -> GameAnalysis:
     """Walk one game's actions, collecting decision points into ``moves`` and ``cubes``; stop at an illegal one."""
     record = match.games[number - 1]
     result = GameAnalysis(number, record.score, record.winner, record.points)
     if not record.actions:
         return result
     try:
-        game: Game | GameResult = game_at_start(record, state)
+        game: Any = game_at_start(record, state, variant)  # a GameOn until it is Finished
     except BackgammonError as error:
         result.stopped = f"game {number}, its setup: {error}"
         return result
     set_up = record.setup is not None
     for index, action in enumerate(record.actions, 1):
         try:
-            if isinstance(game, GameResult):
+            if isinstance(game, Finished):
                 raise BackgammonError("the game is already over")
             if action.player != game.actor:
                 raise BackgammonError("not this player's turn")
             turn = game.turn
             assert turn is not None
             board = np.array(game.board, dtype=np.int8)
-            cube = cube_state_for(game.match, turn)
+            position_id = variant.position(board).id
+            cube = cube_state_for(cube_match(game), turn)
             if action.kind is ActionKind.MOVE:
                 dice = action.dice
                 if dice is None:  # engine.matfile records dice with every move
                     raise BackgammonError("a move without dice")
                 if game.phase is Phase.BEFORE_ROLL:
-                    if (index > 1 or set_up) and may_double(game.match, turn) and cube.can_double:
-                        d = Decision(
-                            number, turn, "double", encode_position_id(board), _match_id(game), None, "no double", ""
-                        )
+                    if (index > 1 or set_up or variant.opening_doubles) and game.may_double and cube.can_double:
+                        d = Decision(number, turn, "double", position_id, _match_id(game), None, "no double", "")
                         cubes.append(_CubePoint(d, board, cube))
                         result.decisions.append(d)
                     game = game.roll(dice)
-                play = parse_move(action.move, game.board, dice)
-                d = Decision(
-                    number, turn, "move", encode_position_id(board), _match_id(game), dice, format_play(play), ""
-                )
-                moves.append(
-                    _MovePoint(
-                        d, board, dice, np.array(play.afterstate, dtype=np.int8), cube, index == 1 and not set_up
-                    )
-                )
+                play = variant.parse_play(action.move, game.board, dice)
+                d = Decision(number, turn, "move", position_id, _match_id(game), dice, variant.format_play(play), "")
+                opening = index == 1 and not set_up and not variant.opening_doubles
+                moves.append(_MovePoint(d, board, dice, np.array(play.afterstate, dtype=np.int8), cube, opening))
                 result.decisions.append(d)
                 game = game.move(play)
             elif action.kind is ActionKind.DOUBLE:
-                if action.cube != 2 * game.match.cube_value:
-                    raise BackgammonError(f"a double to {action.cube} with the cube on {game.match.cube_value}")
-                d = Decision(number, turn, "double", encode_position_id(board), _match_id(game), None, "double", "")
+                if action.cube != 2 * cube.cube:
+                    raise BackgammonError(f"a double to {action.cube} with the cube on {cube.cube}")
+                d = Decision(number, turn, "double", position_id, _match_id(game), None, "double", "")
                 game = game.double()
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
             else:
                 taken = action.kind is ActionKind.TAKE
                 d = Decision(
-                    number,
-                    1 - turn,
-                    "take",
-                    encode_position_id(board),
-                    _match_id(game),
-                    None,
-                    "take" if taken else "pass",
-                    "",
+                    number, 1 - turn, "take", position_id, _match_id(game), None, "take" if taken else "pass", ""
                 )
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
@@ -454,9 +452,9 @@ def _replay(match: MatMatch, number: int, state: MatchState, moves: list, cubes:
 # ---------------------------------------------------------------- evaluating
 
 
-def _values(children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> np.ndarray:
-    """(N,) each mover's EMG value after a play (``bot.search.cube_decision.values_after_plays``), one batch per
-    cube state.
+def _values(bot: Bot, children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> np.ndarray:
+    """(N,) each mover's EMG value after a play (``bot.search.cube_decision.values_after_plays``, priced as ``bot``
+    prices its game), one batch per cube state.
 
     ``children`` (N, 26) and ``five`` (N, 5) in the mover's view; ``states[i]`` the mover's cube state.
     """
@@ -465,16 +463,19 @@ def _values(children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> 
         rows.setdefault(state, []).append(i)
     values = np.empty(len(children))
     for state, indices in rows.items():
-        values[indices] = values_after_plays(children[indices], five[indices], state)
+        values[indices] = values_after_plays(
+            children[indices], five[indices], state, bot.match_table(state), bot.variant, bot.cube_efficiencies
+        )
     return values
 
 
-def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], plies: int) -> None:
+def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int) -> None:
     if not points:
         return
+    evaluator, game = bot.evaluator, bot.variant
     boards = np.stack([p.board for p in points])
     dice = np.array([p.dice for p in points], dtype=np.int64)
-    children, parent = afterstates(boards, dice)
+    children, parent = game.afterstates(boards, dice)
     counts = np.bincount(parent, minlength=len(points))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     ranking = rank_afterstates(evaluator, children, plies, parent, filters=DEFAULT_FILTERS)
@@ -495,9 +496,9 @@ def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], pl
     # Values (EMG) of the deepest-evaluated plays of each decision.
     top = np.flatnonzero(depth == deepest[parent])
     values = np.full(len(children), -np.inf)
-    values[top] = _values(children[top], five[top], [points[i].state for i in parent[top]])
+    values[top] = _values(bot, children[top], five[top], [points[i].state for i in parent[top]])
     best = best_children(values, parent, len(points))
-    luck = _luck(evaluator, points)
+    luck = _luck(bot, points)
     for k, p in enumerate(points):
         d = p.decision
         d.forced = bool(counts[k] == 1)
@@ -506,23 +507,23 @@ def _analyse_moves(evaluator: ProbabilityEvaluator, points: list[_MovePoint], pl
         if best[k] == played[k]:
             d.best = d.played
         else:
-            plays = legal_plays(p.board, p.dice)
+            plays = game.legal_plays(p.board, p.dice)
             chosen = next((q for q in plays if np.array_equal(q.afterstate, children[best[k]])), None)
-            d.best = format_play(chosen) if chosen is not None else "?"
+            d.best = game.format_play(chosen) if chosen is not None else "?"
         d.values = {"played": float(values[played[k]]), "best": float(values[best[k]])}
-        d.error_mwc = _in_mwc(d.error, p.state)
+        d.error_mwc = _in_mwc(bot, d.error, p.state)
 
 
-def _luck(evaluator: ProbabilityEvaluator, points: list[_MovePoint]) -> np.ndarray:
+def _luck(bot: Bot, points: list[_MovePoint]) -> np.ndarray:
     """(M,) the luck of each decision's roll in EMG: the value after the best 0-ply play of it minus the mean
-    over the rolls (the 15 non-doubles for a game's first roll)."""
+    over the rolls (the 15 non-doubles for a game's first roll that cannot be a double)."""
     count, rolls = len(points), len(ROLLS)
     boards = np.repeat(np.stack([p.board for p in points]), rolls, axis=0)
-    children, parent = afterstates(boards, np.tile(ROLLS, (count, 1)))
-    five = afterstate_five(evaluator, children)
+    children, parent = bot.variant.afterstates(boards, np.tile(ROLLS, (count, 1)))
+    five = afterstate_five(bot.evaluator, children)
     best = best_children(equity(five.astype(np.float64)), parent, count * rolls)
     states = [points[i // rolls].state for i in range(count * rolls)]
-    values = _values(children[best], five[best], states).reshape(count, rolls)
+    values = _values(bot, children[best], five[best], states).reshape(count, rolls)
     weights = np.stack([OPENING_WEIGHTS if p.opening else ROLL_WEIGHTS for p in points])
     rolled = np.array([np.flatnonzero((ROLLS == sorted(p.dice)).all(axis=1))[0] for p in points])
     return values[np.arange(count), rolled] - (values * weights).sum(axis=1)
@@ -533,29 +534,28 @@ def afterstate_five(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np
     return probabilities_at(evaluator, children, 0)
 
 
-def _in_mwc(error: float, state: CubeState) -> Optional[float]:
-    """An error in EMG (normalised to the cube of ``state``) as match-winning chance; None in money play."""
+def _in_mwc(bot: Bot, error: float, state: CubeState) -> Optional[float]:
+    """An error in EMG (normalised to the cube of ``state``) as match-winning chance by the bot's table; None in
+    money play."""
     if state.is_money:
         return None
-    score = MatchScore.of(state)
+    score = MatchScore.of(state, bot.match_table(state))
     return error * (score.after(state.cube) - score.after(-state.cube)) / 2.0
 
 
 def _analyse_cube(
-    evaluator: ProbabilityEvaluator,
+    bot: Bot,
     points: list[_CubePoint],
     plies: int,
     progress: Optional[Progress] = None,
     done: int = 0,
     total: int = 0,
 ) -> None:
-    """Each cube decision's right action and error; ``progress`` told after each, counting on from ``done``."""
-    if not points:
-        return
-    five = invert(probabilities_at(evaluator, flip(np.stack([p.board for p in points])), 0))  # 0-ply, one batch
-    for p, probs in zip(points, five):
+    """Each cube decision's right action (the bot's, ``Bot.cube_decision``) and error; ``progress`` told after
+    each, counting on from ``done``."""
+    for p in points:
         check_cancelled()  # a server's request may have gone (bot.search.cancel)
-        c = lookahead_cube_decision(evaluator, p.board, p.state, plies, five=probs)
+        c = bot.cube_decision(p.board, p.state, plies)
         d = p.decision
         doubling = min(c.double_take, c.double_pass)
         d.values = {"no_double": c.no_double, "double_take": c.double_take, "double_pass": c.double_pass}
@@ -568,7 +568,7 @@ def _analyse_cube(
             d.best = "take" if c.should_take else "pass"
             d.error = abs(c.double_take - c.double_pass) if d.best != d.played else 0.0
             d.close = True
-        d.error_mwc = _in_mwc(d.error, p.state)
+        d.error_mwc = _in_mwc(bot, d.error, p.state)
         if progress is not None:
             done += 1
             progress(done, total)
@@ -589,6 +589,11 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[
     """
     if plies not in (0, 1, 2):
         raise InvalidSearchError(f"plies {plies!r}: expected 0, 1 or 2")
+    if bot.variant.name != match.variant:
+        raise InvalidOptionError(
+            f"a {match.variant.replace('_', ' ')} match cannot be analysed by a {bot.variant.title} bot"
+        )
+    variant = match.game
     moves: list[_MovePoint] = []
     cubes: list[_CubePoint] = []
     games = []
@@ -596,7 +601,7 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[
     for number, record in enumerate(match.games, 1):
         check_cancelled()
         state = game_match_state(record, state)
-        games.append(_replay(match, number, state, moves, cubes))
+        games.append(_replay(match, number, state, moves, cubes, variant))
         if record.winner is not None:
             state = after_game(state, record.winner, record.points)
             if state.is_over:
@@ -604,8 +609,8 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[
     load_compiled_for(len(moves), plies)
     total = len(moves) + len(cubes)
     for start in range(0, len(moves), MOVES_PER_BATCH):
-        _analyse_moves(bot.evaluator, moves[start : start + MOVES_PER_BATCH], plies)
+        _analyse_moves(bot, moves[start : start + MOVES_PER_BATCH], plies)
         if progress is not None:
             progress(min(start + MOVES_PER_BATCH, len(moves)), total)
-    _analyse_cube(bot.evaluator, cubes, plies, progress, len(moves), total)
-    return MatchAnalysis(match.length, match.players, plies, games)
+    _analyse_cube(bot, cubes, plies, progress, len(moves), total)
+    return MatchAnalysis(match.length, match.players, plies, games, match.variant)

@@ -8,10 +8,17 @@ Crawford and post-Crawford games). Every action is recorded as ``engine.matfile`
 data, so a match can be written as a Jellyfish .mat file for GNU Backgammon.
 Games are played to the end (no resignations).
 
+Either game is played (``variant``, an ``engine.variant.Variant``): long nardy's game
+(``engine.long_nardy.LongGame``) keeps its own cube, which the players see as a
+``CubeState`` the same way; a long nardy match is played with the doubling cube
+(``Rules(cube="doubling")``).
+
 A player sees every board from its own side (it is on roll, or it is being doubled
 by the side on roll) and the cube as ``bot.equity.cube.CubeState`` from the side on roll.
 ``BotPlayer`` is the network bot (``bot.facade.Bot``); ``PubevalPlayer`` moves by
-Tesauro's pubeval and handles the cube by a fixed rule (``pubeval_probabilities``).
+Tesauro's pubeval and handles the cube by a fixed rule (``race_probabilities``);
+``HeuristicPlayer`` is long nardy's yardstick as pubeval is backgammon's: its moves by
+``bot.evaluation.long_nardy_heuristic``, its cube by the same race rule.
 
 """
 
@@ -19,20 +26,21 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Protocol, Sequence
+from typing import Any, Optional, Protocol, Sequence
 
 import numpy as np
 
-from bot.equity.cube import CubeState, cube_decision, cube_state_for
+from bot.equity.cube import CubeState, cube_decision, cube_state_for, race_efficiencies
+from bot.equity.met import met_for
 from bot.facade import Bot
 from bot.play.levels import Level, LevelPlayer
 from bot.evaluation.pubeval import Pubeval
-from engine.board import pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
-from engine.game import Game, GameResult, Phase, start_game
-from engine.match import MatchState, Outcome, after_game, may_double, roll_dice
-from engine.matfile import ActionKind, MatAction, MatGame, MatMatch
+from engine.game import Phase
+from engine.match import MatchState, Outcome, roll_dice
+from engine.matfile import ActionKind, MatAction, MatGame, MatMatch, cube_match
 from engine.plays import Play, legal_plays
+from engine.variant import BACKGAMMON, Finished, GameOn, Variant, long_nardy_variant
 
 # pubeval's cube rule: its P(win) is a normal approximation of a race from the pip
 # counts, being on roll worth ON_ROLL_PIPS, the spread RACE_SPREAD x sqrt(total pips).
@@ -88,21 +96,25 @@ class BotPlayer:
         return self.bot.should_take(board, state, self.plies)
 
 
-def pubeval_probabilities(board: np.ndarray) -> np.ndarray:
-    """pubeval's crude five probabilities for the side on roll of ``board`` (its view).
+def race_probabilities(board: np.ndarray, variant: Variant = BACKGAMMON) -> np.ndarray:
+    """A fixed rule's crude five probabilities for the side on roll of ``board`` (its view) in ``variant``.
 
     P(win) from the pip counts alone, as if the game were a race: the normal
     approximation Phi((opponent's pips - own pips + 4) / (1.55 sqrt(total pips)));
-    no gammons. ``bot.equity.cube`` turns these into pubeval's cube decisions.
+    no gammons. ``bot.equity.cube`` turns these into pubeval's (and the long nardy heuristic's) cube decisions.
     """
-    mine, theirs = pip_counts(board)
+    mine, theirs = variant.pip_counts(board)
     lead = theirs - mine + ON_ROLL_PIPS
     win = 0.5 * (1.0 + math.erf(lead / (RACE_SPREAD * math.sqrt(mine + theirs)) / math.sqrt(2.0)))
     return np.array([win, 0.0, 0.0, 0.0, 0.0])
 
 
+# pubeval's name for the race rule (backgammon's pip counts).
+pubeval_probabilities = race_probabilities
+
+
 class PubevalPlayer:
-    """Tesauro's pubeval: its best-scored play; cube decisions from ``pubeval_probabilities``."""
+    """Tesauro's pubeval: its best-scored play; cube decisions from ``race_probabilities``."""
 
     def __init__(self, name: str = "pubeval") -> None:
         self.name = name
@@ -115,10 +127,39 @@ class PubevalPlayer:
         return plays[int(np.argmax(scores))]
 
     def should_double(self, board: np.ndarray, state: CubeState) -> bool:
-        return cube_decision(board, pubeval_probabilities(board), state).should_double
+        return cube_decision(board, race_probabilities(board), state).should_double
 
     def should_take(self, board: np.ndarray, state: CubeState) -> bool:
-        return cube_decision(board, pubeval_probabilities(board), state).should_take
+        return cube_decision(board, race_probabilities(board), state).should_take
+
+
+class HeuristicPlayer:
+    """Long nardy's hand-set player (``bot.evaluation.long_nardy_heuristic``): its best-scored play; cube decisions
+    from ``race_probabilities``, priced as a race with long nardy's match equity table."""
+
+    def __init__(self, variant: Optional[Variant] = None, name: str = "heuristic") -> None:
+        from bot.evaluation.long_nardy_heuristic import heuristic_scores
+
+        self.variant = variant or long_nardy_variant()
+        if self.variant.rules is None:
+            raise InvalidMatchError(f"the heuristic player plays long nardy, not {self.variant.title}")
+        self.name = name
+        self._scores = heuristic_scores
+
+    def choose_play(self, board: np.ndarray, dice: tuple[int, int], state: CubeState) -> Play:
+        plays = self.variant.legal_plays(board, dice)
+        return plays[int(np.argmax(self._scores(np.stack([p.afterstate for p in plays]))))]
+
+    def _decision(self, board: np.ndarray, state: CubeState):
+        efficiency = float(race_efficiencies(np.array([self.variant.pip_counts(board)[0]]))[0])
+        met = None if state.is_money else met_for(self.variant)
+        return cube_decision(board, race_probabilities(board, self.variant), state, met, efficiency=efficiency)
+
+    def should_double(self, board: np.ndarray, state: CubeState) -> bool:
+        return self._decision(board, state).should_double
+
+    def should_take(self, board: np.ndarray, state: CubeState) -> bool:
+        return self._decision(board, state).should_take
 
 
 # ---------------------------------------------------------------- playing
@@ -127,12 +168,13 @@ class PubevalPlayer:
 @dataclass(frozen=True)
 class PlayedGame:
     """One game as played: its record, whether it was the Crawford game, the final cube,
-    and how it was won (None: the loser passed a double)."""
+    how it was won (None: the loser passed a double, or a draw), and the match state after it."""
 
     record: MatGame
     crawford: bool
     cube: int
     outcome: Optional[Outcome]
+    next_match: MatchState
 
 
 @dataclass(frozen=True)
@@ -143,10 +185,17 @@ class PlayedMatch:
     length: int
     games: tuple[PlayedGame, ...]
     state: MatchState
+    variant: Variant = BACKGAMMON
 
     def record(self) -> MatMatch:
         """The match as .mat data."""
-        return MatMatch(self.length, self.names, tuple(g.record for g in self.games))
+        return MatMatch(
+            self.length,
+            self.names,
+            tuple(g.record for g in self.games),
+            variant=self.variant.name,
+            rules=self.variant.rules,
+        )
 
 
 def _roll(rng: np.random.Generator) -> tuple[int, int]:
@@ -155,14 +204,14 @@ def _roll(rng: np.random.Generator) -> tuple[int, int]:
     return max(d1, d2), min(d1, d2)
 
 
-def _before_roll(players: Sequence[Player], game: Game, actions: list[MatAction]) -> Game | GameResult:
+def _before_roll(players: Sequence[Player], game: GameOn, actions: list[MatAction]) -> GameOn | Finished:
     """The side on roll's cube decision and the opponent's answer, recorded in ``actions``."""
     turn = game.turn
     assert turn is not None
-    cube = cube_state_for(game.match, turn)
-    if not (may_double(game.match, turn) and cube.can_double and players[turn].should_double(game.board, cube)):
+    cube = cube_state_for(cube_match(game), turn)
+    if not (game.may_double and cube.can_double and players[turn].should_double(game.board, cube)):
         return game
-    actions.append(MatAction.of_double(turn, 2 * game.match.cube_value))
+    actions.append(MatAction.of_double(turn, 2 * cube.cube))
     if players[1 - turn].should_take(game.board, cube):
         actions.append(MatAction.of_take(1 - turn))
         return game.double().take()
@@ -170,35 +219,44 @@ def _before_roll(players: Sequence[Player], game: Game, actions: list[MatAction]
     return game.double().drop()
 
 
-def _move(players: Sequence[Player], game: Game, actions: list[MatAction]) -> Game | GameResult:
-    """The side on roll plays its dice, recorded in ``actions``; raise IllegalMoveError for an illegal choice."""
+def _move(players: Sequence[Player], game: GameOn, actions: list[MatAction], variant: Variant) -> GameOn | Finished:
+    """The side on roll plays its dice, recorded in ``actions`` (backgammon one checker step at a time as gnubg
+    writes it, long nardy in its own notation); raise IllegalMoveError for an illegal choice."""
     turn, dice = game.turn, game.dice
     assert turn is not None and dice is not None
-    play = players[turn].choose_play(game.board, dice, cube_state_for(game.match, turn))
+    play = players[turn].choose_play(game.board, dice, cube_state_for(cube_match(game), turn))
     try:
         after = game.move(play)
     except IllegalMoveError as error:
         raise IllegalMoveError(f"{players[turn].name} chose {error}") from None
-    actions.append(MatAction.of_play(turn, dice, play))
+    if variant.rules is None:
+        actions.append(MatAction.of_play(turn, dice, play))
+    else:
+        actions.append(MatAction.of_move(turn, dice, variant.format_play(play)))
     return after
 
 
-def play_game(players: Sequence[Player], state: MatchState, rng: np.random.Generator) -> PlayedGame:
-    """One game between ``players`` (seats 0 and 1) from the match ``state`` before it (``engine.game``).
+def play_game(
+    players: Sequence[Player], state: MatchState, rng: np.random.Generator, variant: Variant = BACKGAMMON
+) -> PlayedGame:
+    """One game of ``variant`` between ``players`` (seats 0 and 1) from the match ``state`` before it.
 
-    Raise IllegalMoveError if a player chooses a play that is not legal.
+    Raise IllegalMoveError if a player chooses a play that is not legal. A game drawn by long nardy's
+    last-roll rule is recorded without a winner.
     """
-    game: Game | GameResult = start_game(state, rng)
+    game: Any = variant.new_game(state)  # a GameOn until it is Finished
+    while game.phase is Phase.OPENING:
+        game = game.roll_opening(*roll_dice(rng))
     actions: list[MatAction] = []
-    while isinstance(game, Game):
+    while not isinstance(game, Finished):
         if game.phase is Phase.BEFORE_ROLL:
             game = _before_roll(players, game, actions)
-            if isinstance(game, Game):
+            if not isinstance(game, Finished):
                 game = game.roll(_roll(rng))
         else:
-            game = _move(players, game, actions)
-    record = MatGame(state.score, tuple(actions), game.winner, game.points)
-    return PlayedGame(record, state.crawford, game.cube, game.outcome)
+            game = _move(players, game, actions, variant)
+    record = MatGame(state.score, tuple(actions), game.winner, game.points, crawford=True if state.crawford else None)
+    return PlayedGame(record, state.crawford, game.cube, game.outcome, game.next_match)
 
 
 def play_match(
@@ -207,10 +265,13 @@ def play_match(
     rng: np.random.Generator,
     games: int = 1,
     jacoby: bool = False,
+    variant: Variant = BACKGAMMON,
 ) -> PlayedMatch:
-    """A ``length``-point match between ``players``, or with ``length`` 0 a money session of ``games`` games.
+    """A ``length``-point match of ``variant`` between ``players``, or with ``length`` 0 a money session of
+    ``games`` games.
 
-    ``jacoby`` (money only): gammons count single while the cube is centred.
+    ``jacoby`` (backgammon money only): gammons count single while the cube is centred. Long nardy is played
+    under ``variant.rules``, whose cube must be ``doubling`` (a .mat file records doubles).
     """
     if length < 0:
         raise InvalidMatchError(f"match length {length}: expected 0 (money) or more")
@@ -218,14 +279,19 @@ def play_match(
         raise InvalidMatchError(f"money session of {games} games: expected at least one")
     if length and jacoby:
         raise InvalidMatchError("the Jacoby rule is for money sessions only")
+    if variant.rules is not None and jacoby:
+        raise InvalidMatchError("the Jacoby rule is backgammon's, not long nardy's")
+    if variant.rules is not None and variant.rules.cube != "doubling":
+        raise InvalidMatchError(
+            f"long nardy rules with cube {variant.rules.cube!r}: a match is played with the doubling cube"
+        )
     state = MatchState(match_length=length, jacoby=jacoby)
     played: list[PlayedGame] = []
     while not state.is_over and (length or len(played) < games):
-        game = play_game(players, state, rng)
+        game = play_game(players, state, rng, variant)
         played.append(game)
-        assert game.record.winner is not None  # every game is played to its end
-        state = after_game(state, game.record.winner, game.record.points)
-    return PlayedMatch((players[0].name, players[1].name), length, tuple(played), state)
+        state = game.next_match
+    return PlayedMatch((players[0].name, players[1].name), length, tuple(played), state, variant)
 
 
 # ---------------------------------------------------------------- summary

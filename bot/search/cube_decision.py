@@ -15,7 +15,7 @@ as ``bot.equity.cube`` reports them (a pass is +1).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -37,6 +37,7 @@ from bot.equity.met import MatchEquityTable
 from bot.equity.outcomes import equity, finished_probabilities, invert, is_finished
 from bot.search.nply import InvalidSearchError, best_replies
 from engine import ROLL_WEIGHTS, ROLLS, flip
+from engine.variant import BACKGAMMON, Variant
 
 
 def lookahead_cube_decision(
@@ -84,20 +85,30 @@ def value_after_play(
 
 
 def values_after_plays(
-    children: np.ndarray, mover_fives: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+    children: np.ndarray,
+    mover_fives: np.ndarray,
+    state: CubeState,
+    met: Optional[MatchEquityTable] = None,
+    game: Variant = BACKGAMMON,
+    efficiencies: Callable[[np.ndarray], np.ndarray] = cube_efficiencies,
 ) -> np.ndarray:
-    """(N,) ``value_after_play`` of each of ``children`` (N, 26) at one cube state, the model's arithmetic batched."""
+    """(N,) ``value_after_play`` of each of ``children`` (N, 26) at one cube state, the model's arithmetic batched.
+
+    ``game``: the variant (its turned boards and points won); ``efficiencies``: the cube efficiencies of boards
+    (N, 26) in the view of their side on roll (``bot.facade.Bot.cube_efficiencies`` for long nardy's races).
+    """
     children = np.asarray(children, dtype=np.int8).reshape(-1, 26)
     values = np.empty(len(children))
     finished = is_finished(children)
     for i in np.flatnonzero(finished):
-        values[i] = _normalised(_won(children[i], state, met), state, met)
+        won = _points_won(int(game.winning_points(children[i][None])[0]), state, met)
+        values[i] = _normalised(won, state, met)
     live = np.flatnonzero(~finished)
     if live.size:
         theirs = swap_state(state)
-        boards = flip(children[live])
+        boards = game.flip(children[live])
         fives = _before_roll(np.asarray(mover_fives)[live])
-        decisions = model_decisions(fives, cube_efficiencies(boards), theirs, met)
+        decisions = model_decisions(fives, efficiencies(boards), theirs, met)
         values[live] = [_normalised(_turned(_raw(d, theirs), state), state, met) for d in decisions]
     return values
 
@@ -238,7 +249,11 @@ def _turned(raw: float, state: CubeState) -> float:
 
 def _won(child: np.ndarray, state: CubeState, met: Optional[MatchEquityTable]) -> float:
     """The raw value of a finished game to the mover, who has borne off (``state`` the mover's)."""
-    points = int(round(float(equity(finished_probabilities(child[None]))[0])))
+    return _points_won(int(round(float(equity(finished_probabilities(child[None]))[0]))), state, met)
+
+
+def _points_won(points: int, state: CubeState, met: Optional[MatchEquityTable]) -> float:
+    """The raw value to the mover of winning ``points`` times the cube (``state`` the mover's)."""
     if state.is_money:
         if state.jacoby and state.owner is Owner.CENTERED:
             points = 1
