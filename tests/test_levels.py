@@ -87,3 +87,18 @@ def test_the_doors_take_a_level():
         run(["play", "--level", "casual", "--seed", "2"], stdin=io.StringIO("quit\n"), stdout=out, stderr=io.StringIO())
         == 0
     )
+
+
+def test_a_noisy_long_nardy_levels_cube_is_long_nardys_model_at_a_match_score(monkeypatch):
+    """The noise moves P(win) only: a vanishing shift gives the long-nardy bot's own decision, with long nardy's
+    match equity table and cube efficiency, not backgammon's."""
+    from engine.variant import LONG_NARDY
+
+    bot = Bot.load(variant="long_nardy")
+    board = LONG_NARDY.start.copy()
+    state = CubeState(match_length=5, score=(2, 3))
+    player = LevelPlayer(bot, LEVELS["beginner"])
+    monkeypatch.setattr(player, "_noise", lambda board, salt: np.array([1e-12]))
+    noisy, own = player.cube_decision(board, state), bot.cube_decision(board, state)
+    assert noisy.no_double == pytest.approx(own.no_double, abs=1e-9)
+    assert noisy.double_take == pytest.approx(own.double_take, abs=1e-9)

@@ -133,7 +133,8 @@ class LevelPlayer:
             return self.bot.cube_decision(board, state, self.level.plies)
         five = self.bot.probabilities(board, self.level.plies).astype(np.float64)
         five[0] = np.clip(five[0] + shift, five[1], 1.0 - five[3])
-        return cube_decision(board, five, state)
+        efficiency = float(self.bot.cube_efficiencies(np.asarray(board)[None])[0])  # the game's own cube model
+        return cube_decision(board, five, state, self.bot.match_table(state), efficiency=efficiency)
 
     def should_double(self, board: np.ndarray, state: CubeState) -> bool:
         return self.cube_decision(board, state).should_double
