@@ -127,11 +127,11 @@ def test_version_in_a_source_checkout_comes_from_pyproject(monkeypatch):
 
 
 def test_long_nardy_hint_rows_say_their_depth_too():
-    lines = cli("hint", "--game", "long-nardy", "AKBAX/wCACi/+", "41", "--plies", "1", "--top", "14").splitlines()
-    header = next(i for i, line in enumerate(lines) if "equity" in line)
-    assert lines[header].split()[-1] == "ply"
+    lines = cli("hint", "--variant", "long", "AKBAX/wCACi/+", "41", "--plies", "2", "--top", "14").splitlines()
+    header = next(i for i, line in enumerate(lines) if "Equity" in line)
+    assert lines[header].split()[-6:] == ["Win", "W", "mars", "L", "mars", "Ply"]  # no backgammons
     notes = [line for line in lines[header + 1 :] if line.strip().startswith("(below: ")]
     depths = [int(line.split()[-1]) for line in lines[header + 1 :] if line not in notes]
-    assert depths[0] == 1 and depths == sorted(depths, reverse=True) and len(depths) == 14
-    # of the 14 plays the 1-ply filter keeps fewer
-    assert notes == ["     (below: 0-ply only, kept out of the 1-ply search by its move filter)"]
+    assert depths[0] == 2 and depths == sorted(depths, reverse=True) and len(depths) == 14
+    # of the 14 plays (all searched at 1-ply) the 2-ply filter keeps fewer
+    assert notes == ["     (below: 1-ply only, kept out of the 2-ply search by its move filter)"]

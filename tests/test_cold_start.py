@@ -31,7 +31,6 @@ NOT_LOADED = (
     "bot.doors.engine_command",
     "bot.doors.external",
     "bot.doors.http_app",
-    "bot.doors.long_nardy_command",
     "bot.evaluation.long_nardy_encoding",
     "engine.long_nardy",
     "engine.game",

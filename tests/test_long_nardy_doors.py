@@ -10,7 +10,7 @@ import pytest
 
 from bot.doors.cli import run
 from bot.doors.http_app import create_app
-from bot.doors.long_nardy_command import BOT, LongNardySession
+from bot.doors.terminal import BOT, TerminalSession
 from bot.facade import Bot
 from conftest import tiny_bot
 from engine.game import Phase
@@ -182,10 +182,9 @@ def test_hint_takes_variant_long_as_the_game(long_bot):
     assert "24/13" in out.getvalue()
 
 
-def session(long_bot, typed: str, seed: int = 1) -> tuple[LongNardySession, io.StringIO]:
+def session(long_bot, typed: str, seed: int = 1) -> tuple[TerminalSession, io.StringIO]:
     out = io.StringIO()
-    rules = Rules(cube="doubling")
-    return LongNardySession(long_bot, np.random.default_rng(seed), io.StringIO(typed), out, rules=rules), out
+    return TerminalSession(long_bot, 0, np.random.default_rng(seed), io.StringIO(typed), out, cube=True), out
 
 
 def bot_on_roll(position_id: str) -> LongGame:
@@ -206,7 +205,7 @@ def test_play_with_the_cube_the_bot_takes_a_double_at_the_start(long_bot):
     text = out.getvalue()
     assert status == 0 and "cube 1, centred" in text and "No double, take" in text
     assert "nardy takes; the cube is on 2." in text and "cube 2, owned by nardy" in text
-    assert "You leave the game." in text
+    assert "Bye. Score: you 0, nardy 0 (money)" in text
 
 
 def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(long_bot):
@@ -214,7 +213,8 @@ def test_the_bot_doubles_when_its_network_says_so_and_a_pass_loses_the_cube(long
     play, out = session(long_bot, "hint\npass\n")
     assert play.run(game) == 0
     text = out.getvalue()
-    assert "nardy doubles to 2." in text and "take:" in text and "nardy wins 1 point (double passed)." in text
+    assert "nardy doubles to 2." in text and "Advice: take." in text
+    assert "nardy won 1 point. Score: you 0, nardy 1 (money)" in text
 
 
 def test_a_taken_double_turns_the_cube_and_the_game_goes_on(long_bot):
@@ -228,25 +228,25 @@ def test_the_bot_does_not_double_a_position_too_good_to_double(long_bot):
     play, out = session(long_bot, "quit\n")
     play.run(bot_on_roll(TOO_GOOD_ID))
     assert "doubles" not in out.getvalue()
-    assert "nardy wins" in out.getvalue() or "nardy rolls" in out.getvalue()
+    assert "nardy won" in out.getvalue() or "nardy rolls" in out.getvalue()
 
 
 def test_a_whole_money_game_with_the_cube_ends_with_a_result(long_bot, monkeypatch):
     """The person rolls, takes every double and plays the bot's own choice: the game ends with a result."""
 
-    def answer(self, prompt):
-        return "take" if prompt.startswith("Take") else "n" if prompt.startswith("Play another") else "roll"
+    def answer(self, prompt, default=""):
+        return "take" if prompt.startswith("take or pass") else "n" if prompt.startswith("Play another") else "roll"
 
     def bots_choice(self, game):
         return game.move(self.bot.best_play(game.board, game.dice).play)
 
-    monkeypatch.setattr(LongNardySession, "_line", answer)
-    monkeypatch.setattr(LongNardySession, "_ask", bots_choice)
+    monkeypatch.setattr(TerminalSession, "ask", answer)
+    monkeypatch.setattr(TerminalSession, "person_moves", bots_choice)
     play, out = session(long_bot, "", seed=5)
     assert play.run() == 0
     text = out.getvalue()
     assert "nardy doubles to 2." in text
-    assert "You win" in text or "nardy wins" in text
+    assert "you won" in text or "nardy won" in text
 
 
 # ---------------------------------------------------------------- web game steps

@@ -10,10 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from bot.doors.long_nardy_command import LongNardySession
 from bot.doors.terminal import TerminalSession
 from bot.facade import Bot
-from engine.long_nardy import Rules
 from engine.long_nardy.board import START as LONG_START
 from engine.long_nardy.render import render_long_board
 
@@ -111,50 +109,49 @@ def long_player() -> Bot:
     return Bot.load(variant="long")
 
 
-LONG_TURN = ("Roll or double (", "Your move (")  # the person's first prompt with the cube, whoever opens
-
-
-def play_long(player, script: list[tuple[tuple[str, ...], str]]) -> tuple[str, Person]:
+def play_long(player, script: list[tuple[tuple[str, ...], str]], length: int = 0) -> tuple[str, Person]:
     screen = io.StringIO()
     person = Person(screen, script)
-    rules = Rules(cube="doubling")
-    session = LongNardySession(player, np.random.default_rng(7), person, screen, rules=rules)  # type: ignore[arg-type]
+    session = TerminalSession(player, length, np.random.default_rng(7), person, screen, cube=True)  # type: ignore[arg-type]
     assert session.run() == 0
     return screen.getvalue(), person
 
 
 def test_long_nardy_help_shows_long_nardy_moves_and_nothing_of_a_bar_or_a_hit(long_player):
-    shown, person = play_long(long_player, [(LONG_TURN, "help")])
+    shown, person = play_long(long_player, [(TURN, "help")])
     help_text = shown.split("Commands:", 1)[1].split("quit", 1)[0]
     assert "24/15" in help_text and "6/off" in help_text and "resign" in help_text
     assert "bar/" not in help_text and "*" not in help_text and "22" not in help_text
+    assert "docs/long_nardy_rules.md" in shown
+
+
+MARS = ("Resign a mars: nardy would win 2 points. Are you sure? [y/n]",)
 
 
 def test_long_nardy_resign_names_the_mars_asks_and_another_game_follows(long_player):
-    sure = ("Resign a mars: you have borne off no checker; nardy would win 2 points. Are you sure? [y/n]",)
     shown, person = play_long(
         long_player,
         [
-            (LONG_TURN, "resign"),
-            (sure, "n"),
-            (LONG_TURN, "resign"),
-            (sure, "y"),
+            (TURN, "resign"),
+            (MARS, "n"),
+            (TURN, "resign"),
+            (MARS, "y"),
             (("Play another game? [y/n]",), "y"),
-            (LONG_TURN, "resign"),
-            (sure, "y"),
+            (TURN, "resign"),
+            (MARS, "y"),
             (("Play another game? [y/n]",), "n"),
         ],
     )
     assert not person.script
     assert "Not resigned; play on." in shown
-    assert "nardy wins 2 points (mars, resigned). Score: you 0, nardy 2 (money)" in shown
-    assert "New game. Score: you 0, nardy 2 (money)" in shown
+    assert "nardy won 2 points (mars). Score: you 0, nardy 2 (money)" in shown
     assert shown.rstrip().endswith("Bye. Score: you 0, nardy 4 (money)")
 
 
-def test_the_bot_is_nardy_in_both_games(nardy, long_player):
-    long_shown, _ = play_long(long_player, [(LONG_TURN, "resign"), (("Resign a mars",), "y")])
-    assert "O: nardy (O)" in long_shown and "X: you (X)" in long_shown and "nardy wins 2 points" in long_shown
-    assert not re.search(r"^O |\bO (wins|rolls|doubles|takes|passes)", long_shown, re.MULTILINE)
-    shown, _ = play(nardy, 0, [])
-    assert "nardy vs you" in shown and "O: nardy" in shown
+def test_a_long_nardy_match_plays_its_crawford_game_without_the_cube_and_ends(long_player):
+    shown, person = play_long(long_player, [(TURN, "resign"), (MARS, "y"), (TURN, "resign"), (MARS, "y")], length=3)
+    assert not person.script
+    assert "Score: you 0, nardy 2 (3-point match, Crawford game)" in shown
+    crawford = shown.split("Crawford game)", 1)[1]
+    assert "roll, double" not in crawford and "doubles" not in crawford and "Crawford game, no cube" in crawford
+    assert "nardy won the match." in shown and "Play another game" not in shown

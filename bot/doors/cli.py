@@ -33,9 +33,9 @@ import numpy as np
 from bot.evaluation.checkpoint import CheckpointError
 from bot.facade import PLIES, Bot
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_PORT, MAX_SEED, MAX_TOP, Bounded
-from bot.doors.situation import Situation, parse_position
+from bot.doors.situation import Situation
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
-from engine.board import pip_counts, validate_dice
+from engine.board import validate_dice
 from engine.errors import BackgammonError
 
 EXIT_BAD_INPUT = 2
@@ -52,11 +52,9 @@ DESCRIPTION = (
     "in the browser (serve); ask it for hints, cube decisions, rollouts and the analysis of a match."
 )
 EPILOG = (
-    f"Start with 'nardy play' (add --game long-nardy for long nardy), or 'nardy serve' and open "
+    f"Start with 'nardy play' (add --variant long for long nardy), or 'nardy serve' and open "
     f"http://127.0.0.1:{HTTP_PORT}/ for the web board. 'nardy COMMAND --help' tells more of each command."
 )
-# ``--game``'s names; long nardy's command line (``bot.doors.long_nardy_command``) loads only when asked for.
-GAME_NAMES = ("backgammon", "long-nardy")
 
 
 @contextmanager
@@ -80,25 +78,26 @@ def _add_position(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
 
 
-def game_of_variant(variant: str) -> str:
-    """``--variant``'s name of a game as ``--game`` spells it (the HTTP API's ``long`` is ``long-nardy``)."""
-    return "long-nardy" if variant == "long" else variant
+def variant_name(name: str) -> str:
+    """A game's canonical name from any of its variant's names (``engine.variant.find_variant``); argparse's
+    error naming the names otherwise."""
+    from engine.variant import find_variant
+
+    try:
+        return find_variant(name).name
+    except BackgammonError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _add_game(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--game",
-        choices=GAME_NAMES,
-        default="backgammon",
-        help="backgammon (default) or long-nardy (long nardy Position IDs, its own network)",
-    )
-    parser.add_argument(
         "--variant",
+        "--game",
         dest="game",
-        type=game_of_variant,
-        choices=GAME_NAMES,
+        type=variant_name,
+        default="backgammon",
         metavar="{backgammon,long}",
-        help="the same as --game: long is long-nardy",
+        help="backgammon (default) or long (long nardy: its Position IDs, its own network); also long-nardy",
     )
 
 
@@ -125,8 +124,8 @@ def _add_address(parser: argparse.ArgumentParser, port: int) -> None:
     )
 
 
-def _situation_header(situation: Situation) -> list[str]:
-    mover, opponent = pip_counts(situation.board)
+def _situation_header(situation: Situation, bot: Bot) -> list[str]:
+    mover, opponent = bot.variant.pip_counts(situation.board)
     return [
         f"Position ID: {situation.position_id}  ({describe_state(situation.state)})",
         f"Pips: side on roll {mover}, opponent {opponent}",
@@ -137,21 +136,26 @@ def _situation_header(situation: Situation) -> list[str]:
 
 
 def _load(args: argparse.Namespace) -> Bot:
-    return Bot.load(args.checkpoint)
+    """The bot of ``--checkpoint`` (default: the shipped one) for the game ``--variant`` names, if the command has
+    one."""
+    return Bot.load(args.checkpoint, variant=getattr(args, "game", "backgammon"))
+
+
+def _read_position(args: argparse.Namespace, bot: Bot) -> Situation:
+    """POSITION as the bot's game writes it (backgammon: Position ID, PositionID:MatchID or XGID)."""
+    from bot.doors.codecs import codec_for
+
+    return codec_for(bot.variant).read_position(args.position)
 
 
 def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    if args.game == "long-nardy":
-        from bot.doors import long_nardy_command
-
-        return long_nardy_command.run_hint(args, stdin, stdout)
-    situation = parse_position(args.position)
-    dice = validate_dice(args.dice) if args.dice else situation.dice
     bot = _load(args)
-    lines = _situation_header(situation)
+    situation = _read_position(args, bot)
+    dice = validate_dice(args.dice) if args.dice else situation.dice
+    lines = _situation_header(situation, bot)
     if dice is None:
         result = bot.evaluate(situation.board, situation.state, args.plies)
-        lines += [f"Cube decision ({args.plies}-ply), no dice rolled:"] + format_evaluation(result)
+        lines += [f"Cube decision ({args.plies}-ply), no dice rolled:"] + format_evaluation(result, bot.variant)
         lines += format_cube(result)
     else:
         ranked = bot.rank_plays(situation.board, dice, plies=args.plies, top=args.top, state=situation.state)
@@ -162,22 +166,22 @@ def _run_hint(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 
 
 def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    situation = parse_position(args.position)
-    result = _load(args).evaluate(situation.board, situation.state, args.plies)
-    lines = _situation_header(situation) + [f"Evaluation ({args.plies}-ply):"]
-    stdout.write("\n".join(lines + format_evaluation(result)) + "\n")
+    bot = _load(args)
+    situation = _read_position(args, bot)
+    result = bot.evaluate(situation.board, situation.state, args.plies)
+    lines = _situation_header(situation, bot) + [f"Evaluation ({args.plies}-ply):"]
+    stdout.write("\n".join(lines + format_evaluation(result, bot.variant)) + "\n")
     return 0
 
 
 def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.terminal import TerminalSession
 
-    if args.game == "long-nardy":
-        from bot.doors import long_nardy_command
-
-        return long_nardy_command.run_play(args, stdin, stdout)
     rng = np.random.default_rng(args.seed)
-    return TerminalSession(_load(args), args.length, rng, stdin, stdout, args.plies, level=args.level).run()
+    session = TerminalSession(
+        _load(args), args.length, rng, stdin, stdout, args.plies, level=args.level, cube=args.cube
+    )
+    return session.run()
 
 
 def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -250,6 +254,7 @@ def add_hint(subparsers) -> None:
 def add_eval(subparsers) -> None:
     p = subparsers.add_parser("eval", help="probabilities, cubeless and cubeful equity or match-winning chance")
     _add_position(p)
+    _add_game(p)
     _add_plies(p)
     _add_common(p)
     p.set_defaults(run=_run_eval)

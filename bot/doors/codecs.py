@@ -51,8 +51,12 @@ class GameCodec:
     columns: tuple[str, ...]
     # A resignation at level 1, 2, ...: "Resign a gammon" (index 1).
     level_words: tuple[str, ...]
-    # Example moves for the terminal's help line, and what they show.
+    # The probabilities of ``columns`` as an evaluation's line names them.
+    probability_words: tuple[str, ...]
+    # The terminal's help: example moves, the resign command, notes after the commands.
     move_help: str
+    resign_help: str
+    help_notes: str = ""
 
     def read_position(self, text: str) -> Situation:
         """The situation a position text of this game describes (a '+' may arrive as a space)."""
@@ -122,7 +126,9 @@ class BackgammonCodec(GameCodec):
     api_name: ApiName = "backgammon"
     columns = ("Win", "W g", "W bg", "L g", "L bg")
     level_words = ("a single game", "a gammon", "a backgammon")
+    probability_words = ("win", "win gammon", "win bg", "lose gammon", "lose bg")
     move_help = "a move like 24/18 13/11, bar/22*, 6/off, 8/5(2)"
+    resign_help = "resign [single|gammon|backgammon]   offer to resign (asked which, then confirmed)"
 
     def read_position(self, text: str) -> Situation:
         return parse_position(text.replace(" ", "+"))
@@ -205,7 +211,13 @@ class LongNardyCodec(GameCodec):
     api_name: ApiName = "long"
     columns = ("Win", "W mars", "L mars")
     level_words = ("a single game (oin)", "a mars")
-    move_help = "a move like 24/15, 24/18 18/15, 13/7(2), 6/off (no bar, no hitting)"
+    probability_words = ("win", "win mars", "lose mars")
+    move_help = "a move like 24/15, 24/18 18/15, 13/7(2), 6/off"
+    resign_help = "resign          end the game at once: a mars while you have borne off no checker, else oin"
+    help_notes = (
+        "\nLong nardy has no bar and no hitting. The rules, for players: docs/long_nardy_rules.md, or "
+        "/rules/long-nardy on the web board (nardy serve)."
+    )
 
     @property
     def variant(self) -> Variant:  # type: ignore[override]
@@ -257,12 +269,9 @@ class LongNardyCodec(GameCodec):
 
         view = game.position if getattr(game, "turn", seat) == seat else game.position.flipped()
         stake, owner = self.cube(game)
-        note = (
-            ""
-            if not stake
-            else f"cube {stake}, " + ("centred" if owner is None else f"owned by {names[owner != seat]}")
-        )
+        holder = "centred" if owner is None else f"owned by {names[owner != seat]}"
         m = game.match
+        note = "Crawford game, no cube" if m.crawford else f"cube {stake}, {holder}" if stake else ""
         return render_long_board(
             view.board,
             dice=getattr(game, "dice", None),

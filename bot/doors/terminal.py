@@ -1,56 +1,56 @@
-"""A game or match against the bot in the terminal (the ``play`` subcommand).
+"""A game or match against the bot in the terminal (the ``play`` subcommand), in either game.
 
 The person types moves in GNU Backgammon's notation (``24/18 13/11``, ``bar/22*``,
-``6/off``, ``8/5(2)``), in any order and with a checker's steps joined or apart
-(``13/8 8/2``, ``8/2 13/8``, ``13/2`` and ``13/7/2`` are one play: ``engine.notation``
-judges a play by the position it reaches); an illegal move is refused with the reason
-and the position kept. Other commands: ``hint``, ``double``, ``take``, ``pass``, ``resign [single|
-gammon|backgammon]`` (asked which, when not said, and confirmed before it is offered), ``accept``,
-``reject``, ``board``, ``help``, ``quit``. The bot's moves and cube actions are printed in the same
-notation; the board is shown from the person's side (``X``, moving 24 -> 1) with pip counts, score
-and cube. After a money game the session offers another; the score runs on.
+``6/off``, ``8/5(2)``; long nardy ``24/15``, ``13/7(2)``), in any order and with a checker's
+steps joined or apart (``13/8 8/2``, ``8/2 13/8``, ``13/2`` and ``13/7/2`` are one play: the
+engine judges a play by the position it reaches); an illegal move is refused with the reason
+and the position kept. Other commands: ``hint``, ``double``, ``take``, ``pass``, ``resign``
+(backgammon: ``[single|gammon|backgammon]``, asked which when not said; long nardy: the rules fix
+oin or mars and the game ends at once; confirmed before it is offered), ``accept``, ``reject``,
+``board``, ``help``, ``quit``. The bot's moves and cube actions are printed in the same notation;
+the board is shown from the person's side with pip counts, score and cube. After a money game the
+session offers another; the score runs on. A match is played to its length with the Crawford rule.
 
-The game's flow and rules (opening roll, cube, moves, resignations, points won)
-are ``engine.game``'s state machine, the match's (score, Crawford game)
-``engine.match``'s; every decision of the bot from ``bot.facade.Bot``. The session
-reads lines from ``stdin`` and writes to ``stdout``, so a script can play it.
+The game's flow and rules (opening roll, cube, moves, resignations, points won) are the
+engine's state machine of the bot's game, the match's (score, Crawford game) ``engine.match``'s,
+read and drawn through the game's codec (``bot.doors.codecs``); every decision of the bot from
+``bot.facade.Bot``. The session reads lines from ``stdin`` and writes to ``stdout``, so a script
+can play it.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Optional, TextIO, Union
+from typing import Callable, Optional, TextIO
 
 import numpy as np
 
+from bot.doors.codecs import Step, codec_for
 from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
+from bot.equity.met import met_for
 from bot.facade import Bot
 from bot.play.levels import Level, LevelPlayer
 from bot.play.match_play import BotPlayer
-from bot.equity.cube import cube_state_for
 from engine.errors import BackgammonError, InvalidOptionError
-from engine.game import Game, GameResult, Phase, start_game
-from engine.match import MatchState, may_double, roll_dice
-from engine.notation import format_play, parse_move
-from engine.plays import legal_plays
-from engine.render import render_board
+from engine.game import Phase
+from engine.match import MAX_CUBE, MatchState, roll_dice
+from engine.variant import Finished
 
 PERSON, BOT = 0, 1
-LEVELS = {"single": 1, "normal": 1, "gammon": 2, "backgammon": 3}
-LEVEL_NAMES = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 YES, NO = ("y", "yes"), ("n", "no")
 HINT_TOP = 5
 HELP = """Commands:
-  a move like 24/18 13/11, bar/22*, 6/off, 8/5(2)   play your roll
+  {moves}   play your roll
                   (steps in any order, a checker's steps apart or joined: 13/8 8/2 or 13/2)
   roll            roll the dice (before rolling you may also double)
   double          offer the cube before rolling
   take / pass     answer the bot's double
   accept / reject answer the bot's resignation
-  resign [single|gammon|backgammon]   offer to resign (asked which, then confirmed)
+  {resign}
   hint            the bot's advice: ranked plays, or the cube decision
+  moves           every legal play of your roll
   board           show the board again
   help            this text
-  quit            leave"""
+  quit            leave{notes}"""
 
 
 def yes_or_no(ask: Callable[[str], Optional[str]], say: Callable[[str], None], question: str) -> Optional[bool]:
@@ -65,11 +65,11 @@ def yes_or_no(ask: Callable[[str], Optional[str]], say: Callable[[str], None], q
         say("Answer y or n.")
 
 
-Step = Union[Game, GameResult, None]  # what a turn of the dialogue leads to; None: the person left
-
-
 class TerminalSession:
-    """One match (or money games one after another, ``length`` 0) between a person and ``bot``, on ``engine.game``."""
+    """One match (or money games one after another, ``length`` 0) between a person and ``bot``, in the bot's game.
+
+    ``cube``: long nardy's money games with the doubling cube (backgammon and every match always have it).
+    """
 
     def __init__(
         self,
@@ -81,10 +81,17 @@ class TerminalSession:
         plies: int = 0,
         name: str = "you",
         level: Optional[Level] = None,
+        cube: bool = True,
     ) -> None:
-        if length < 0:
-            raise InvalidOptionError(f"--length {length}: expected 0 (a money game) or a match length")
+        longest = met_for(bot.variant).size
+        if not 0 <= length <= longest:
+            raise InvalidOptionError(
+                f"--length {length}: expected 0 (a money game) or a match length up to {longest} "
+                f"(the {bot.variant.title} match equity table's reach)"
+            )
         self.bot, self.rng, self.stdin, self.stdout, self.plies = bot, rng, stdin, stdout, plies
+        self.codec = codec_for(bot.variant)
+        self.cube = cube
         self.names = (name, bot.name)
         # At a playing level the bot's own decisions have its depth and noise; hints stay at ``plies``.
         self.player = LevelPlayer(bot, level, rng) if level is not None else BotPlayer(bot, plies)
@@ -113,22 +120,10 @@ class TerminalSession:
             if text or default:
                 return text or default
 
-    def show_board(self, game: Game) -> None:
+    def show_board(self, game: Step) -> None:
         """The board from the person's side, with the dice if rolled."""
-        owner = game.match.cube_owner
-        person_view = game.position if game.turn == PERSON else game.position.flipped()
-        self.say(
-            render_board(
-                person_view.board,
-                dice=game.dice,
-                cube_value=game.match.cube_value,
-                cube_owner=0 if owner is None else 1 if owner == PERSON else -1,
-                score=game.match.score,
-                match_length=game.match.match_length,
-                names=self.names,
-            )
-            + f"Position ID: {person_view.id}"
-        )
+        board = game.board if game.turn == PERSON else self.bot.variant.flip(game.board)
+        self.say(self.codec.render(game, PERSON, self.names) + f"Position ID: {self.codec.position_id(board)}")
 
     def score_line(self) -> str:
         you, them = self.match.score
@@ -141,18 +136,24 @@ class TerminalSession:
             line += ", post-Crawford"
         return line + ")"
 
+    def help_text(self) -> str:
+        """The commands, in the words of the session's game."""
+        codec = self.codec
+        return HELP.format(moves=codec.move_help, resign=codec.resign_help, notes=codec.help_notes)
+
     # ------------------------------------------------------------ the match
 
-    def run(self) -> int:
-        """Play until the match is over, or for money until the person wants no other game, or quits."""
+    def run(self, game: Optional[Step] = None) -> int:
+        """Play until the match is over, or for money until the person wants no other game, or quits; the first
+        game from ``game`` when given (a game of the bot's game in progress), else a new one."""
         self.say(f"{self.names[BOT]} vs {self.names[PERSON]}. Type help for the commands.")
         while True:
-            result = self.play_game()
+            result = self.play_game(game)
+            game = None
             if result is None:
                 break
             self.match = result.next_match
-            noun = "point" if result.points == 1 else "points"
-            self.say(f"{self.names[result.winner]} won {result.points} {noun}. {self.score_line()}")
+            self.say(f"{self.result_words(result)} {self.score_line()}")
             if self.match.match_length and self.match.is_over:
                 assert self.match.winner is not None
                 self.say(f"{self.names[self.match.winner]} won the match.")
@@ -162,54 +163,81 @@ class TerminalSession:
         self.say(f"Bye. {self.score_line()}")
         return 0
 
+    def result_words(self, result: Finished) -> str:
+        """Who won how many points, and how when more than a single game (a gammon, a mars)."""
+        if result.winner is None:
+            return "The game is drawn (the last roll)."
+        noun = "point" if result.points == 1 else "points"
+        how = f" ({self.bot.variant.outcome_name(result.outcome)})" if result.outcome and result.outcome > 1 else ""
+        return f"{self.names[result.winner]} won {result.points} {noun}{how}."
+
     def yes(self, question: str) -> Optional[bool]:
         """The person's yes or no to ``question``; None if the person leaves."""
         return yes_or_no(self.ask, self.say, question)
 
-    def play_game(self) -> Optional[GameResult]:
-        """One game; None if the person left during it."""
-        game: Step = start_game(self.match, self.rng)
-        assert isinstance(game, Game) and game.turn is not None and game.dice is not None
-        self.say(f"\nNew game. {self.score_line()}")
-        self.say(f"Opening roll: {self.names[game.turn]} to play {game.dice[0]}{game.dice[1]}.")
-        while isinstance(game, Game):
-            game = self.turn_step(game)
-        return game
+    def play_game(self, game: Optional[Step] = None) -> Optional[Finished]:
+        """One game (from ``game`` when given); None if the person left during it."""
+        step: Step = game
+        if step is None:
+            step = self.codec.new_game(self.match, self.cube)
+            self.say(f"\nNew game. {self.score_line()}")
+            while step.phase is Phase.OPENING:
+                thrown = roll_dice(self.rng)
+                step = step.roll_opening(*thrown)
+            first = self.names[step.turn]
+            if step.dice is not None:
+                self.say(f"Opening roll: {first} to play {step.dice[0]}{step.dice[1]}.")
+            else:
+                self.say(f"Opening throw: {self.names[0]} {thrown[0]}, {self.names[1]} {thrown[1]}; {first} to roll.")
+        while step is not None and not isinstance(step, Finished):
+            step = self.turn_step(step)
+        return step
 
-    def turn_step(self, game: Game) -> Step:
-        """The side on roll's cube actions and roll (phase BEFORE_ROLL) or its move (ROLLED)."""
+    def turn_step(self, game: Step) -> Step:
+        """The side on roll's cube actions and roll (phase BEFORE_ROLL), the answer to a double (DOUBLED), or its
+        move (ROLLED)."""
         if game.phase is Phase.BEFORE_ROLL:
             return self.bot_before_roll(game) if game.turn == BOT else self.person_before_roll(game)
+        if game.phase is Phase.DOUBLED:
+            return self.person_answers_double(game) if game.actor == PERSON else self.bot_answers_double(game)
         return self.bot_moves(game) if game.turn == BOT else self.person_moves(game)
 
-    def roll(self, game: Game) -> Game:
+    def roll(self, game: Step) -> Step:
         return game.roll(roll_dice(self.rng))
+
+    def may_double(self, game: Step) -> bool:
+        """Whether the side on roll may double now, the cube not past its largest value."""
+        return bool(game.may_double) and 2 * self.codec.cube(game)[0] <= MAX_CUBE
 
     # ------------------------------------------------------------ before the roll
 
-    def bot_before_roll(self, game: Game) -> Step:
-        """The bot's resignation offer (answered), its double (answered), then its roll."""
-        offer = self.bot.resign_decision(game.board, cube_state_for(game.match, BOT), plies=self.plies).offer
+    def bot_before_roll(self, game: Step) -> Step:
+        """The bot's resignation (offered and answered, or ending the game where the rules say so), its double
+        (answered), then its roll."""
+        offer = self.bot.resign_decision(game.board, self.codec.cube_state(game, BOT), plies=self.plies).offer
         if offer.level is not None:
-            self.say(f"{self.names[BOT]} offers to resign {LEVEL_NAMES[offer.level]}.")
-            answered = self.person_answers_resignation(game.resign(BOT, offer.level))
-            if not isinstance(answered, Game):
-                return answered
-            game = answered
-        cube = cube_state_for(game.match, BOT)
-        if may_double(game.match, BOT) and self.player.should_double(game.board, cube):
-            self.say(f"{self.names[BOT]} doubles to {2 * game.match.cube_value}.")
+            fixed = self.codec.resign_level(game, BOT)
+            if fixed is None:
+                self.say(f"{self.names[BOT]} offers to resign {self.codec.level_words[offer.level - 1]}.")
+                answered = self.person_answers_resignation(self.codec.resign(game, BOT, offer.level))
+                if answered is None or isinstance(answered, Finished):
+                    return answered
+                game = answered
+            elif fixed <= offer.level:
+                self.say(f"{self.names[BOT]} resigns {self.codec.level_words[fixed - 1]}.")
+                return self.codec.resign(game, BOT, fixed)
+        if self.may_double(game) and self.player.should_double(game.board, self.codec.cube_state(game, BOT)):
+            self.say(f"{self.names[BOT]} doubles to {2 * self.codec.cube(game)[0]}.")
             answered = self.person_answers_double(game.double())
-            if not isinstance(answered, Game):
+            if answered is None or isinstance(answered, Finished):
                 return answered
             game = answered
         game = self.roll(game)
-        assert game.dice is not None
         self.say(f"{self.names[BOT]} rolls {game.dice[0]}{game.dice[1]}.")
         return game
 
-    def person_before_roll(self, game: Game) -> Step:
-        if not may_double(game.match, PERSON):
+    def person_before_roll(self, game: Step) -> Step:
+        if not self.may_double(game):
             return self.roll(game)
         self.show_board(game)
         while True:
@@ -221,21 +249,21 @@ class TerminalSession:
                 return self.roll(game)
             if command == "double":
                 answered = self.bot_answers_double(game.double())
-                return self.roll(answered) if isinstance(answered, Game) else answered
+                return self.roll(answered) if not isinstance(answered, Finished) else answered
             handled, after = self.common_command(game, command)
             if not handled:
                 self.say("Before rolling: roll, double, hint, resign, board, help or quit.")
-            elif not isinstance(after, Game):
+            elif after is None or isinstance(after, Finished):
                 return after
 
-    def bot_answers_double(self, game: Game) -> Step:
-        doubler = cube_state_for(game.match, PERSON)
-        if self.player.should_take(game.board, doubler):
+    def bot_answers_double(self, game: Step) -> Step:
+        """The bot takes or passes the person's double (its cube decision on the board and cube before it)."""
+        if self.player.should_take(game.board, self.codec.cube_state(game, PERSON)):
             return self.took(game.take())
         self.say(f"{self.names[BOT]} passes.")
         return game.drop()
 
-    def person_answers_double(self, game: Game) -> Step:
+    def person_answers_double(self, game: Step) -> Step:
         while True:
             answer = self.ask("take or pass? ")
             if answer is None:
@@ -246,25 +274,24 @@ class TerminalSession:
             if command in ("pass", "drop"):
                 return game.drop()
             if command == "hint":
-                doubler = cube_state_for(game.match, BOT)
-                result = self.bot.evaluate(game.board, doubler, self.plies)
+                result = self.bot.evaluate(game.board, self.codec.cube_state(game, BOT), self.plies)
                 self.say("The bot's cube analysis, from its side:\n" + "\n".join(format_cube(result)))
                 self.say(f"Advice: {'take' if result.cube.should_take else 'pass'}.")
                 continue
             handled, after = self.common_command(game, command, answering=True)
             if not handled:
                 self.say("You have been doubled: take or pass.")
-            elif not isinstance(after, Game):
+            elif after is None or isinstance(after, Finished):
                 return after
 
-    def took(self, game: Game) -> Game:
+    def took(self, game: Step) -> Step:
         """Say who took the double ``game`` has just seen taken."""
-        taker = game.match.cube_owner
+        value, taker = self.codec.cube(game)
         assert taker is not None
-        self.say(f"{self.names[taker]} take{'s' if taker == BOT else ''}; the cube is on {game.match.cube_value}.")
+        self.say(f"{self.names[taker]} take{'s' if taker == BOT else ''}; the cube is on {value}.")
         return game
 
-    def person_answers_resignation(self, game: Game) -> Step:
+    def person_answers_resignation(self, game: Step) -> Step:
         while True:
             answer = self.ask("accept or reject? ")
             if answer is None:
@@ -278,21 +305,19 @@ class TerminalSession:
 
     # ------------------------------------------------------------ moves
 
-    def bot_moves(self, game: Game) -> Step:
-        assert game.dice is not None
+    def bot_moves(self, game: Step) -> Step:
         dice = game.dice
-        play = self.player.choose_play(game.board, dice, cube_state_for(game.match, BOT))
+        play = self.player.choose_play(game.board, dice, self.codec.cube_state(game, BOT))
         if play.steps:
-            self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {format_play(play)}")
+            self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {self.bot.variant.format_play(play)}")
         else:
             self.say(f"{self.names[BOT]} cannot move {dice[0]}{dice[1]}.")
         return game.move(play)
 
-    def person_moves(self, game: Game) -> Step:
-        assert game.dice is not None
+    def person_moves(self, game: Step) -> Step:
         dice = game.dice
         self.show_board(game)
-        plays = legal_plays(game.board, dice)
+        plays = self.bot.variant.legal_plays(game.board, dice)
         if not plays[0].steps:
             self.say(f"You cannot move {dice[0]}{dice[1]}.")
             return game.move(plays[0])
@@ -302,7 +327,7 @@ class TerminalSession:
                 return None
             command = text.lower()
             handled, after = self.common_command(game, command)
-            if handled and not isinstance(after, Game):
+            if handled and (after is None or isinstance(after, Finished)):
                 return after
             if handled:
                 continue
@@ -310,7 +335,7 @@ class TerminalSession:
                 self.say("You have already rolled: type your move.")
                 continue
             try:
-                play = parse_move(text, game.board, dice)
+                play = self.bot.variant.parse_play(text, game.board, dice)
             except BackgammonError as error:
                 self.say(f"Not played: {error}")
                 continue
@@ -318,61 +343,79 @@ class TerminalSession:
 
     # ------------------------------------------------------------ commands valid everywhere
 
-    def common_command(self, game: Game, command: str, answering: bool = False) -> tuple[bool, Step]:
-        """Handle hint, board, help and resign: (True, what the game is after it: itself, a result if a
-        resignation was accepted, None if the person left), or (False, None) if ``command`` was none of them."""
+    def common_command(self, game: Step, command: str, answering: bool = False) -> tuple[bool, Step]:
+        """Handle hint, moves (the legal plays of a roll), board, help and resign: (True, what the game is after it:
+        itself, a result if a resignation ended it, None if the person left), or (False, None) if ``command`` was
+        none of them."""
         words = command.split()
         if command == "help":
-            self.say(HELP)
+            self.say(self.help_text())
         elif command == "board":
             self.show_board(game)
             self.say(self.score_line())
         elif command == "hint" and not answering:
             self.hint(game)
+        elif command == "moves" and game.phase is Phase.ROLLED:
+            plays = self.bot.variant.legal_plays(game.board, game.dice)
+            self.say("  ".join(self.bot.variant.format_play(play) or "(no move)" for play in plays))
         elif words and words[0] == "resign":
             return True, self.person_resigns(game, words[1] if len(words) > 1 else None)
         else:
             return False, None
         return True, game
 
-    def hint(self, game: Game) -> None:
-        cube = cube_state_for(game.match, PERSON)
+    def hint(self, game: Step) -> None:
+        cube = self.codec.cube_state(game, PERSON)
         if game.dice is None:
             result = self.bot.evaluate(game.board, cube, self.plies)
-            self.say("\n".join(format_evaluation(result) + format_cube(result)))
+            self.say("\n".join(format_evaluation(result, self.bot.variant) + format_cube(result)))
         else:
             ranked = self.bot.rank_plays(game.board, game.dice, plies=self.plies, top=HINT_TOP, state=cube)
             self.say("\n".join(format_ranked_plays(ranked)))
 
-    def person_resigns(self, game: Game, word: Optional[str]) -> Step:
-        """Ask which resignation (when ``word`` names none) and whether the person is sure, then offer it; the
-        game goes on as it was when the person thinks better of it, None if the person leaves."""
-        which = "Resign a single game, a gammon or a backgammon? [single/gammon/backgammon/no] "
-        word = self.ask(which) if word is None else word
-        while word is not None and word.lower() not in LEVELS:
-            if word.lower() in NO:
-                self.say("Not resigned; play on.")
-                return game
-            self.say(f"resign {word!r}: say single, gammon or backgammon (or no).")
-            word = self.ask(which)
-        if word is None:
-            return None
-        level = LEVELS[word.lower()]
-        points = level * game.match.cube_value
-        question = f"Resign {LEVEL_NAMES[level]}: {self.names[BOT]} would win {points} point{'s' * (points > 1)}."
+    def person_resigns(self, game: Step, word: Optional[str]) -> Step:
+        """Ask which resignation (when ``word`` names none and the rules leave it open) and whether the person is
+        sure, then offer it (the bot answers) or, where the rules say so, end the game; the game goes on as it was
+        when the person thinks better of it, None if the person leaves."""
+        codec = self.codec
+        level = codec.resign_level(game, PERSON)
+        if level is None:
+            level = self.ask_level(word)
+            if level is None or level == 0:
+                return None if level is None else game
+        points = level * max(codec.cube(game)[0], 1)
+        question = (
+            f"Resign {codec.level_words[level - 1]}: {self.names[BOT]} would win {points} point{'s' * (points > 1)}."
+        )
         sure = self.yes(question + " Are you sure? [y/n] ")
         if sure is None:
             return None
         if not sure:
             self.say("Not resigned; play on.")
             return game
-        assert game.turn is not None
-        decisions = self.bot.resign_decision(game.board, cube_state_for(game.match, game.turn), level, self.plies)
+        offered = codec.resign(game, PERSON, level)
+        if isinstance(offered, Finished):
+            return offered
+        decisions = self.bot.resign_decision(game.board, codec.cube_state(game, game.turn), level, self.plies)
         # The person resigns on its own turn (the bot answers as the opponent) or while the bot is on roll.
         answer = decisions.opponent_accepts if game.turn == PERSON else decisions.side_on_roll_accepts
-        offered = game.resign(PERSON, level)
         if answer.accept:
-            self.say(f"{self.names[BOT]} accepts {LEVEL_NAMES[level]}.")
+            self.say(f"{self.names[BOT]} accepts {codec.level_words[level - 1]}.")
             return offered.accept()
         self.say(f"{self.names[BOT]} rejects; play on.")
         return offered.reject()
+
+    def ask_level(self, word: Optional[str]) -> Optional[int]:
+        """The resignation level the person names (``word``, else asked): 1, 2, ...; 0 for no; None if it leaves."""
+        names = self.bot.variant.outcome_names
+        levels = {"normal": 1} | {name: level for level, name in enumerate(names, start=1)}
+        words = self.codec.level_words
+        which = f"Resign {', '.join(words[:-1])} or {words[-1]}? [{'/'.join(names)}/no] "
+        word = self.ask(which) if word is None else word
+        while word is not None and word.lower() not in levels:
+            if word.lower() in NO:
+                self.say("Not resigned; play on.")
+                return 0
+            self.say(f"resign {word!r}: say {', '.join(names[:-1])} or {names[-1]} (or no).")
+            word = self.ask(which)
+        return None if word is None else levels[word.lower()]

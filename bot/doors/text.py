@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from bot.doors.codecs import codec_for
 from bot.equity.cube import CubeState, Owner, verdict_words
-from bot.facade import Evaluation, RankedPlay
+from bot.facade import Evaluation, RankedPlay, game_probabilities
+from engine.variant import BACKGAMMON, Variant
 
 PROBABILITY_NAMES = ("Win", "W g", "W bg", "L g", "L bg")
 
@@ -40,7 +42,8 @@ def depth_drop(deeper: int, shallower: int) -> str:
 
 
 def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
-    """A table of ranked plays: notation, equity, MWC in a match, the gap to the best, probabilities.
+    """A table of ranked plays: notation, equity, MWC in a match, the gap to the best, the probabilities of the
+    game's own outcomes (backgammon's five, long nardy's win, win mars, lose mars).
 
     The gap is in the ranking's unit: equity for money, MWC percentage points in a match. Plays searched
     deeper rank ahead of shallower ones (``Bot.rank_plays``); a line says where the depth drops, since a
@@ -50,7 +53,7 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
     match = best_mwc is not None
     width = max(12, *(len(r.notation) for r in ranked))
     header = f"     {'Play':<{width}}  {'Equity':>7}" + (f" {'MWC':>7}" if match else "") + f" {'Diff':>7}"
-    header += "  " + " ".join(f"{n:>6}" for n in PROBABILITY_NAMES) + "  Ply"
+    header += "  " + " ".join(f"{n:>6}" for n in codec_for(ranked[0].variant).columns) + "  Ply"
     lines = [header]
     best = ranked[0]
     for i, r in enumerate(ranked, 1):
@@ -62,18 +65,16 @@ def format_ranked_plays(ranked: list[RankedPlay]) -> list[str]:
             line += f" {r.mwc * 100:6.2f}% {(r.mwc - best_mwc) * 100:+7.2f}"
         else:
             line += f" {r.equity - best.equity:+7.3f}"
-        lines.append(line + "  " + format_probabilities(r.probabilities) + f"  {r.plies:>3}")
+        lines.append(line + "  " + format_probabilities(r.game_probabilities) + f"  {r.plies:>3}")
     return lines
 
 
-def format_evaluation(result: Evaluation) -> list[str]:
-    """Probabilities, cubeless and cubeful equity (or MWC) of the side on roll."""
+def format_evaluation(result: Evaluation, variant: Variant = BACKGAMMON) -> list[str]:
+    """Probabilities of ``variant``'s own outcomes, cubeless and cubeful equity (or MWC) of the side on roll."""
+    words = codec_for(variant).probability_words
     lines = [
         "Probabilities (side on roll): "
-        + ", ".join(
-            f"{name} {x:.3f}"
-            for name, x in zip(("win", "win gammon", "win bg", "lose gammon", "lose bg"), result.probabilities)
-        ),
+        + ", ".join(f"{name} {x:.3f}" for name, x in zip(words, game_probabilities(result.probabilities, variant))),
         f"Cubeless equity: {result.cubeless_equity:+.3f}",
         f"Cubeful equity:  {result.cubeful_equity:+.3f}",
     ]
