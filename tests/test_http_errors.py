@@ -137,7 +137,7 @@ def test_cli_a_bug_is_an_internal_error_line_with_traceback_under_v(monkeypatch)
     def broken(*args, **kwargs):
         raise KeyError("oops")
 
-    monkeypatch.setattr(cli, "parse_position", broken)
+    monkeypatch.setattr(cli, "_read_position", broken)
     status, err = _run(["eval", "4HPwATDgc/ABMA"])
     assert status == cli.EXIT_INTERNAL_ERROR and err.startswith("internal error: KeyError") and err.count("\n") == 1
     status, err = _run(["-v", "eval", "4HPwATDgc/ABMA"])

@@ -302,23 +302,47 @@ def test_the_human_doubles_and_resigns_a_long_game(client):
 def test_a_long_game_without_the_cube_has_no_cube(client):
     view = act(client, "/v1/game/new", {"variant": "long"})
     assert view["cube"] == 0
-    answer = client.post("/v1/game/new", json={"variant": "long", "length": 3})
-    assert answer.status_code == 400 and "money" in answer.json()["message"]
+
+
+def to_human_roll(client, view: dict) -> dict:
+    """Roll and let the bot play until the human is to roll."""
+    seed = 0
+    while not (view["turn"] == "human" and view["phase"] == "roll"):
+        seed += 1
+        path = "/v1/game/roll" if view["turn"] == "human" else "/v1/game/bot"
+        view = act(client, path, {"game": view["game"], "seed": seed})
+    return view
+
+
+def test_a_long_match_on_the_web_board_has_its_crawford_game_and_ends(client):
+    view = act(client, "/v1/game/new", {"variant": "long", "length": 3})
+    assert (view["variant"], view["match_length"], view["cube"], view["crawford"]) == ("long", 3, 1, False)
+    view = to_human_roll(client, view)
+    first = act(client, "/v1/game/resign", {"game": view["game"]})["result"]
+    assert first["points"] == 2 and first["score"] == {"human": 0, "bot": 2} and not first["match_over"]
+    crawford = to_human_roll(client, act(client, "/v1/game/view", {"game": first["next_game"]}))
+    assert crawford["crawford"] and not crawford["may_double"] and crawford["score"] == {"human": 0, "bot": 2}
+    refused = client.post("/v1/game/double", json={"game": crawford["game"]})
+    assert refused.status_code == 400 and "Crawford" in refused.json()["message"]
+    last = act(client, "/v1/game/resign", {"game": crawford["game"]})["result"]
+    assert last["match_over"] and last["next_game"] is None and last["score"] == {"human": 0, "bot": 4}
+    too_long = client.post("/v1/game/new", json={"variant": "long", "length": 26})
+    assert too_long.status_code == 400 and "25" in too_long.json()["message"]  # the match equity table's reach
 
 
 @pytest.mark.parametrize(
     "path, token, words",
     [
         ("/v1/game/roll", "long:AAAB//wAAAP/+:roll", "expected long:"),
-        ("/v1/game/roll", "long:AAAB//wAAAP/+:fly:h:h:-:1:-:0-0:none", "PHASE 'fly'"),
-        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:3:-:0-0:doubling", "CUBE '3'"),
-        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:2:-:0-0:none", "cube"),
-        ("/v1/game/roll", "long:AAAB//wAAAP/+:move:h:h:79:1:-:0-0:none", "dice"),
-        ("/v1/game/bot", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "not possible now"),
-        ("/v1/game/take", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "not possible now"),
-        ("/v1/game/play", "long:AAAB//wAAAP/+:move:h:h:31:1:-:0-0:none", "24/18"),
-        ("/v1/game/accept", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "never offers"),
-        ("/v1/game/double", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none", "no access to the cube"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:fly:h:h:-:1:-:0-0:none:0", "PHASE 'fly'"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:3:-:0-0:doubling:0", "CUBE '3'"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:roll:h:h:-:2:-:0-0:none:0", "cube"),
+        ("/v1/game/roll", "long:AAAB//wAAAP/+:move:h:h:79:1:-:0-0:none:0", "dice"),
+        ("/v1/game/bot", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none:0", "not possible now"),
+        ("/v1/game/take", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none:0", "not possible now"),
+        ("/v1/game/play", "long:AAAB//wAAAP/+:move:h:h:31:1:-:0-0:none:0", "24/18"),
+        ("/v1/game/accept", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none:0", "accept: not possible now"),
+        ("/v1/game/double", "long:AAAB//wAAAP/+:roll:h:h:-:1:-:0-0:none:0", "played without the cube"),
     ],
 )
 def test_bad_long_game_requests_get_400(client, path, token, words):

@@ -105,8 +105,9 @@ def long_token(
     owner: str = "-",
     score: str = "0-0",
     rule: str = "doubling",
+    length: str = "0",
 ) -> str:
-    return ":".join(["long", position, phase, turn, first, dice, cube, owner, score, rule])
+    return ":".join(["long", position, phase, turn, first, dice, cube, owner, score, rule, length])
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,10 @@ class GameCodec:
         """The board of ``game`` drawn from ``seat``'s side, with dice, cube and score; ``names`` (seat, other)."""
         raise NotImplementedError
 
+    def match_id(self, game: Step) -> str:
+        """The Match ID of a game; '' in a game that has none (long nardy)."""
+        return ""
+
     def owns_token(self, token: str) -> bool:
         """Whether a web game token is one of this game's."""
         raise NotImplementedError
@@ -100,7 +104,8 @@ class GameCodec:
         raise NotImplementedError
 
     def token(self, game: Step) -> str:
-        """The web game token of a game (a finished game's: the next game's, before its opening roll)."""
+        """The web game token of a game, or of a finished game (backgammon: the winner on roll; long nardy, whose
+        token has no finished state: the next game's, before its opening roll, or '' once the match is won)."""
         raise NotImplementedError
 
 
@@ -162,6 +167,9 @@ class BackgammonCodec(GameCodec):
             names=names,
         )
 
+    def match_id(self, game: Step) -> str:
+        return str(game.ids()[1])
+
     def owns_token(self, token: str) -> bool:
         return not LONG_NARDY_CODEC.owns_token(token)
 
@@ -179,10 +187,8 @@ class BackgammonCodec(GameCodec):
         return step
 
     def token(self, game: Step) -> str:
-        from engine.game import Game, new_game
 
-        step = game if isinstance(game, Game) or game.next_match.is_over else new_game(game.next_match)
-        return ":".join(step.ids())  # type: ignore[union-attr]
+        return ":".join(game.ids())
 
 
 # ---------------------------------------------------------------- long nardy
@@ -288,6 +294,8 @@ class LongNardyCodec(GameCodec):
         from engine.long_nardy import LongGame, new_long_game
 
         if not isinstance(game, LongGame):
+            if game.next_match.is_over:
+                return ""  # the match is won: no game follows, and the token has no finished state
             game = new_long_game(game.next_match, game.rules)
         dice = "-" if game.dice is None else f"{game.dice[0]}{game.dice[1]}"
         human, bot = game.match.score

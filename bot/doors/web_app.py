@@ -4,10 +4,9 @@
 
 - ``GET /``: the web application (``bot/doors/web/index.html``; its CSS and JavaScript
   modules under ``/web/``, package data, no build step);
-- ``POST /v1/game/...``: the stateless game steps of ``bot.doors.web_views`` (the page
-  holds the game token and sends it back), or of ``bot.doors.long_nardy_web`` for a long
-  nardy game (``variant=long`` at ``/v1/game/new``, then its token), and ``GET /v1/game/board``
-  to draw a position;
+- ``POST /v1/game/...``: the stateless game steps of ``bot.doors.web_views`` in either game (the
+  page holds the game token and sends it back; ``variant=long`` at ``/v1/game/new`` starts long
+  nardy), each played by its game's bot, and ``GET /v1/game/board`` to draw a position;
 - ``GET /rules/long-nardy``: the players' rules of long nardy (``bot.doors.web_rules``);
 - ``GET /docs``: Swagger UI served from the installed ``fastapi_offline`` package's
   assets under ``/docs-assets/`` instead of a CDN, so that it renders offline (the
@@ -30,13 +29,13 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from bot.doors import long_nardy_web as long_views
+from bot.doors.codecs import codec_of_token
 from bot.doors import web_views as views
 from bot.doors.http_limits import BUSY_RESPONSES, TOO_LARGE_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
 from bot.doors.web_rules import add_rules_routes
 from bot.doors.web_views import BoardQuery, BoardView, GameRequest, GameView, NewGameRequest, PlayRequest, ResignRequest
-from bot.facade import Bots
+from bot.facade import Bot, Bots
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
 DOCS_ASSETS = "/docs-assets"
@@ -77,81 +76,70 @@ def _add_offline_docs(app: FastAPI) -> None:
 def add_web_routes(app: FastAPI, bots: Bots) -> None:
     """Serve the web board at ``/``, its game endpoints under ``/v1/game`` (played by ``bots``, one per game),
     and ``/docs`` offline."""
-    bot = bots["backgammon"]
     _add_offline_docs(app)
+
+    def bot_of(request: GameRequest) -> Bot:
+        """The bot of the game a request's token belongs to."""
+        return bots[codec_of_token(request.game).variant]
 
     @app.post("/v1/game/new", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def new_game(request: NewGameRequest) -> GameView:
-        """A new match (length 0: a money game) before its opening roll, or a long nardy money game
-        (``variant=long``); the human is to roll."""
-        return long_views.new_game(request) if request.variant == "long" else views.new_game(request)
+        """A new match (length 0: a money game) of backgammon or long nardy (``variant=long``) before its opening
+        roll; the human is to roll."""
+        return views.new_game(request)
 
     @app.post("/v1/game/view", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def show(request: GameRequest) -> GameView:
         """The game a token describes, to draw it (e.g. the next game of a match, before its opening roll)."""
-        return long_views.show(request) if long_views.is_long_token(request.game) else views.show(request)
+        return views.show(request)
 
     @app.post("/v1/game/roll", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def roll(request: GameRequest) -> GameView:
         """The human's roll, dice from the server (``seed`` makes them repeatable); the opening roll decides who
         starts."""
-        return long_views.roll(request) if long_views.is_long_token(request.game) else views.roll(request)
+        return views.roll(request)
 
     @app.post("/v1/game/play", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def play(request: PlayRequest) -> GameView:
         """The human's play of its dice, checked against the legal plays; the bot is on roll next, or the game is
         over."""
-        return long_views.play(request) if long_views.is_long_token(request.game) else views.play(request)
+        return views.play(request)
 
     @app.post("/v1/game/bot", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def bot_turn(http: Request, request: GameRequest) -> GameView:
         """The bot's turn: it offers to resign or doubles (the human must answer), or rolls and plays."""
-        if long_views.is_long_token(request.game):
-            return await compute(
-                http, views.searches(request), lambda: long_views.bot_turn(bots["long_nardy"], request)
-            )
-        return await compute(http, views.searches(request), lambda: views.bot_turn(bot, request))
+        return await compute(http, views.searches(request), lambda: views.bot_turn(bot_of(request), request))
 
     @app.post("/v1/game/double", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def double(http: Request, request: GameRequest) -> GameView:
         """The human doubles (Crawford and cube-ownership rules checked); the bot takes or passes."""
-        if long_views.is_long_token(request.game):
-            return await compute(http, views.searches(request), lambda: long_views.double(bots["long_nardy"], request))
-        return await compute(http, views.searches(request), lambda: views.double(bot, request))
+        return await compute(http, views.searches(request), lambda: views.double(bot_of(request), request))
 
     @app.post("/v1/game/take", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def take(request: GameRequest) -> GameView:
         """The human takes the bot's double; the bot rolls next."""
-        return long_views.take(request) if long_views.is_long_token(request.game) else views.take(request)
+        return views.take(request)
 
     @app.post("/v1/game/pass", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def pass_double(request: GameRequest) -> GameView:
         """The human passes the bot's double and loses the current cube's value."""
-        if long_views.is_long_token(request.game):
-            return long_views.pass_double(request)
         return views.pass_double(request)
 
     @app.post("/v1/game/resign", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def resign(http: Request, request: ResignRequest) -> GameView:
         """The human resigns (single, gammon or backgammon); the bot accepts or plays on. Long nardy: the game
         ends at once, oin or mars (``level`` is not read)."""
-        if long_views.is_long_token(request.game):
-            return long_views.resign(request)
-        return await compute(http, views.searches(request), lambda: views.resign(bot, request))
+        return await compute(http, views.searches(request), lambda: views.resign(bot_of(request), request))
 
     @app.post("/v1/game/accept", response_model=GameView, responses=_ERRORS, tags=_TAGS)
     def accept(request: GameRequest) -> GameView:
         """The human accepts the bot's resignation (phase resigned) and wins its level times the cube."""
-        if long_views.is_long_token(request.game):
-            return long_views.answer_resignation(request)
         return views.accept_resignation(request)
 
     @app.post("/v1/game/reject", response_model=GameView, responses=_HEAVY_ERRORS, tags=_TAGS)
     async def reject(http: Request, request: GameRequest) -> GameView:
         """The human rejects the bot's resignation; the bot plays on (it doubles, or rolls and plays)."""
-        if long_views.is_long_token(request.game):
-            return long_views.answer_resignation(request)
-        return await compute(http, views.searches(request), lambda: views.reject_resignation(bot, request))
+        return await compute(http, views.searches(request), lambda: views.reject_resignation(bot_of(request), request))
 
     @app.get("/v1/game/board", response_model=BoardView, responses=_ERRORS, tags=_TAGS)
     def board(query: Annotated[BoardQuery, Query()]) -> BoardView:

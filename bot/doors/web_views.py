@@ -1,24 +1,23 @@
-"""The web board's views: a game against the bot as stateless steps (no web framework).
+"""The web board's views: a game against the bot as stateless steps (no web framework), in either game.
 
-``bot.doors.web_app`` routes ``/v1/game/...`` requests to these functions. The server
-keeps no game: the page holds a *game token*, ``PositionID:MatchID`` as GNU Backgammon
-writes them (the Position ID in the view of the player on roll, the Match ID with the
-cube, score, Crawford flag, dice, who is on roll and who must decide now), and sends it
-back with every action. Each view reads the token into the engine's game state machine
-(``engine.game.from_ids``: a ``Game``, or the ``GameResult`` of a finished game), applies
-the action (the opening roll, a roll, a play, a double and its answer, a resignation, the
-bot's turn) with ``engine.game``'s actions and the decisions of ``bot.facade.Bot``, and
-answers a ``GameView`` of the next state: the new token (``ids()``) and everything the
-page draws. No rule of the game is here, only who the seats are and what the page shows.
+``bot.doors.web_app`` routes ``/v1/game/...`` requests to these functions. The server keeps no game: the
+page holds a *game token* and sends it back with every action. Each game writes its token with its codec
+(``bot.doors.codecs``): backgammon ``PositionID:MatchID`` as GNU Backgammon writes them (the Position ID
+in the view of the player on roll, the Match ID with the cube, score, Crawford flag, dice, who is on roll
+and who must decide now), long nardy ``long:POSITIONID:...`` (it has no Match ID). Each view reads the
+token into its game's state machine (a game, or the result of a finished game), applies the action (the
+opening roll, a roll, a play, a double and its answer, a resignation, the bot's turn) with the engine's
+actions and the decisions of ``bot.facade.Bot``, and answers a ``GameView`` of the next state: the new
+token and everything the page draws. No rule of the game is here, only who the seats are and what the
+page shows.
 
-Seats: the human is player 0, the bot player 1 (GNU Backgammon's numbering in the Match
-ID). ``GameView.board`` is always in the human's view (its checkers positive, its bar at
-25, the bot's bar at 0); legal plays are in the human's numbering. Before a game's
-opening roll the Match ID's game state is "no game" (0); a finished game's token has the
-winner on roll (``engine.game.from_ids`` says what the Match ID cannot hold, such as
-post-Crawford). The bot answers the human's resignation at once, so a token holds a
-resignation offered only when the bot offers it (before its roll, when its own evaluation
-says the game is lost: ``bot.equity.resign``), waiting for the human's accept or reject.
+Seats: the human is player 0, the bot player 1 (GNU Backgammon's numbering in the Match ID).
+``GameView.board`` is always in the human's view (its checkers positive, its bar at 25, the bot's bar
+at 0); legal plays are in the human's numbering. A finished game's token has the winner on roll
+(backgammon) or is the next game's (long nardy). The bot answers the human's resignation at once, so a
+token holds a resignation offered only when the bot offers it (before its roll, when its own evaluation
+says the game is lost: ``bot.equity.resign``), waiting for the human's accept or reject. In long nardy a
+resignation ends the game at once: oin, or mars while the resigning side has borne off no checker.
 
 Bad input (an unreadable token, an action the state does not allow, an illegal move)
 raises an engine error (``engine.errors.BackgammonError``) naming it.
@@ -31,37 +30,29 @@ from typing import Literal, Optional
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.equity.cube import Owner, cube_state_for
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
+from bot.doors.codecs import MAX_MONEY_SCORE, ApiName, GameCodec, Step, codec_for, codec_of_token
 from bot.doors.situation import parse_position
+from bot.equity.cube import Owner
+from bot.equity.met import met_for
 from bot.facade import Bot
 from bot.play.levels import level_named
 from bot.play.match_play import BotPlayer
-from engine.board import flip, pip_counts
-from engine.errors import IllegalMoveError, InvalidMatchError, quote
-from engine.game import Game, from_ids, start_game
-from engine.game import GameResult as Finished
+from engine.board import pip_counts
+from engine.errors import IllegalMoveError, InvalidMatchError
 from engine.game import Phase as Stage
-from engine.game import new_game as opening
-from engine.match import MAX_CUBE, MatchState, Outcome, game_result_points, roll_dice
-from engine.notation import format_play, parse_move
-from engine.plays import Play, legal_plays
+from engine.match import MAX_CUBE, MatchState, game_result_points, roll_dice
+from engine.plays import Play
+from engine.variant import Finished
 
 HUMAN, BOT = 0, 1
 Side = Literal["human", "bot"]
 Phase = Literal["opening", "roll", "move", "doubled", "resigned", "over"]
 HowEnded = Literal["single", "gammon", "backgammon", "oin", "mars", "pass", "resign"]
-Variant = Literal["backgammon", "long"]
+Variant = ApiName
 CubeOwner = Literal["on_roll", "opponent"]  # a Position's cube owner, seen by the side on roll
-# A money session's score stays below this, so that the largest win (a backgammon on the largest
-# cube) still fits the Match ID's 15-bit score field.
-MAX_MONEY_SCORE = (1 << 15) - 1 - 3 * MAX_CUBE
 _SIDES: tuple[Side, Side] = ("human", "bot")
-_OUTCOME_NAMES: dict[Outcome, HowEnded] = {
-    Outcome.SINGLE: "single",
-    Outcome.GAMMON: "gammon",
-    Outcome.BACKGAMMON: "backgammon",
-}
+__all__ = ["MAX_MONEY_SCORE"]  # a money session's bound, kept by both games' tokens (bot.doors.codecs)
 
 # ---------------------------------------------------------------- requests
 
@@ -77,9 +68,11 @@ class NewGameRequest(BaseModel):
         description=f"match length in points, at most {MAX_MATCH_LENGTH} (the bot's match equity "
         "table's reach); 0 = money game",
     )
-    variant: Variant = Field("backgammon", description="backgammon, or long (long nardy: money games only)")
+    variant: Variant = Field("backgammon", description="backgammon, or long (long nardy)")
     cube: bool = Field(
-        False, description="long nardy: play with the doubling cube (a backgammon game always has the cube)"
+        False,
+        description="long nardy: money games with the doubling cube (a backgammon game and every match always "
+        "have the cube)",
     )
 
 
@@ -87,7 +80,7 @@ class GameRequest(BaseModel):
     """An action on a game: the game token, and what the server may need for it."""
 
     model_config = ConfigDict(strict=True)
-    game: str = Field(description="the game token of the last answer: PositionID:MatchID")
+    game: str = Field(description="the game token of the last answer: PositionID:MatchID, or long nardy's long:...")
     seed: Optional[int] = Field(
         None, ge=0, le=MAX_SEED, description="seed of the dice rolled in this call (default: random)"
     )
@@ -227,64 +220,33 @@ _PHASES: dict[Stage, Phase] = {
 }
 
 
-def _read(token: str) -> Game | Finished:
-    """The game (or finished game) a token describes; raise an engine error naming it when it is unreadable or
-    impossible."""
-    text = token.strip().replace(" ", "+")
-    if text.upper().startswith("XGID=") or ":" not in text:
-        raise InvalidMatchError(f"game {token!r}: expected PositionID:MatchID")
-    position_id, _, match_id = text.partition(":")
-    step = from_ids(position_id, match_id)
-    if isinstance(step, Game) and step.resignation is not None and step.resignation.player != BOT:
-        raise InvalidMatchError(f"game {token!r}: nardy answers your resignation at once, no game token holds one")
-    _check_reachable(step.match, f"game {quote(token, 40)}")
-    return step
+def _read(token: str) -> tuple[GameCodec, Step]:
+    """The codec of a token's game and the game (or finished game) it describes; an engine error naming what is
+    wrong when it is unreadable or impossible."""
+    codec = codec_of_token(token)
+    return codec, codec.read_token(token)
 
 
-def _check_reachable(m: MatchState, what: str) -> None:
-    """Refuse a token's match that no game against the bot reaches (the token is not signed: docs/http_limits.md).
-
-    ``from_ids`` has checked what the IDs can say wrongly (a cube that is not a power of two up to
-    ``MAX_CUBE``, a score at or past the match length, a Crawford game at the wrong score or with the
-    cube turned, a double without cube access); this adds what the bot cannot play or the next game's
-    token could not hold.
-    """
-    if m.match_length > MAX_MATCH_LENGTH:
-        raise InvalidMatchError(
-            f"{what}: a {m.match_length}-point match; nardy plays matches of at most "
-            f"{MAX_MATCH_LENGTH} points (its match equity table's reach)"
-        )
-    if not m.match_length and max(m.score) > MAX_MONEY_SCORE:
-        raise InvalidMatchError(
-            f"{what}: money score {m.score[0]}-{m.score[1]}; at most {MAX_MONEY_SCORE} "
-            "points each, so that the next win still fits the Match ID"
-        )
-
-
-def _token(step: Game | Finished) -> str:
-    return ":".join(step.ids())
-
-
-def _on_roll(step: Game | Finished) -> int:
-    """The seat on roll: the human before the opening roll, the winner of a finished game."""
+def _on_roll(step: Step) -> int:
+    """The seat on roll: the human before the opening roll, the winner of a finished game (the human: a draw)."""
     if isinstance(step, Finished):
-        return step.winner
+        return HUMAN if step.winner is None else step.winner
     return HUMAN if step.turn is None else step.turn
 
 
-def _actor(step: Game | Finished) -> int:
+def _actor(step: Step) -> int:
     """The seat that acts now: the human rolls the opening roll; the winner of a finished game."""
-    actor = step.actor if isinstance(step, Game) else None
+    actor = None if isinstance(step, Finished) else step.actor
     return _on_roll(step) if actor is None else actor
 
 
-def _phase(step: Game | Finished) -> Phase:
+def _phase(step: Step) -> Phase:
     return "over" if isinstance(step, Finished) else _PHASES[step.phase]
 
 
-def _require(step: Game | Finished, seat: int, action: str, *stages: Stage) -> Game:
+def _require(step: Step, seat: int, action: str, *stages: Stage) -> Step:
     """The game, if ``seat`` is to act in one of ``stages``; else raise IllegalMoveError naming ``action``."""
-    if isinstance(step, Game) and step.phase in stages and _actor(step) == seat:
+    if not isinstance(step, Finished) and step.phase in stages and _actor(step) == seat:
         return step
     raise IllegalMoveError(f"{action}: not possible now (phase {_phase(step)}, {_SIDES[_actor(step)]} to act)")
 
@@ -298,50 +260,54 @@ def step_views(play: Play) -> list[StepView]:
 
 
 def _view(
-    step: Game | Finished,
+    codec: GameCodec,
+    step: Step,
     events: list[str],
     bot_move: Optional[BotMoveView] = None,
     result: Optional[GameResult] = None,
 ) -> GameView:
     """What the page draws of ``step``: a game, or a finished game (phase over)."""
-    position_id, match_id = step.ids()
+    game = codec.variant
     on_roll = _on_roll(step)
-    board = step.position.board if on_roll == HUMAN else flip(step.position.board)
-    pips = pip_counts(board)
+    board = step.position.board if on_roll == HUMAN else game.flip(step.position.board)
+    pips = game.pip_counts(board)
     plays: list[LegalPlayView] = []
     dice = None
-    if isinstance(step, Game):
+    if not isinstance(step, Finished):
         dice = step.dice
         if step.phase is Stage.ROLLED and on_roll == HUMAN and step.dice is not None:
             plays = [
-                LegalPlayView(move=format_play(p), steps=step_views(p)) for p in legal_plays(step.board, step.dice)
+                LegalPlayView(move=game.format_play(p), steps=step_views(p))
+                for p in game.legal_plays(step.board, step.dice)
             ]
     m = step.match
-    offer = step.resignation if isinstance(step, Game) else None
+    offer = getattr(step, "resignation", None)
     resignation = (
         None
         if offer is None
         else ResignationView(
             level=offer.level,
-            how=_OUTCOME_NAMES[Outcome(offer.level)],
+            how=game.outcome_name(offer.level),  # type: ignore[arg-type]
             points=game_result_points(offer.level, m.cube_value, m.jacoby),
         )
     )
+    cube, owner = codec.cube(step)
+    score = step.next_match.score if isinstance(step, Finished) else m.score  # a finished game's: after it
     return GameView(
-        variant="backgammon",
-        game=f"{position_id}:{match_id}",
-        position_id=position_id,
-        match_id=match_id,
+        variant=codec.api_name,
+        game=codec.token(step),
+        position_id=codec.position_id(step.position.board),
+        match_id=codec.match_id(step),
         phase=_phase(step),
         turn=_SIDES[_actor(step)],
         on_roll=_SIDES[on_roll],
         board=[int(x) for x in board],
         dice=dice,
-        may_double=isinstance(step, Game) and step.may_double,
-        cube=m.cube_value,
-        cube_owner=None if m.cube_owner is None else _SIDES[m.cube_owner],
+        may_double=not isinstance(step, Finished) and _may_double(codec, step),
+        cube=cube,
+        cube_owner=None if owner is None else _SIDES[owner],
         match_length=m.match_length,
-        score=PairView(human=m.score[HUMAN], bot=m.score[BOT]),
+        score=PairView(human=score[HUMAN], bot=score[BOT]),
         crawford=m.crawford,
         post_crawford=m.post_crawford,
         pips=PairView(human=pips[0], bot=pips[1]),
@@ -353,24 +319,31 @@ def _view(
     )
 
 
-def _answer(step: Game | Finished, events: list[str], bot_move: Optional[BotMoveView] = None) -> GameView:
+def _answer(codec: GameCodec, step: Step, events: list[str], bot_move: Optional[BotMoveView] = None) -> GameView:
     """The view after an action: the next game, or the game over with the next game's token."""
-    if isinstance(step, Game):
-        return _view(step, events, bot_move)
+    if not isinstance(step, Finished):
+        return _view(codec, step, events, bot_move)
+    assert step.winner is not None, "no last-roll draws under the web board's rules"
     after = step.next_match
     name = "You win" if step.winner == HUMAN else "nardy wins"
     plural = "s" if step.points != 1 else ""
     events.append(f"{name} {step.points} point{plural}" + (" and the match" if after.is_over else ""))
-    how: HowEnded = "resign" if step.resigned else "pass" if step.outcome is None else _OUTCOME_NAMES[step.outcome]
+    how = "resign" if step.resigned else "pass" if step.outcome is None else codec.variant.outcome_name(step.outcome)
+    with_cube = codec.cube(step)[0] > 0
     result = GameResult(
         winner=_SIDES[step.winner],
         points=step.points,
-        how=how,
+        how=how,  # type: ignore[arg-type]
         score=PairView(human=after.score[HUMAN], bot=after.score[BOT]),
         match_over=after.is_over,
-        next_game=None if after.is_over else _token(opening(after)),
+        next_game=None if after.is_over else codec.token(codec.new_game(after, with_cube)),
     )
-    return _view(step, events, bot_move, result)
+    return _view(codec, step, events, bot_move, result)
+
+
+def _may_double(codec: GameCodec, game: Step) -> bool:
+    """Whether the side on roll may double now, the cube not past its largest value."""
+    return bool(game.may_double) and 2 * codec.cube(game)[0] <= MAX_CUBE
 
 
 # ---------------------------------------------------------------- views
@@ -378,37 +351,45 @@ def _answer(step: Game | Finished, events: list[str], bot_move: Optional[BotMove
 
 def new_game(request: NewGameRequest) -> GameView:
     """A new match (or money game) before its opening roll: the starting position, the human to roll."""
+    codec = codec_for(request.variant)
+    longest = met_for(codec.variant).size
+    if request.length > longest:
+        raise InvalidMatchError(
+            f"length {request.length}: {codec.variant.title} matches are of at most {longest} points here "
+            "(the match equity table's reach)"
+        )
     kind = f"a {request.length}-point match" if request.length else "a money game"
-    return _view(opening(MatchState(match_length=request.length)), [f"New game: {kind} against nardy"])
+    with_cube = " with the cube" if request.cube and not request.length and codec.variant.rules else ""
+    title = "" if codec.variant.rules is None else f" of {codec.variant.title}"
+    game = codec.new_game(MatchState(match_length=request.length), request.cube)
+    return _view(codec, game, [f"New game: {kind}{title}{with_cube} against nardy"])
 
 
 def show(request: GameRequest) -> GameView:
     """The game a token describes, as the page draws it (no action)."""
-    return _view(_read(request.game), [])
+    return _view(*_read(request.game), [])
 
 
 def roll(request: GameRequest) -> GameView:
     """The human's roll: the opening roll of a game (each side one die; the higher starts), else two dice."""
-    step = _read(request.game)
+    codec, step = _read(request.game)
     rng = np.random.default_rng(request.seed)
-    if isinstance(step, Game) and step.phase is Stage.OPENING:
-        started = start_game(step.match, rng)
-        first, dice = _on_roll(started), started.dice
-        assert dice is not None
-        mine, theirs = (dice[0], dice[1]) if first == HUMAN else (dice[1], dice[0])
-        who = "you play first" if first == HUMAN else "nardy plays first"
-        return _view(started, [f"Opening roll: you {mine}, nardy {theirs}; {who}"])
+    if not isinstance(step, Finished) and step.phase is Stage.OPENING:
+        while step.phase is Stage.OPENING:
+            mine, theirs = roll_dice(rng)
+            step = step.roll_opening(mine, theirs)
+        who = "you play first" if step.turn == HUMAN else "nardy plays first"
+        return _view(codec, step, [f"Opening roll: you {mine}, nardy {theirs}; {who}"])
     rolled = _require(step, HUMAN, "roll", Stage.BEFORE_ROLL).roll(roll_dice(rng))
-    assert rolled.dice is not None
-    return _view(rolled, [f"You roll {rolled.dice[0]}{rolled.dice[1]}"])
+    return _view(codec, rolled, [f"You roll {rolled.dice[0]}{rolled.dice[1]}"])
 
 
 def play(request: PlayRequest) -> GameView:
-    """The human's play of its dice (checked by ``engine.notation.parse_move``)."""
-    game = _require(_read(request.game), HUMAN, f"move {request.move!r}", Stage.ROLLED)
-    assert game.dice is not None
-    chosen = parse_move(request.move, game.board, game.dice)
-    return _answer(game.move(chosen), [f"You play {format_play(chosen) or 'no move'}"])
+    """The human's play of its dice (checked by the game's ``parse_play``)."""
+    codec, step = _read(request.game)
+    game = _require(step, HUMAN, f"move {request.move!r}", Stage.ROLLED)
+    chosen = codec.variant.parse_play(request.move, game.board, game.dice)
+    return _answer(codec, game.move(chosen), [f"You play {codec.variant.format_play(chosen) or 'no move'}"])
 
 
 def searches(request: GameRequest) -> bool:
@@ -424,99 +405,116 @@ def _player(bot: Bot, request: GameRequest) -> BotPlayer:
 
 
 def bot_turn(bot: Bot, request: GameRequest) -> GameView:
-    """The bot's turn: resign or double (then the human answers), or roll (unless it has dice) and play."""
-    game = _require(_read(request.game), BOT, "the bot's turn", Stage.BEFORE_ROLL, Stage.ROLLED)
+    """The bot's turn: resign (offered, or in long nardy at once) or double (then the human answers), or roll
+    (unless it has dice) and play."""
+    codec, step = _read(request.game)
+    game = _require(step, BOT, "the bot's turn", Stage.BEFORE_ROLL, Stage.ROLLED)
     if game.phase is Stage.BEFORE_ROLL:
         # As GNU Backgammon, the cheapest resignation the human should accept, offered only when the bot's
         # evaluation says playing on is worth hardly more (``bot.equity.resign.offer_resignation``).
-        state = cube_state_for(game.match, BOT)
-        level = bot.resign_decision(game.board, state, plies=request.plies).offer.level
-        if level is not None:
-            return _view(game.resign(BOT, level), [f"nardy offers to resign a {_OUTCOME_NAMES[level]} game"])
-    return _bot_plays(bot, request, game, [])
+        level = bot.resign_decision(game.board, codec.cube_state(game, BOT), plies=request.plies).offer.level
+        fixed = codec.resign_level(game, BOT)
+        if level is not None and fixed is None:
+            offered = codec.resign(game, BOT, level)
+            return _view(codec, offered, [f"nardy offers to resign {codec.level_words[level - 1]}"])
+        if level is not None and fixed is not None and fixed <= level:
+            return _answer(codec, codec.resign(game, BOT, fixed), [f"nardy resigns {codec.level_words[fixed - 1]}"])
+    return _bot_plays(bot, request, codec, game, [])
 
 
-def _bot_plays(bot: Bot, request: GameRequest, game: Game, events: list[str]) -> GameView:
+def _bot_plays(bot: Bot, request: GameRequest, codec: GameCodec, game: Step, events: list[str]) -> GameView:
     """The bot, on roll in ``game``, doubles (then the human answers), or rolls (unless it has dice) and plays."""
     player = _player(bot, request)
-    state = cube_state_for(game.match, BOT)
+    state = codec.cube_state(game, BOT)
     if game.phase is Stage.BEFORE_ROLL:
-        if game.may_double and state.can_double and player.should_double(game.board, state):
-            events.append(f"nardy doubles to {2 * game.match.cube_value}")
-            return _view(game.double(), events)
+        if _may_double(codec, game) and player.should_double(game.board, state):
+            events.append(f"nardy doubles to {2 * codec.cube(game)[0]}")
+            return _view(codec, game.double(), events)
         game = game.roll(roll_dice(np.random.default_rng(request.seed)))
     dice = game.dice
-    assert dice is not None
     chosen = player.choose_play(game.board, dice, state)
-    notation = format_play(chosen)
+    notation = codec.variant.format_play(chosen)
     events.append(
         f"nardy rolls {dice[0]}{dice[1]} and plays {notation}"
         if notation
         else f"nardy rolls {dice[0]}{dice[1]} and cannot move"
     )
     move = BotMoveView(dice=dice, move=notation, steps=step_views(chosen))
-    return _answer(game.move(chosen), events, move)
+    return _answer(codec, game.move(chosen), events, move)
 
 
 def double(bot: Bot, request: GameRequest) -> GameView:
     """The human doubles before rolling; the bot takes (the cube turns, the human rolls) or passes."""
     player = _player(bot, request)
-    game = _require(_read(request.game), HUMAN, "double", Stage.BEFORE_ROLL)
-    if not game.may_double:
+    codec, step = _read(request.game)
+    game = _require(step, HUMAN, "double", Stage.BEFORE_ROLL)
+    cube, owner = codec.cube(game)
+    if not _may_double(codec, game):
         why = (
             "the Crawford game is played without the cube"
             if game.match.crawford
-            else f"the cube is on its largest value, {MAX_CUBE}"
-            if game.match.cube_value >= MAX_CUBE
+            else "this game is played without the cube"
+            if not cube
+            else f"the cube is on its largest value, {cube}"
+            if 2 * cube > MAX_CUBE
             else "nardy owns the cube"
         )
         raise IllegalMoveError(f"double: not allowed now ({why})")
     offered = game.double()
-    cube = game.match.cube_value
     events = [f"You double to {2 * cube}"]
-    if player.should_take(game.board, cube_state_for(game.match, HUMAN)):
+    if player.should_take(game.board, codec.cube_state(game, HUMAN)):
         events.append(f"nardy takes; the cube is on {2 * cube}")
-        return _view(offered.take(), events)
+        return _view(codec, offered.take(), events)
     events.append("nardy passes")
-    return _answer(offered.drop(), events)
+    return _answer(codec, offered.drop(), events)
 
 
 def take(request: GameRequest) -> GameView:
     """The human takes the bot's double: the cube turns to the human, the bot rolls."""
-    taken = _require(_read(request.game), HUMAN, "take", Stage.DOUBLED).take()
-    return _view(taken, [f"You take; the cube is on {taken.match.cube_value}"])
+    codec, step = _read(request.game)
+    taken = _require(step, HUMAN, "take", Stage.DOUBLED).take()
+    return _view(codec, taken, [f"You take; the cube is on {codec.cube(taken)[0]}"])
 
 
 def pass_double(request: GameRequest) -> GameView:
     """The human passes the bot's double: the bot wins the cube's value before the double."""
-    return _answer(_require(_read(request.game), HUMAN, "pass", Stage.DOUBLED).drop(), ["You pass"])
+    codec, step = _read(request.game)
+    return _answer(codec, _require(step, HUMAN, "pass", Stage.DOUBLED).drop(), ["You pass"])
 
 
 def resign(bot: Bot, request: ResignRequest) -> GameView:
-    """The human resigns a single game, a gammon or a backgammon; the bot accepts or plays on."""
-    game = _require(_read(request.game), HUMAN, "resign", Stage.BEFORE_ROLL, Stage.ROLLED, Stage.DOUBLED)
-    offer = game.resign(HUMAN, request.level)
+    """The human resigns a single game, a gammon or a backgammon, and the bot accepts or plays on; in long nardy the
+    game ends at once, oin or mars by the board (``level`` is not read)."""
+    codec, step = _read(request.game)
+    game = _require(step, HUMAN, "resign", Stage.BEFORE_ROLL, Stage.ROLLED, Stage.DOUBLED)
+    fixed = codec.resign_level(game, HUMAN)
+    level = request.level if fixed is None else fixed
+    events = [f"You resign {codec.level_words[level - 1]}"]
+    offer = codec.resign(game, HUMAN, level)
+    if isinstance(offer, Finished):
+        return _answer(codec, offer, events)
     on_roll = _on_roll(game)
-    answers = bot.resign_decision(game.board, cube_state_for(game.match, on_roll), request.level, request.plies)
+    answers = bot.resign_decision(game.board, codec.cube_state(game, on_roll), level, request.plies)
     answer = answers.opponent_accepts if on_roll == HUMAN else answers.side_on_roll_accepts
-    events = [f"You resign a {_OUTCOME_NAMES[Outcome(request.level)]} game"]
     if not answer.accept:
         events.append("nardy declines and plays on")
-        return _view(offer.reject(), events)
+        return _view(codec, offer.reject(), events)
     events.append("nardy accepts")
-    return _answer(offer.accept(), events)
+    return _answer(codec, offer.accept(), events)
 
 
 def accept_resignation(request: GameRequest) -> GameView:
     """The human accepts the bot's resignation: the game ends, the human wins its level times the cube."""
-    offer = _require(_read(request.game), HUMAN, "accept", Stage.RESIGNED)
-    return _answer(offer.accept(), ["You accept nardy's resignation"])
+    codec, step = _read(request.game)
+    offer = _require(step, HUMAN, "accept", Stage.RESIGNED)
+    return _answer(codec, offer.accept(), ["You accept nardy's resignation"])
 
 
 def reject_resignation(bot: Bot, request: GameRequest) -> GameView:
     """The human rejects the bot's resignation: the bot plays on at once (it does not offer again this turn)."""
-    offer = _require(_read(request.game), HUMAN, "reject", Stage.RESIGNED)
-    return _bot_plays(bot, request, offer.reject(), ["You reject nardy's resignation; nardy plays on"])
+    codec, step = _read(request.game)
+    offer = _require(step, HUMAN, "reject", Stage.RESIGNED)
+    return _bot_plays(bot, request, codec, offer.reject(), ["You reject nardy's resignation; nardy plays on"])
 
 
 def board(query: BoardQuery) -> BoardView:
