@@ -129,10 +129,9 @@ function show(mode) {
 for (const name of MODES) $(`tab-${name}`).addEventListener("click", () => show(name));
 window.addEventListener("hashchange", () => { if (modeOfAddress() !== ui.mode) show(modeOfAddress()); });
 el.newGame.addEventListener("click", () => play.newGame());
-// Long nardy is played for money with an optional cube; backgammon takes a match length and always has the cube.
+// Both games take a match length; long nardy's money games have an optional cube, backgammon's always have it.
 const gameOptions = () => {
   const long = el.variant.value === "long";
-  el.length.disabled = long;
   el.longCube.disabled = !long;
   play.render(); // the rules link follows the game chosen
 };

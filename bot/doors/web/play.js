@@ -154,7 +154,8 @@ export class Play {
     this.lastBot = null;
     const el = this.ui.el;
     const long = el.variant.value === "long";
-    this.act("/v1/game/new", long ? { variant: "long", cube: el.longCube.checked } : { length: Number(el.length.value) || 0 });
+    const length = Number(el.length.value) || 0;
+    this.act("/v1/game/new", long ? { variant: "long", cube: el.longCube.checked, length } : { length });
   }
 
   nextGame() {
