@@ -51,6 +51,8 @@ class GameCodec:
     columns: tuple[str, ...]
     # A resignation at level 1, 2, ...: "Resign a gammon" (index 1).
     level_words: tuple[str, ...]
+    # What follows "a money game" or "a 3-point match" in the web board's first event ("" for backgammon).
+    game_words: str = ""
     # The probabilities of ``columns`` as an evaluation's line names them.
     probability_words: tuple[str, ...]
     # The terminal's help: example moves, the resign command, notes after the commands.
@@ -216,6 +218,7 @@ class LongNardyCodec(GameCodec):
 
     api_name: ApiName = "long"
     columns = ("Win", "W mars", "L mars")
+    game_words = " of long nardy"
     level_words = ("a single game (oin)", "a mars")
     probability_words = ("win", "win mars", "lose mars")
     move_help = "a move like 24/15, 24/18 18/15, 13/7(2), 6/off"

@@ -359,10 +359,8 @@ def new_game(request: NewGameRequest) -> GameView:
             "(the match equity table's reach)"
         )
     kind = f"a {request.length}-point match" if request.length else "a money game"
-    with_cube = " with the cube" if request.cube and not request.length and codec.variant.rules else ""
-    title = "" if codec.variant.rules is None else f" of {codec.variant.title}"
     game = codec.new_game(MatchState(match_length=request.length), request.cube)
-    return _view(codec, game, [f"New game: {kind}{title}{with_cube} against nardy"])
+    return _view(codec, game, [f"New game: {kind}{codec.game_words} against nardy"])
 
 
 def show(request: GameRequest) -> GameView:
