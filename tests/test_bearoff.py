@@ -266,6 +266,7 @@ def gnubg_board(mine: np.ndarray, theirs: np.ndarray) -> list[list[int]]:
     return [[int(x) for x in theirs] + [0] * 19, [int(x) for x in mine] + [0] * 19]
 
 
+@pytest.mark.slow
 def test_one_sided_matches_gnubg(full_one):
     gnubg = pytest.importorskip("gnubg_nn", reason="gnubg-nn (GNU Backgammon's evaluator) not installed")
     counts = bo._all_counts(15)
@@ -291,6 +292,7 @@ def test_two_sided_matches_gnubg(small_two):
     assert np.abs(small_two.win[mine, theirs] - expected).max() < 1e-4
 
 
+@pytest.mark.slow
 def test_evaluation_matches_gnubg(full_one, small_two):
     gnubg = pytest.importorskip("gnubg_nn", reason="gnubg-nn (GNU Backgammon's evaluator) not installed")
     counts = bo._all_counts(15)

@@ -254,6 +254,7 @@ def _training_checkpoint(directory: Path) -> Path:
     return run / LATEST
 
 
+@pytest.mark.slow
 def test_a_training_checkpoint_is_within_every_bound(tmp_path):
     path = _training_checkpoint(tmp_path)
     found, payload = resume_point(path.parent)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.play.analysis import analyze_match
+from bot.play.analysis import MatchAnalysis, analyze_match
 from bot.doors.cli import run
 from bot.doors.sgf_export import analysed_sgf, analysis_notes
 from bot.facade import Bot
@@ -151,6 +151,7 @@ def test_an_illegal_recorded_move_is_found_on_replay():
         replay_game(match.games[0])
 
 
+@pytest.mark.slow
 def test_the_writer_round_trips_through_the_reader():
     for name in ("gnubg_match3.sgf", "gnubg_money.sgf", "gnubg_setup.sgf"):
         match = read_sgf(DATA / name)
@@ -189,9 +190,16 @@ def bot() -> Bot:
     return Bot.load()
 
 
+@pytest.fixture(scope="module")
+def match3(bot) -> tuple[MatMatch, MatchAnalysis]:
+    """GNU Backgammon's 3-point match read from its .sgf, and its 0-ply analysis (shared: seconds to compute)."""
+    match = read_sgf(DATA / "gnubg_match3.sgf")
+    return match, analyze_match(bot, match, 0)
+
+
 @pytest.mark.slow
-def test_an_sgf_and_its_mat_analyse_alike(bot):
-    from_sgf = analyze_match(bot, read_sgf(DATA / "gnubg_match3.sgf"), 0)
+def test_an_sgf_and_its_mat_analyse_alike(bot, match3):
+    from_sgf = match3[1]
     from_mat = analyze_match(bot, read_mat(DATA / "gnubg_match3.mat"), 0)
     ours, theirs = from_sgf.decisions(), from_mat.decisions()
     # The same decisions, errors equal to batch-order rounding (the plays' text differs: gnubg's .mat marks hits).
@@ -215,9 +223,8 @@ def test_a_set_up_game_is_analysed_from_its_setup(bot):
 
 
 @pytest.mark.slow
-def test_analysis_notes_follow_the_actions(bot):
-    match = read_sgf(DATA / "gnubg_match3.sgf")
-    analysis = analyze_match(bot, match, 0)
+def test_analysis_notes_follow_the_actions(match3):
+    match, analysis = match3
     notes = analysis_notes(match, analysis)
     moves = sum(a.kind is ActionKind.MOVE for g in match.games for a in g.actions)
     assert sum(note.luck is not None for note in notes.values()) == moves
@@ -337,13 +344,13 @@ def test_a_single_game_file_is_analysed(tmp_path, bot):
 
 
 @pytest.mark.slow
-def test_a_single_crawford_game_keeps_its_crawford_rule(bot):
+def test_a_single_crawford_game_keeps_its_crawford_rule(bot, match3):
     match = read_sgf(DATA / "gnubg_crawford_game.sgf")
     (game,) = match.games
     assert game.score == (2, 1) and game.crawford is True
     analysis = analyze_match(bot, match, 0)
     assert analysis.stats(0).cube_decisions == analysis.stats(1).cube_decisions == 0  # no cube in the Crawford game
-    in_match = analyze_match(bot, read_sgf(DATA / "gnubg_match3.sgf"), 0).games[2]
+    in_match = match3[1].games[2]
     assert [d.position_id for d in analysis.games[0].decisions] == [d.position_id for d in in_match.decisions]
     assert "RU[Crawford:CrawfordGame]" in format_sgf(match)
 

@@ -39,11 +39,13 @@ def help_text(command: list[str], cwd: Path) -> str:
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="python -P is Python 3.11's")
+@pytest.mark.slow
 def test_python_dash_p_runs_nardy_where_plain_dash_m_runs_the_folder(shadowed):
     assert help_text([sys.executable, "-m", "bot"], shadowed).strip() == SHADOW
     assert help_text(PYTHON_M_BOT, shadowed).startswith("usage: nardy ")
 
 
+@pytest.mark.slow
 def test_the_nardy_script_runs_nardy_beside_a_folder_named_bot(shadowed):
     script = shutil.which("nardy", path=str(Path(sys.executable).parent))
     if script is None:

@@ -187,6 +187,7 @@ class _CtrlCDuringFirstUpdate:
         self.actors.close()
 
 
+@pytest.mark.slow
 def test_ctrl_c_saves_latest_and_resume_continues(tmp_path, monkeypatch, capsys):
     fakes = wrap_start_actors(monkeypatch, _CtrlCDuringFirstUpdate)
     out = tmp_path / "run"
@@ -221,6 +222,7 @@ def test_worker_processes_feed_the_learner(tmp_path):
     assert load_checkpoint(tmp_path / LATEST)["training"]["games"] >= 200
 
 
+@pytest.mark.slow
 def test_command_line_train_and_evaluate(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["train", "--config", str(CONFIGS / "quick.toml"), "--set", "games=100", "--out", str(out)]) == 0

@@ -57,6 +57,7 @@ def _checked_plays(variant: Variant, board: np.ndarray, dice: tuple[int, int]) -
     return plays
 
 
+@pytest.mark.slow
 def test_random_games_from_the_start_end_with_a_legal_result(variant):
     rng = np.random.default_rng(54)
     for _ in range(GAMES):

@@ -87,6 +87,7 @@ def test_a_damaged_or_hostile_file_is_one_error(data, message):
     assert "up.xg" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_nardy_analyze_reads_an_xg_file_as_its_mat(tmp_path):
     answers = []
     for suffix in ("xg", "mat"):
