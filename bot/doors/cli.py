@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -36,7 +37,7 @@ from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_PORT, MAX_SEED, MAX_TOP, Boun
 from bot.doors.situation import Situation
 from bot.doors.text import describe_state, format_cube, format_evaluation, format_ranked_plays
 from engine.board import validate_dice
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, InvalidOptionError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 1
@@ -177,11 +178,23 @@ def _run_eval(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
 def _run_play(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.doors.terminal import TerminalSession
 
+    if args.mat is not None:
+        _check_writable(args.mat, "--mat")
     rng = np.random.default_rng(args.seed)
     session = TerminalSession(
-        _load(args), args.length, rng, stdin, stdout, args.plies, level=args.level, cube=args.cube
+        _load(args), args.length, rng, stdin, stdout, args.plies, level=args.level, cube=args.cube, mat=args.mat
     )
     return session.run()
+
+
+def _check_writable(path: str, option: str) -> None:
+    """Refuse, before a game is played, a file the session could not write: a folder, or in a missing or
+    read-only folder."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK):
+        why = "is a folder" if target.is_dir() else f"its folder {str(folder)!r} is missing or not writable"
+        raise InvalidOptionError(f"{option} {path!r}: cannot write the record there ({why})")
 
 
 def _run_external(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
@@ -227,6 +240,9 @@ def add_play(subparsers) -> None:
     _add_game(p)
     p.add_argument(
         "--cube", action="store_true", help="long nardy: play with the doubling cube (backgammon games always have it)"
+    )
+    p.add_argument(
+        "--mat", metavar="FILE", help="record the games in FILE, a .mat file (long nardy's names it), for nardy analyze"
     )
     _add_plies(p)
     _add_common(p)

@@ -10,6 +10,8 @@ oin or mars and the game ends at once; confirmed before it is offered), ``accept
 ``board``, ``help``, ``quit``. The bot's moves and cube actions are printed in the same notation;
 the board is shown from the person's side with pip counts, score and cube. After a money game the
 session offers another; the score runs on. A match is played to its length with the Crawford rule.
+With ``mat`` the match (or money session) is kept as a .mat record (``engine.matfile``; long nardy's
+names its variant), written whole after each game and when the person leaves, for ``nardy analyze``.
 
 The game's flow and rules (opening roll, cube, moves, resignations, points won) are the
 engine's state machine of the bot's game, the match's (score, Crawford game) ``engine.match``'s,
@@ -20,6 +22,7 @@ can play it.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Optional, TextIO
 
 import numpy as np
@@ -29,10 +32,12 @@ from bot.doors.text import format_cube, format_evaluation, format_ranked_plays
 from bot.equity.met import met_for
 from bot.facade import Bot
 from bot.play.levels import Level, LevelPlayer
-from bot.play.match_play import BotPlayer
+from bot.play.match_play import BotPlayer, mat_move
 from engine.errors import BackgammonError, InvalidOptionError
 from engine.game import Phase
 from engine.match import MAX_CUBE, MatchState, roll_dice
+from engine.matfile import MatAction, MatGame, MatMatch, clean_name, format_mat
+from engine.plays import Play
 from engine.variant import Finished
 
 PERSON, BOT = 0, 1
@@ -69,6 +74,7 @@ class TerminalSession:
     """One match (or money games one after another, ``length`` 0) between a person and ``bot``, in the bot's game.
 
     ``cube``: long nardy's money games with the doubling cube (backgammon and every match always have it).
+    ``mat``: the file the games are recorded in (None: not recorded).
     """
 
     def __init__(
@@ -82,6 +88,7 @@ class TerminalSession:
         name: str = "you",
         level: Optional[Level] = None,
         cube: bool = True,
+        mat: Optional[str | Path] = None,
     ) -> None:
         longest = met_for(bot.variant).size
         if not 0 <= length <= longest:
@@ -96,6 +103,9 @@ class TerminalSession:
         # At a playing level the bot's own decisions have its depth and noise; hints stay at ``plies``.
         self.player = LevelPlayer(bot, level, rng) if level is not None else BotPlayer(bot, plies)
         self.match = MatchState(match_length=length)  # between games
+        self.mat = None if mat is None else Path(mat)
+        self.games: list[MatGame] = []  # the games played to their end, as recorded
+        self.actions: list[MatAction] = []  # the game in progress, as recorded
 
     # ------------------------------------------------------------ input and output
 
@@ -145,23 +155,58 @@ class TerminalSession:
 
     def run(self, game: Optional[Step] = None) -> int:
         """Play until the match is over, or for money until the person wants no other game, or quits; the first
-        game from ``game`` when given (a game of the bot's game in progress), else a new one."""
+        game from ``game`` when given (a game of the bot's game in progress, in a session that records nothing: a
+        record starts each game at its opening), else a new one."""
+        if game is not None and self.mat is not None:
+            raise ValueError("a session recording its games starts from a game's opening, not a game in progress")
         self.say(f"{self.names[BOT]} vs {self.names[PERSON]}. Type help for the commands.")
         while True:
             result = self.play_game(game)
             game = None
             if result is None:
                 break
+            self.keep_game(result)
             self.match = result.next_match
             self.say(f"{self.result_words(result)} {self.score_line()}")
             if self.match.match_length and self.match.is_over:
                 assert self.match.winner is not None
                 self.say(f"{self.names[self.match.winner]} won the match.")
+                self.write_record(final=True)
                 return 0
             if not self.match.match_length and not self.yes("Play another game? [y/n] "):
                 break  # no, or the person left
+        self.write_record(final=True)
         self.say(f"Bye. {self.score_line()}")
         return 0
+
+    def keep_game(self, result: Finished) -> None:
+        """Record a finished game (its actions, who won how many points) and write the record so far."""
+        self.games.append(self.game_record(result.winner, result.points))
+        self.actions = []
+        self.write_record()
+
+    def game_record(self, winner: Optional[int] = None, points: int = 0) -> MatGame:
+        """The game in progress as recorded, from the score before it (no winner: left unfinished, or drawn)."""
+        crawford = True if self.match.crawford else None
+        return MatGame(self.match.score, tuple(self.actions), winner, points, crawford=crawford)
+
+    def write_record(self, final: bool = False) -> None:
+        """Write the games recorded to ``mat``, whole or not at all; ``final``: as the session ends, with a game the
+        person left under way (kept unfinished, as gnubg saves one), saying where."""
+        if self.mat is None:
+            return
+        from bot.evaluation.storage import atomic_write
+
+        games = self.games + ([self.game_record()] if final and self.actions else [])
+        if not games:
+            return
+        names = (clean_name(self.names[PERSON]) or "player", clean_name(self.names[BOT]) or "bot")
+        variant = self.bot.variant
+        record = MatMatch(self.match.match_length, names, tuple(games), variant=variant.name, rules=variant.rules)
+        with atomic_write(self.mat) as f:
+            f.write(format_mat(record).encode("utf-8"))
+        if final:
+            self.say(f"Recorded in {self.mat} (nardy analyze {self.mat}).")
 
     def result_words(self, result: Finished) -> str:
         """Who won how many points, and how when more than a single game (a gammon, a mars)."""
@@ -178,6 +223,7 @@ class TerminalSession:
     def play_game(self, game: Optional[Step] = None) -> Optional[Finished]:
         """One game (from ``game`` when given); None if the person left during it."""
         step: Step = game
+        self.actions = []
         if step is None:
             step = self.codec.new_game(self.match, self.cube)
             self.say(f"\nNew game. {self.score_line()}")
@@ -228,7 +274,7 @@ class TerminalSession:
                 return self.codec.resign(game, BOT, fixed)
         if self.may_double(game) and self.player.should_double(game.board, self.codec.cube_state(game, BOT)):
             self.say(f"{self.names[BOT]} doubles to {2 * self.codec.cube(game)[0]}.")
-            answered = self.person_answers_double(game.double())
+            answered = self.person_answers_double(self.double(game))
             if answered is None or isinstance(answered, Finished):
                 return answered
             game = answered
@@ -248,7 +294,7 @@ class TerminalSession:
             if command in ("roll", "r"):
                 return self.roll(game)
             if command == "double":
-                answered = self.bot_answers_double(game.double())
+                answered = self.bot_answers_double(self.double(game))
                 return self.roll(answered) if not isinstance(answered, Finished) else answered
             handled, after = self.common_command(game, command)
             if not handled:
@@ -259,9 +305,9 @@ class TerminalSession:
     def bot_answers_double(self, game: Step) -> Step:
         """The bot takes or passes the person's double (its cube decision on the board and cube before it)."""
         if self.player.should_take(game.board, self.codec.cube_state(game, PERSON)):
-            return self.took(game.take())
+            return self.answer_double(game, take=True)
         self.say(f"{self.names[BOT]} passes.")
-        return game.drop()
+        return self.answer_double(game, take=False)
 
     def person_answers_double(self, game: Step) -> Step:
         while True:
@@ -270,9 +316,9 @@ class TerminalSession:
                 return None
             command = answer.lower()
             if command == "take":
-                return self.took(game.take())
+                return self.answer_double(game, take=True)
             if command in ("pass", "drop"):
-                return game.drop()
+                return self.answer_double(game, take=False)
             if command == "hint":
                 result = self.bot.evaluate(game.board, self.codec.cube_state(game, BOT), self.plies)
                 self.say("The bot's cube analysis, from its side:\n" + "\n".join(format_cube(result)))
@@ -284,12 +330,25 @@ class TerminalSession:
             elif after is None or isinstance(after, Finished):
                 return after
 
-    def took(self, game: Step) -> Step:
-        """Say who took the double ``game`` has just seen taken."""
-        value, taker = self.codec.cube(game)
-        assert taker is not None
-        self.say(f"{self.names[taker]} take{'s' if taker == BOT else ''}; the cube is on {value}.")
+    def double(self, game: Step) -> Step:
+        """The side on roll doubles, recorded."""
+        self.actions.append(MatAction.of_double(game.turn, 2 * self.codec.cube(game)[0]))
+        return game.double()
+
+    def answer_double(self, game: Step, take: bool) -> Step:
+        """The side doubled takes (said with the cube's new value) or passes, recorded."""
+        taker = game.actor
+        self.actions.append(MatAction.of_take(taker) if take else MatAction.of_drop(taker))
+        if not take:
+            return game.drop()
+        game = game.take()
+        self.say(f"{self.names[taker]} take{'s' if taker == BOT else ''}; the cube is on {self.codec.cube(game)[0]}.")
         return game
+
+    def moved(self, game: Step, play: Play) -> Step:
+        """The side on roll plays ``play`` (possibly no move), recorded."""
+        self.actions.append(mat_move(game.turn, game.dice, play, self.bot.variant))
+        return game.move(play)
 
     def person_answers_resignation(self, game: Step) -> Step:
         while True:
@@ -312,7 +371,7 @@ class TerminalSession:
             self.say(f"{self.names[BOT]} plays {dice[0]}{dice[1]}: {self.bot.variant.format_play(play)}")
         else:
             self.say(f"{self.names[BOT]} cannot move {dice[0]}{dice[1]}.")
-        return game.move(play)
+        return self.moved(game, play)
 
     def person_moves(self, game: Step) -> Step:
         dice = game.dice
@@ -320,7 +379,7 @@ class TerminalSession:
         plays = self.bot.variant.legal_plays(game.board, dice)
         if not plays[0].steps:
             self.say(f"You cannot move {dice[0]}{dice[1]}.")
-            return game.move(plays[0])
+            return self.moved(game, plays[0])
         while True:
             text = self.ask(f"Your move ({dice[0]}{dice[1]}): ")
             if text is None:
@@ -339,7 +398,7 @@ class TerminalSession:
             except BackgammonError as error:
                 self.say(f"Not played: {error}")
                 continue
-            return game.move(play)
+            return self.moved(game, play)
 
     # ------------------------------------------------------------ commands valid everywhere
 

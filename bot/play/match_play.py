@@ -229,11 +229,17 @@ def _move(players: Sequence[Player], game: GameOn, actions: list[MatAction], var
         after = game.move(play)
     except IllegalMoveError as error:
         raise IllegalMoveError(f"{players[turn].name} chose {error}") from None
-    if variant.rules is None:
-        actions.append(MatAction.of_play(turn, dice, play))
-    else:
-        actions.append(MatAction.of_move(turn, dice, variant.format_play(play)))
+    actions.append(mat_move(turn, dice, play, variant))
     return after
+
+
+def mat_move(player: int, dice: tuple[int, int], play: Play, variant: Variant = BACKGAMMON) -> MatAction:
+    """``player``'s roll and play as a .mat record writes them: the higher die first, backgammon one checker step
+    at a time as gnubg writes it, long nardy in its own notation."""
+    high = (max(dice), min(dice))
+    if variant.rules is None:
+        return MatAction.of_play(player, high, play)
+    return MatAction.of_move(player, high, variant.format_play(play))
 
 
 def play_game(
