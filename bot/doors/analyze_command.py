@@ -366,9 +366,9 @@ def _analyze_one(args: argparse.Namespace, path: str, stdout: TextIO) -> int:
         if bar is not None:
             bar.close()
     if args.html:
-        _write_whole(args.html, format_html(analysis))
+        write_whole(args.html, format_html(analysis))
     if args.sgf:
-        _write_whole(args.sgf, analysed_sgf(match, analysis))
+        write_whole(args.sgf, analysed_sgf(match, analysis))
     if args.json:
         stdout.write(json.dumps(analysis.to_json()) + "\n")  # ASCII: any name is escaped
     else:
@@ -466,7 +466,7 @@ def _summary_json(player: PlayerStats) -> dict:
     return {**player.to_json(), "matches": player.matches}
 
 
-def _write_whole(path: str, text: str) -> None:
+def write_whole(path: str, text: str) -> None:
     """Write ``text`` to ``path`` as UTF-8, whole or not at all: an error leaves any earlier file as it was."""
     from bot.evaluation.storage import atomic_write
 

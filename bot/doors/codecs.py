@@ -59,6 +59,18 @@ class GameCodec:
     move_help: str
     resign_help: str
     help_notes: str = ""
+    # The fixed-rule opponent of ``nardy match --opponent`` (pubeval, the long nardy heuristic).
+    fixed_opponent: str
+    # A match summary's rows of the wins above a single, in order (gammons and backgammons; mars).
+    won_words: tuple[str, ...]
+    # Whether money sessions may be played with the Jacoby rule, and GNU Backgammon's .sgf holds the game.
+    jacoby: bool = False
+    sgf: bool = False
+
+    @property
+    def match_variant(self) -> Variant:
+        """The game computer players' matches and money sessions play: the variant, with the doubling cube."""
+        return self.variant
 
     def read_position(self, text: str) -> Situation:
         """The situation a position text of this game describes (a '+' may arrive as a space)."""
@@ -136,6 +148,9 @@ class BackgammonCodec(GameCodec):
     probability_words = ("win", "win gammon", "win bg", "lose gammon", "lose bg")
     move_help = "a move like 24/18 13/11, bar/22*, 6/off, 8/5(2)"
     resign_help = "resign [single|gammon|backgammon]   offer to resign (asked which, then confirmed)"
+    fixed_opponent = "pubeval"
+    won_words = ("Gammons won", "Backgammons won")
+    jacoby = sgf = True
 
     def read_position(self, text: str) -> Situation:
         return parse_position(text.replace(" ", "+"))
@@ -227,10 +242,20 @@ class LongNardyCodec(GameCodec):
         "\nLong nardy has no bar and no hitting. The rules, for players: docs/long_nardy_rules.md, or "
         "/rules/long-nardy on the web board (nardy serve)."
     )
+    fixed_opponent = "heuristic"
+    won_words = ("Mars won",)
 
     @property
     def variant(self) -> Variant:  # type: ignore[override]
         return find_variant("long_nardy")
+
+    @property
+    def match_variant(self) -> Variant:
+        from engine.variant import long_nardy_variant
+
+        rules = self.variant.rules
+        assert rules is not None
+        return long_nardy_variant(replace(rules, cube="doubling"))
 
     def read_position(self, text: str) -> Situation:
         from engine.long_nardy import LongPosition, check_game_on

@@ -1,7 +1,7 @@
 """The ``match`` subcommand: computer players play matches or money sessions (``bot.play.match_play``).
 
 It parses its arguments, plays through ``bot.play.match_play.play_match``, prints each
-result and a summary table, and writes the matches as .mat or .sgf files when asked.
+result and a summary table, and writes the matches as .mat or .sgf files when asked (each whole or not at all).
 ``--variant long`` plays long nardy with the doubling cube (its opponents: the bot itself, the
 hand-set ``heuristic``, or another long nardy checkpoint); its records are long nardy .mat files.
 """
@@ -15,25 +15,23 @@ from typing import TYPE_CHECKING, Optional, TextIO
 import numpy as np
 
 from bot.doors.bounds import MAX_GAMES, MAX_MATCH_LENGTH, MAX_SEED, Bounded
+from bot.doors.codecs import codec_for
 from bot.facade import PLIES, Bot
 from bot.play.levels import LEVEL_NAMES, Level, level_named
 from engine.errors import InvalidOptionError
-from engine.variant import BACKGAMMON, Variant, find_variant, long_nardy_variant
+from engine.variant import BACKGAMMON, NAMES, Variant
 
 if TYPE_CHECKING:  # imported where a match is played: a cold `nardy hint` need not load them
     from bot.play.match_play import BotPlayer, PlayedMatch, Player, Summary
 
 
 def format_summary(summary: Summary, names: tuple[str, str], money: bool, variant: Variant = BACKGAMMON) -> list[str]:
-    """A table of ``summary``: one row per count, one column per player; the wins above a single by ``variant``'s
-    names (long nardy: mars)."""
+    """A table of ``summary``: one row per count, one column per player; the wins above a single in ``variant``'s
+    words (long nardy: mars)."""
     width = max(8, *(len(n) for n in names))
     rows = [("Points", summary.points)] + ([] if money else [("Matches won", summary.matches_won)])
     rows += [("Games won", summary.games_won)]
-    if variant.rules is None:
-        rows += [("Gammons won", summary.gammons), ("Backgammons won", summary.backgammons)]
-    else:
-        rows += [("Mars won", summary.gammons)]
+    rows += list(zip(codec_for(variant).won_words, (summary.gammons, summary.backgammons)))
     rows += [
         ("Doubles", summary.doubles),
         ("Takes", summary.takes),
@@ -63,14 +61,6 @@ def result_line(match: PlayedMatch) -> str:
     return f"{match.length}-point match: {a} {x}, {b} {y}; {match.names[winner]} wins"
 
 
-# The fixed-rule opponent of each game, as ``--opponent`` names it.
-OPPONENTS = {"backgammon": "pubeval", "long_nardy": "heuristic"}
-
-
-def _other(game: Variant) -> Variant:
-    return find_variant("long" if game is BACKGAMMON else "backgammon")
-
-
 def _mat_name(name: str) -> str:
     """A player name as a .mat file can hold it: no spaces or colons."""
     return "".join("_" if c.isspace() or c == ":" else c for c in name) or "player"
@@ -93,20 +83,13 @@ def _bot_player(
     return BotPlayer(bot, plies, name=f"{name}-{level.name}" if level else name, level=level)
 
 
-def _game(args: argparse.Namespace) -> Variant:
-    """The game ``--variant`` names: backgammon, or long nardy with the doubling cube."""
-    from engine.long_nardy.rules import Rules
-
-    game = find_variant(args.variant)
-    return game if game is BACKGAMMON else long_nardy_variant(Rules(cube="doubling"))
-
-
 def _players(args: argparse.Namespace, game: Variant) -> tuple[Player, Player]:
     from bot.play.match_play import BotPlayer, HeuristicPlayer, PubevalPlayer
 
     level = level_named(args.level) if args.level else None
-    if args.opponent in OPPONENTS and args.opponent != OPPONENTS[game.name]:
-        raise InvalidOptionError(f"--opponent {args.opponent}: plays {_other(game).title}, not {game.title}")
+    owner = next((codec for codec in map(codec_for, NAMES) if codec.fixed_opponent == args.opponent), None)
+    if owner is not None and owner.variant.name != game.name:
+        raise InvalidOptionError(f"--opponent {args.opponent}: plays {owner.variant.title}, not {game.title}")
     first = _bot_player(args.checkpoint, args.plies, level, game)
     if args.opponent == "self":
         second: Player = BotPlayer(first.bot, args.plies, name=first.name, level=level)
@@ -125,16 +108,18 @@ def _players(args: argparse.Namespace, game: Variant) -> tuple[Player, Player]:
 
 def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     from bot.play.match_play import play_match, summarize
-    from engine.matfile import write_mat
-    from engine.sgf import write_sgf
+    from bot.doors.analyze_command import write_whole
+    from engine.matfile import format_mat
+    from engine.sgf import format_sgf
 
     if args.jacoby and args.length:
         raise InvalidOptionError("--jacoby: only for money sessions (--length 0)")
-    game = _game(args)
-    if game is not BACKGAMMON and args.jacoby:
-        raise InvalidOptionError("--jacoby: backgammon's rule, not long nardy's")
-    if game is not BACKGAMMON and args.sgf:
-        raise InvalidOptionError("--sgf: GNU Backgammon's SGF holds backgammon only; write long nardy with --mat")
+    codec = codec_for(args.variant)
+    game = codec.match_variant
+    if args.jacoby and not codec.jacoby:
+        raise InvalidOptionError(f"--jacoby: backgammon's rule, not {game.title}'s")
+    if args.sgf and not codec.sgf:
+        raise InvalidOptionError(f"--sgf: GNU Backgammon's SGF holds backgammon only; write {game.title} with --mat")
     players = _players(args, game)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
     rng = np.random.default_rng(seed)
@@ -146,10 +131,10 @@ def _run_match(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
         matches.append(match)
         line = result_line(match)
         written = []
-        for option, write in ((args.mat, write_mat), (args.sgf, write_sgf)):
+        for option, format_record in ((args.mat, format_mat), (args.sgf, format_sgf)):
             if option:
                 path = _numbered(Path(option), k, count)
-                write(match.record(), path)
+                write_whole(str(path), format_record(match.record()))
                 written.append(str(path))
         if written:
             line += f" (written to {' and '.join(written)})"

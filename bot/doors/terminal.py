@@ -195,7 +195,7 @@ class TerminalSession:
         person left under way (kept unfinished, as gnubg saves one), saying where."""
         if self.mat is None:
             return
-        from bot.evaluation.storage import atomic_write
+        from bot.doors.analyze_command import write_whole
 
         games = self.games + ([self.game_record()] if final and self.actions else [])
         if not games:
@@ -203,8 +203,7 @@ class TerminalSession:
         names = (clean_name(self.names[PERSON]) or "player", clean_name(self.names[BOT]) or "bot")
         variant = self.bot.variant
         record = MatMatch(self.match.match_length, names, tuple(games), variant=variant.name, rules=variant.rules)
-        with atomic_write(self.mat) as f:
-            f.write(format_mat(record).encode("utf-8"))
+        write_whole(str(self.mat), format_mat(record))
         if final:
             self.say(f"Recorded in {self.mat} (nardy analyze {self.mat}).")
 
