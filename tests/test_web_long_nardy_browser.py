@@ -39,6 +39,7 @@ def test_a_whole_long_nardy_game_with_the_cube_by_clicks(page, servers):
     expect = sync_api.expect
     page.goto(servers["real"] + "/?seed=11&delay=0")
     page.select_option("#variant", "long")
+    page.select_option("#length", "0")
     by(page, "long-cube").check()
     by(page, "new-game").click()
     expect(by(page, "roll")).to_be_enabled()

@@ -258,11 +258,20 @@ class LongNardyCodec(GameCodec):
         return long_nardy_variant(replace(rules, cube="doubling"))
 
     def read_position(self, text: str) -> Situation:
+        """A long nardy Position ID, money play with a centred cube; or ``PositionID:MatchID``, the Match ID
+        (GNU Backgammon's, as the analysis of a long nardy match names each decision's) giving dice, cube and score."""
         from engine.long_nardy import LongPosition, check_game_on
+        from engine.match_id import decode_match_id
 
-        position = LongPosition.from_id(text.replace(" ", "+"))
+        position_id, colon, match_id = text.strip().replace(" ", "+").partition(":")
+        position = LongPosition.from_id(position_id)
         check_game_on(position.board, f"long nardy position {quote(text)}")
-        return Situation(position.board, None, CubeState(), position_id=position.id)
+        if not colon:
+            return Situation(position.board, None, CubeState(), position_id=position.id)
+        m = decode_match_id(match_id)
+        match = MatchState(m.match_length, m.score, m.cube_value, m.cube_owner, crawford=m.crawford)
+        state = cube_state_for(match, m.player_on_roll)
+        return Situation(position.board, m.dice, state, m.double_offered, position_id=position.id)
 
     def new_game(self, match: MatchState, cube: bool = True) -> GameOn:
         from engine.long_nardy import new_long_game

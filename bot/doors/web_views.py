@@ -32,13 +32,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.codecs import MAX_MONEY_SCORE, ApiName, GameCodec, Step, codec_for, codec_of_token
-from bot.doors.situation import parse_position
 from bot.equity.cube import Owner
 from bot.equity.met import met_for
 from bot.facade import Bot
 from bot.play.levels import level_named
 from bot.play.match_play import BotPlayer
-from engine.board import pip_counts
 from engine.errors import IllegalMoveError, InvalidMatchError
 from engine.game import Phase as Stage
 from engine.match import MAX_CUBE, MatchState, game_result_points, roll_dice
@@ -102,7 +100,11 @@ class ResignRequest(GameRequest):
 
 
 class BoardQuery(BaseModel):
-    position: str = Field(description="Position ID, PositionID:MatchID or XGID (a '+' may arrive as a space)")
+    position: str = Field(
+        description="Position ID, PositionID:MatchID or XGID; with variant=long a long nardy Position ID, "
+        "optionally :MatchID (a '+' may arrive as a space)"
+    )
+    variant: Variant = Field("backgammon", description="backgammon, or long (long nardy)")
 
 
 # ---------------------------------------------------------------- answers
@@ -516,8 +518,9 @@ def reject_resignation(bot: Bot, request: GameRequest) -> GameView:
 
 
 def board(query: BoardQuery) -> BoardView:
-    """The board and match of a Position ID, ``PositionID:MatchID`` or XGID, seen by the side on roll."""
-    situation = parse_position(query.position.replace(" ", "+"))
+    """The board and match of a position text of the query's game, seen by the side on roll."""
+    codec = codec_for(query.variant)
+    situation = codec.read_position(query.position)
     s = situation.state
     owners: dict[Owner, CubeOwner] = {Owner.ME: "on_roll", Owner.OPP: "opponent"}
     owner = owners.get(s.owner)
@@ -525,7 +528,7 @@ def board(query: BoardQuery) -> BoardView:
         position_id=situation.position_id,
         board=[int(x) for x in situation.board],
         dice=situation.dice,
-        pips=pip_counts(situation.board),
+        pips=codec.variant.pip_counts(situation.board),
         match_length=s.match_length,
         score=s.score,
         cube=s.cube,

@@ -1,5 +1,7 @@
 // Analyse mode: a typed Position ID, PositionID:MatchID or XGID, dice or none; the ranked plays
 // (click one to see the position after it) or the cube decision, from the server's /v1 endpoints.
+// A long nardy Position ID (13 characters, optionally :MatchID) is told by its form and asked with
+// variant=long; its hint table has the game's own columns (results.js).
 // Set-up mode: checkers clicked onto the board, and the side on roll, dice, cube, score, match length
 // and Crawford chosen; the server writes them as a Position ID and Match ID (GET /v1/setup) as they
 // change. "Play from here" starts a game against the bot from the situation set up or analysed.
@@ -13,6 +15,18 @@ import { showPlays, showCube } from "./results.js";
 export const START_ID = "4HPwATDgc/ABMA";
 export const START_BOARD = [0, -2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2, 0];
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+// A long nardy Position ID is 13 characters (backgammon's 14), and may carry a Match ID as the analysis of a
+// long nardy match names its decisions.
+const LONG_POSITION = /^[A-Za-z0-9+/]{13}(:[A-Za-z0-9+/]{12})?$/;
+
+// The game of a position text: "long" (long nardy) or "backgammon".
+export function gameOf(text) {
+  return LONG_POSITION.test(text.trim()) ? "long" : "backgammon";
+}
+
+// The query parameter naming a game: none for backgammon, the default.
+const variantParam = (variant) => (variant === "long" ? "long" : null);
+
 // The server's bounds of a matrix at 1-ply (bot/doors/cube_views.py): longer ones are asked at 0-ply.
 const MATRIX_ONE_PLY_LENGTH = 7;
 
@@ -182,7 +196,8 @@ export class Analyse {
     if (this.setup) {
       this.setup = null;
     } else {
-      const s = this.shown && !this.shown.caption ? this.shown : null;
+      // Set-up writes backgammon's IDs (GET /v1/setup): a long nardy position shown is not carried over.
+      const s = this.shown && !this.shown.caption && this.shown.variant !== "long" ? this.shown : null;
       this.setup = (s ? s.board : START_BOARD).slice();
       this.fill(s ? s.cube : null);
       this.ui.clearResults();
@@ -295,19 +310,22 @@ export class Analyse {
     const position = el.positionInput.value.trim() || START_ID;
     const typedDice = el.diceInput.value.replace(/\s+/g, "");
     const plies = Number(el.depth.value) || 0;
+    const variant = this.setup ? "backgammon" : gameOf(position);
     el.analyse.disabled = true;
     try {
-      const b = await get("/v1/game/board", { position });
+      const b = await get("/v1/game/board", { position, variant: variantParam(variant) });
       const dice = typedDice || (b.dice ? `${b.dice[0]}${b.dice[1]}` : "");
       const matchId = position.includes(":") && !/^xgid=/i.test(position) ? position.split(":")[1] : "";
+      const shown = { board: b.board, dice: null, positionId: b.position_id, matchId, cube: b, variant };
       ui.clearResults();
+      const query = { position, plies, variant: variantParam(variant) };
       if (dice) {
-        const answer = await get("/v1/moves", { position, dice, plies });
-        this.shown = { board: b.board, dice: answer.dice, positionId: b.position_id, matchId, cube: b };
+        const answer = await get("/v1/moves", { ...query, dice });
+        this.shown = { ...shown, dice: answer.dice };
         showPlays(el.results, answer, (m) => this.after(m));
       } else {
-        const answer = await get("/v1/cube", { position, plies });
-        this.shown = { board: b.board, dice: null, positionId: b.position_id, matchId, cube: b };
+        const answer = await get("/v1/cube", query);
+        this.shown = shown;
         showCube(el.results, answer);
       }
       ui.clearError();
@@ -327,8 +345,9 @@ export class Analyse {
       const ids = await this.sync(false);
       return ids ? ids.position_id : null;
     }
-    if (this.shown) return this.shown.positionId;
-    return this.ui.el.positionInput.value.trim() || START_ID;
+    const position = this.shown ? this.shown.positionId : this.ui.el.positionInput.value.trim() || START_ID;
+    if (gameOf(position) === "long") throw new ApiError("the score matrix is for backgammon positions");
+    return position;
   }
 
   async scoreMatrix() {
@@ -373,10 +392,28 @@ export class Analyse {
     return query;
   }
 
+  // The web game token (bot/doors/codecs.py's long:POSITIONID:PHASE:TURN:FIRST:DICE:CUBE:OWNER:HUMAN-BOT:
+  // CUBERULE:LENGTH) of the long nardy situation shown: you on roll with its dice, or nardy on roll after a play.
+  longToken() {
+    const s = this.shown, b = s.cube, after = !!s.caption; // b: the bottom side (yours) on roll
+    const turn = after ? "b" : "h";
+    const owner = b.cube_owner === "on_roll" ? "h" : b.cube_owner === "opponent" ? "b" : "-";
+    const dice = s.dice && !after ? `${s.dice[0]}${s.dice[1]}` : "-";
+    const away = b.match_length && Math.max(...b.score) === b.match_length - 1;
+    const length = `${b.match_length}${away ? (b.crawford ? "c" : "p") : ""}`;
+    return ["long", s.positionId, dice === "-" ? "roll" : "move", turn, turn, dice, b.cube, owner,
+      `${b.score[0]}-${b.score[1]}`, "doubling", length].join(":");
+  }
+
   // A game against the bot from the situation set up or analysed: the bottom side is yours.
   async playFromHere() {
     const ui = this.ui;
     try {
+      if (!this.setup && this.shown && this.shown.variant === "long") {
+        ui.clearError();
+        ui.playFrom(this.longToken());
+        return;
+      }
       const ids = this.setup ? await this.sync(false) : await get("/v1/setup", await this.shownQuery());
       if (!ids) return;
       if (this.setup) this.toggleSetup();
@@ -389,9 +426,10 @@ export class Analyse {
 
   async after(m) {
     try {
-      const b = await get("/v1/game/board", { position: m.position_id });
+      const variant = this.shown.variant;
+      const b = await get("/v1/game/board", { position: m.position_id, variant: variantParam(variant) });
       // Seen by the side that played (the Position ID after a play has the opponent on roll).
-      this.shown = { ...this.shown, board: flip(b.board), positionId: m.position_id, matchId: "",
+      this.shown = { ...this.shown, board: flip(b.board, variant), positionId: m.position_id, matchId: "",
         caption: `after ${m.move || "no move"}` };
       this.ui.clearError();
       this.render();
@@ -441,10 +479,12 @@ export class Analyse {
       cube: b.match_length && b.crawford ? 0 : b.cube,
       cubeOwner: b.cube_owner === "on_roll" ? "me" : b.cube_owner === "opponent" ? "them" : null,
       caption: s.caption || "",
+      variant: s.variant,
     });
     ui.setIds(s.positionId, s.matchId);
     el.dice.textContent = s.dice && !s.caption ? `${s.dice[0]}${s.dice[1]}` : "";
-    el.turn.textContent = s.caption ? `Position ${s.caption}` : "Side on roll at the bottom";
+    const game = s.variant === "long" ? " (long nardy)" : "";
+    el.turn.textContent = `${s.caption ? `Position ${s.caption}` : "Side on roll at the bottom"}${game}`;
     el.score.textContent = b.match_length ? `Score ${b.score[0]}-${b.score[1]} in a ${b.match_length}-point match` : "Money game";
     el.pips.textContent = `Pips: bottom ${b.pips[0]}, top ${b.pips[1]}`;
     el.cubeInfo.textContent = `Cube ${b.cube}${b.cube_owner ? (b.cube_owner === "on_roll" ? ", bottom's" : ", top's") : ", centred"}`;

@@ -166,7 +166,8 @@ export class Board {
     press.ghost.setAttribute("cy", at.y);
   }
 
-  // board: 26 numbers; opts: {dice, diceMine, cube, cubeOwner ("me"|"them"|null), selected, targets: Set, caption}
+  // board: 26 numbers; opts: {dice, diceMine, cube, cubeOwner ("me"|"them"|null), selected, targets: Set, caption,
+  // variant: "long" for long nardy (named to screen readers)}
   // lifted: a point drawn with one checker fewer (the one being dragged); movable: checkers may be dragged;
   // arrows: plays drawn as arrows, [{steps: [{from, to}], kind: "better" (the tutor's) | "mine"}].
   draw(board, opts = {}) {
@@ -176,6 +177,7 @@ export class Board {
     svg.style.userSelect = opts.movable ? "none" : "";
     const shown = (p) => Math.abs(board[p]) - (opts.lifted === p ? 1 : 0);
     svg.replaceChildren();
+    svg.setAttribute("aria-label", opts.variant === "long" ? "long nardy board" : "backgammon board");
     el("rect", { x: 0, y: 0, width: W, height: H, class: "frame" }, svg);
     el("rect", { x: LEFT, y: FRAME, width: 6 * POINT_W, height: H - 2 * FRAME, class: "felt" }, svg);
     el("rect", { x: RIGHT, y: FRAME, width: 6 * POINT_W, height: H - 2 * FRAME, class: "felt" }, svg);
@@ -244,7 +246,12 @@ export class Board {
   }
 }
 
-// The same board seen by the other side.
-export function flip(board) {
+// Long nardy: the other side's number of the mover's point p (each side's head is its 24, the other's 12).
+const otherPoint = (p) => ((p + 11) % 24) + 1;
+
+// The same board seen by the other side: backgammon's numbering reversed; long nardy's board turned half
+// round (engine/long_nardy/board.py's flip).
+export function flip(board, variant = "backgammon") {
+  if (variant === "long") return board.map((v, p) => (p === 0 || p === 25 ? v : -board[otherPoint(p)]));
   return board.slice().reverse().map((v) => -v);
 }

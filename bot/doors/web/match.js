@@ -6,7 +6,8 @@
 // (GET /v1/game/board for its PositionID:MatchID, in the view of the player who decided). The step
 // buttons sit under the board. Each decision's candidates: a checker play's ranked plays from the Hint's
 // GET /v1/moves at the depth analysed (the analysis names only the play made and the best), a cube
-// decision's three equities from the analysis.
+// decision's three equities from the analysis. A long nardy match (the answer's variant long_nardy) is asked
+// with variant=long, its decisions' PositionID:MatchID read by long nardy's codec.
 
 import { get, postRaw } from "./api.js";
 import { showPlays, cubeTable, verdictWords } from "./results.js";
@@ -36,6 +37,7 @@ export class MatchAnalysis {
     this.boards = new Map(); // index -> GET /v1/game/board answer
     this.candidates = new Map(); // index -> GET /v1/moves answer (checker plays)
     this.plies = 0; // the depth the match was analysed at
+    this.variant = "backgammon"; // the game of the match: backgammon or long (long nardy)
     const el = ui.el;
     el.analyseMatch.addEventListener("click", () => this.upload());
     el.prevDecision.addEventListener("click", () => this.step(-1));
@@ -83,6 +85,7 @@ export class MatchAnalysis {
 
   show(answer) {
     const el = this.ui.el;
+    this.variant = answer.variant === "long_nardy" ? "long" : "backgammon";
     this.names = answer.players.map((p) => p.name);
     this.decisions = [];
     for (const g of answer.games) for (const d of g.decisions) this.decisions.push({ ...d, game: g.number });
@@ -123,7 +126,9 @@ export class MatchAnalysis {
       const winner = g.winner === null || g.winner === undefined ? "unfinished" : `${this.names[g.winner]} wins ${g.points}`;
       return `Game ${g.number} (${g.score[0]}-${g.score[1]}): ${winner}${g.stopped ? ` — stopped: ${g.stopped}` : ""}`;
     });
-    el.matchGames.textContent = games.join(" · ");
+    const title = `${this.variant === "long" ? "Long nardy" : "Backgammon"}, ` +
+      `${answer.length ? `${answer.length}-point match` : "money session"}: `;
+    el.matchGames.textContent = title + games.join(" · ");
 
     const list = el.decisionList;
     list.replaceChildren();
@@ -183,12 +188,13 @@ export class MatchAnalysis {
     if (!this.candidates.has(i)) el.candidates.replaceChildren();
     try {
       const position = d.match_id ? `${d.position_id}:${d.match_id}` : d.position_id;
-      if (!this.boards.has(i)) this.boards.set(i, await get("/v1/game/board", { position }));
+      const variant = this.variant === "long" ? "long" : null;
+      if (!this.boards.has(i)) this.boards.set(i, await get("/v1/game/board", { position, variant }));
       if (this.index !== i) return; // a later click won
       ui.clearError();
       this.render();
       if (d.kind === "move" && !d.forced && d.dice && !this.candidates.has(i)) {
-        this.candidates.set(i, await get("/v1/moves", { position, dice: d.dice.join(""), plies: this.plies }));
+        this.candidates.set(i, await get("/v1/moves", { position, dice: d.dice.join(""), plies: this.plies, variant }));
       }
       if (this.index === i) this.showCandidates(d, this.candidates.get(i));
     } catch (e) {
@@ -257,6 +263,7 @@ export class MatchAnalysis {
       dice,
       cube: b.match_length && b.crawford ? 0 : b.cube,
       cubeOwner: b.cube_owner === "on_roll" ? "me" : b.cube_owner === "opponent" ? "them" : null,
+      variant: this.variant,
     });
     ui.setIds(b.position_id, d.match_id || "");
     el.dice.textContent = dice ? `${dice[0]}${dice[1]}` : "";

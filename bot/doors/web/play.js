@@ -119,6 +119,15 @@ export class Play {
     this.render();
   }
 
+  // Long nardy's resignation has no choice: the board decides, a mars while you have borne off no checker, else oin.
+  longResignation() {
+    const v = this.view;
+    const mars = v.board.reduce((n, x) => n + Math.max(x, 0), 0) === 15;
+    const points = (mars ? 2 : 1) * Math.max(v.cube, 1);
+    return `Resign this game? nardy wins ${mars ? "a mars" : "a single game (oin)"}, ${points} ` +
+      `point${points === 1 ? "" : "s"}: you have borne off ${mars ? "no checker" : "checkers"}.`;
+  }
+
   resign() {
     this.resigning = false;
     this.act("/v1/game/resign", { level: Number(this.ui.el.resignLevel.value) });
@@ -288,8 +297,7 @@ export class Play {
     this.resigning = this.resigning && !el.resign.disabled;
     el.confirmResign.hidden = !this.resigning;
     el.resignLevel.hidden = !!(v && v.variant === "long"); // long nardy: oin or mars by the board
-    el.resignQuestion.textContent = v && v.variant === "long"
-      ? "Resign this game? nardy wins it as the board stands (oin or mars)." : "Resign this game? nardy would win";
+    el.resignQuestion.textContent = v && v.variant === "long" ? this.longResignation() : "Resign this game? nardy would win";
     el.tutorWarning.hidden = !this.warned;
     if (this.warned) el.tutorText.textContent = this.tutor.warning(this.warned.judgement);
     const doubled = v && v.phase === "doubled" && v.turn === "human";
@@ -324,6 +332,7 @@ export class Play {
       targets: this.selected !== null && this.entry ? this.entry.targets(this.selected) : new Set(),
       movable: Boolean(this.myMove() && this.entry),
       arrows: shown ? [{ steps: shown.mySteps, kind: "mine" }, { steps: shown.betterSteps, kind: "better" }] : null,
+      variant: v.variant,
     });
     ui.setIds(v.position_id, v.match_id);
     el.dice.textContent = v.dice ? `${v.dice[0]}${v.dice[1]}` : "";

@@ -10,25 +10,32 @@ function cell(row, text, cls = "") {
 const pct = (x) => (100 * x).toFixed(1);
 const num = (x) => (x >= 0 ? "+" : "") + x.toFixed(3);
 
-// Columns a phone's narrow screen leaves out (style.css): the backgammon chances.
-const MINOR = new Set(["W bg", "L bg"]);
+// Each game's probability columns (bot/doors/codecs.py's `columns`), by the answer's `variant`: the label,
+// the answer's field, and whether a phone's narrow screen leaves it out (style.css). Long nardy's mars is in
+// winG and loseG; it has no backgammons.
+const COLUMNS = {
+  backgammon: [["Win", "win"], ["W g", "winG"], ["W bg", "winBg", true], ["L g", "loseG"], ["L bg", "loseBg", true]],
+  long: [["Win", "win"], ["W mars", "winG"], ["L mars", "loseG"]],
+};
+const columnsOf = (answer) => COLUMNS[answer.variant] || COLUMNS.backgammon;
 const TITLES = {
   "#": "rank", Equity: "cubeless money equity after the play (points per game)",
   MWC: "match-winning chance after the play, %", Diff: "difference from the first play",
   Win: "chance to win, %", "W g": "chance to win a gammon or backgammon, %", "W bg": "chance to win a backgammon, %",
   "L g": "chance to lose a gammon or backgammon, %", "L bg": "chance to lose a backgammon, %",
+  "W mars": "chance to win a mars (the loser has borne off no checker), %", "L mars": "chance to lose a mars, %",
   Depth: "search depth of the row's evaluation: rows of different depths are not comparable",
 };
 
-// The table's header row.
-function header(table, names) {
+// The table's header row; minor: the titles a phone leaves out.
+function header(table, names, minor = new Set()) {
   const head = table.createTHead().insertRow();
   for (const h of names) {
     const th = document.createElement("th");
     th.textContent = h;
     th.scope = "col";
     if (TITLES[h]) th.title = TITLES[h];
-    if (MINOR.has(h)) th.className = "minor";
+    if (minor.has(h)) th.className = "minor";
     head.appendChild(th);
   }
 }
@@ -40,14 +47,17 @@ export function showPlays(container, answer, onPick, { testid = "hint-row", play
   const match = answer.moves.length && answer.moves[0].mwc !== null;
   const table = document.createElement("table");
   table.className = "plays";
-  header(table, ["#", "Move", match ? "MWC" : "Equity", "Diff", "Win", "W g", "W bg", "L g", "L bg", "Depth"]);
+  table.dataset.variant = answer.variant || "backgammon";
+  const columns = columnsOf(answer);
+  header(table, ["#", "Move", match ? "MWC" : "Equity", "Diff", ...columns.map((c) => c[0]), "Depth"],
+    new Set(columns.filter((c) => c[2]).map((c) => c[0])));
   const body = table.createTBody();
   const best = answer.moves.length ? (match ? answer.moves[0].mwc : answer.moves[0].equity) : 0;
   answer.moves.forEach((m, i) => {
     const row = body.insertRow();
     row.dataset.testid = testid;
     if (played !== null && m.move === played) row.classList.add("played");
-    cells(row, m, i, match, best, played);
+    cells(row, m, i, match, best, played, columns);
     if (!onPick) return;
     row.tabIndex = 0;
     const pick = () => {
@@ -68,7 +78,7 @@ export function showPlays(container, answer, onPick, { testid = "hint-row", play
 }
 
 // One ranked play's cells: rank, play (a badge on the one played), value, difference, chances, depth.
-function cells(row, m, i, match, best, played) {
+function cells(row, m, i, match, best, played, columns) {
   const value = match ? m.mwc : m.equity;
   cell(row, String(i + 1));
   cell(row, m.move || "(no move)", "move");
@@ -80,10 +90,7 @@ function cells(row, m, i, match, best, played) {
   }
   cell(row, match ? pct(value) + "%" : num(value));
   cell(row, i === 0 ? "" : match ? (100 * (value - best)).toFixed(1) : (value - best).toFixed(3));
-  const p = m.probabilities;
-  for (const [x, minor] of [[p.win, false], [p.winG, false], [p.winBg, true], [p.loseG, false], [p.loseBg, true]]) {
-    cell(row, pct(x), minor ? "prob minor" : "prob");
-  }
+  for (const [, field, minor] of columns) cell(row, pct(m.probabilities[field]), minor ? "prob minor" : "prob");
   cell(row, `${m.plies}-ply`, "depth");
 }
 
@@ -149,8 +156,10 @@ export function showCube(container, answer) {
   const p = answer.probabilities;
   const probs = document.createElement("p");
   probs.className = "probs";
-  probs.textContent = `Win ${pct(p.win)}% (gammon ${pct(p.winG)}%, backgammon ${pct(p.winBg)}%) · ` +
-    `lose gammon ${pct(p.loseG)}%, backgammon ${pct(p.loseBg)}%`;
+  probs.textContent = answer.variant === "long"
+    ? `Win ${pct(p.win)}% (mars ${pct(p.winG)}%) · lose mars ${pct(p.loseG)}%`
+    : `Win ${pct(p.win)}% (gammon ${pct(p.winG)}%, backgammon ${pct(p.winBg)}%) · ` +
+      `lose gammon ${pct(p.loseG)}%, backgammon ${pct(p.loseBg)}%`;
   box.appendChild(probs);
   container.appendChild(box);
 }
