@@ -1,9 +1,17 @@
 """One contract for every game the engine plays (engine.variant.VARIANTS), as OpenSpiel's random simulation test
 runs on every game: random games from the start end with a legal result, the single-position and batched move
 generators agree, Position IDs and the text of the plays made round-trip, a position of one game is refused by the
-other by name; and ``find_variant`` resolves every spelling in one place."""
+other by name; and ``find_variant`` resolves every spelling in one place.
+
+The doors keep the contract too, on positions of random games of each variant: every door's move list is the
+engine's (HTTP ``/v1/moves``, BEI's ``okmove``) or its best move one of them (UBGI's ``bestmove``), a door that does
+not play a variant saying so itself (the OpenAPI schema's ``variant``, UBGI's ``game.variant`` key); Position IDs
+and move texts round-trip through the game's codec; resignations name the variant's outcomes and cube decisions
+order their equities as they decide."""
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -142,3 +150,142 @@ def test_outcome_names_are_the_games_own_words():
     assert [LONG_NARDY.outcome_name(o) for o in (1, 2)] == ["oin", "mars"]
     with pytest.raises(InvalidOptionError, match="long nardy: outcome 3 is not one of 1..2"):
         LONG_NARDY.outcome_name(Outcome.BACKGAMMON)
+
+
+# ---------------------------------------------------------------- the doors
+
+DOOR_POSITIONS = 6  # positions with dice per variant, from random games, each asked of every door
+
+
+def _positions(variant: Variant, count: int, seed: int = 54) -> list[tuple[np.ndarray, tuple[int, int]]]:
+    """``count`` positions of random games of ``variant`` with the roll to play, mover's view, spread over a game."""
+    rng = np.random.default_rng(seed)
+    seen: list[tuple[np.ndarray, tuple[int, int]]] = []
+    while len(seen) < 4 * count:
+        game: GameOn | Finished = variant.new_game(MatchState())
+        while isinstance(game, GameOn):
+            if game.turn is None:
+                game = game.roll_opening(*roll_dice(rng))
+            elif game.dice is None:
+                game = game.roll(roll_dice(rng))
+            else:
+                plays = variant.legal_plays(game.board, game.dice)
+                seen.append((game.board.copy(), game.dice))
+                game = game.move(plays[rng.integers(len(plays))])
+    return seen[:: len(seen) // count][:count]
+
+
+def _afterstates(variant: Variant, board: np.ndarray, dice: tuple[int, int]) -> set[bytes]:
+    return {play.afterstate.tobytes() for play in variant.legal_plays(board, dice)}
+
+
+@pytest.fixture(scope="module")
+def client():
+    from starlette.testclient import TestClient
+
+    from bot.doors.http_app import create_app
+    from bot.facade import Bot
+
+    with TestClient(create_app(Bot.load())) as test_client:
+        yield test_client
+
+
+def test_http_moves_are_the_engines_plays_and_their_texts_and_ids_round_trip(variant, client):
+    from bot.doors.codecs import codec_for
+
+    codec = codec_for(variant)
+    schema = client.get("/openapi.json").json()
+    (parameter,) = [p for p in schema["paths"]["/v1/moves"]["get"]["parameters"] if p["name"] == "variant"]
+    if codec.api_name not in parameter["schema"]["enum"]:
+        pytest.skip(f"/v1/moves does not play {variant.title}")
+    for board, dice in _positions(variant, DOOR_POSITIONS):
+        position_id = codec.position_id(board)
+        assert np.array_equal(codec.read_position(position_id).board, board)
+        answer = client.get(
+            "/v1/moves", params={"variant": codec.api_name, "position": position_id, "dice": f"{dice[0]}{dice[1]}"}
+        )
+        assert answer.status_code == 200, answer.text
+        moves = answer.json()["moves"]
+        by_text = {variant.parse_play(m["move"], board, dice).afterstate.tobytes() for m in moves}
+        by_id = {variant.flip(codec.read_position(m["position_id"]).board).tobytes() for m in moves}
+        engine = _afterstates(variant, board, dice)
+        assert by_text == by_id == engine and len(moves) == len(engine), f"{position_id} {dice}"
+
+
+def test_ubgi_plays_a_legal_move_in_every_variant_it_offers(variant):
+    from bot.doors.ubgi import UbgiEngine
+    from bot.facade import Bot
+
+    lines: list[str] = []
+    engine = UbgiEngine(Bot.load(), emit=lines.append)
+    engine.run_now("keys")
+    (key,) = [line.split() for line in lines if line.startswith("key game.variant ")]
+    if variant.name not in key[3].split("|"):
+        pytest.skip(f"UBGI's game.variant offers no {variant.title}")
+    engine.run_now(f"set game.variant {variant.name}")
+    for board, dice in _positions(variant, DOOR_POSITIONS):
+        lines.clear()
+        for line in (f"position gnubgid {variant.position(board).id}", f"dice {dice[0]} {dice[1]}", "go chequer"):
+            engine.run_now(line)
+        assert not [line for line in lines if line.startswith("error")], lines
+        (best,) = [line.removeprefix("bestmove ") for line in lines if line.startswith("bestmove ")]
+        if best == "pass":
+            assert not variant.legal_plays(board, dice)[0].steps
+        else:
+            assert variant.parse_play(best, board, dice).afterstate.tobytes() in _afterstates(variant, board, dice)
+
+
+def _bei_state(board: np.ndarray, dice: tuple[int, int]) -> str:
+    """A BEI state of a backgammon board (mover's view), the mover player 1 on turn, money, cube centred."""
+    fields = [15 - int(board[board > 0].sum())] + [int(v) for v in board[1:25]]
+    fields += [-(15 - int(-board[board < 0].sum())), int(board[25]), int(board[0])]
+    fields += [dice[0], dice[1], 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1]
+    return ",".join(map(str, fields))
+
+
+def test_bei_lists_the_engines_plays(variant):
+    from bot.doors.bei import BeiSession
+    from bot.facade import Bot
+    from bot.play.match_play import BotPlayer
+
+    if variant is not BACKGAMMON:
+        pytest.skip("BEI's state names backgammon, acey-deucey and tabula only")
+    session = BeiSession(BotPlayer(Bot.load()))
+    assert json.loads(session.answer("bei") or "")["Type"] == "okbei"
+    assert json.loads(session.answer("set moves all") or "")["Type"] == "okset"
+    for board, dice in _positions(variant, DOOR_POSITIONS):
+        event = json.loads(session.answer(f"move {_bei_state(board, dice)}") or "")
+        assert event["Type"] == "okmove", event
+        listed = set()
+        for move in event["Moves"]:
+            steps = " ".join(
+                f"{'bar' if s['From'] == 26 else s['From']}/{'off' if s['To'] == 0 else s['To']}" for s in move["Play"]
+            )
+            listed.add(variant.parse_play(steps, board, dice).afterstate.tobytes())
+        engine = _afterstates(variant, board, dice)
+        assert listed == (engine if variant.legal_plays(board, dice)[0].steps else set()), dice
+
+
+def test_resignations_name_the_variants_outcomes_and_cube_decisions_order_their_equities(variant, client):
+    from bot.doors.codecs import codec_for
+    from bot.equity.resign import MAX_COST, TOLERANCE
+
+    codec = codec_for(variant)
+    names = list(variant.outcome_names)
+    for board, _ in _positions(variant, DOOR_POSITIONS):
+        query = {"variant": codec.api_name, "position": codec.position_id(board)}
+        resign = client.get("/v1/resign", params=query).json()
+        offer = resign["offer"]
+        assert list(offer["equity_resign"]) == names and offer["level"] in names + [None]
+        if offer["level"] is not None:  # the opponent should accept it, and it costs little (gnubg's rule)
+            cost = offer["equity_play"] - offer["equity_resign"][offer["level"]]
+            assert -TOLERANCE <= cost <= MAX_COST, offer
+        for answer in (resign["opponent_accepts"], resign["side_on_roll_accepts"]):
+            assert answer["level"] in names
+            assert answer["accept"] == (answer["equity_accept"] >= answer["equity_play"]), answer
+        cube = client.get("/v1/cube", params=query).json()
+        e = cube["equities"]
+        assert cube["should_take"] == (e["double_take"] <= e["double_pass"]), cube
+        if cube["should_double"]:
+            assert min(e["double_take"], e["double_pass"]) >= e["no_double"], cube
+        assert cube["decision"].startswith("NO") != cube["should_double"] or "TOOGOOD" in cube["decision"], cube
