@@ -59,7 +59,7 @@ def test_the_bot_offers_to_resign_a_lost_game_and_the_human_accepts(client):
     view = act(client, "bot", game=token(lost_for_the_bot()), seed=1)
     assert view["phase"] == "resigned" and view["turn"] == "human" and view["on_roll"] == "bot"
     assert view["resignation"] == {"level": 3, "how": "backgammon", "points": 3}
-    assert view["events"] == ["nardy offers to resign a backgammon game"]
+    assert view["events"] == ["nardy offers to resign a backgammon"]
     assert view["bot_move"] is None and view["dice"] is None
     over = act(client, "accept", game=view["game"])
     assert over["phase"] == "over"

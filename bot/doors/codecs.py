@@ -263,7 +263,8 @@ class LongNardyCodec(GameCodec):
         from engine.long_nardy import LongPosition, check_game_on
         from engine.match_id import decode_match_id
 
-        position_id, colon, match_id = text.strip().replace(" ", "+").partition(":")
+        # A "+" sent unescaped in a query arrives as a space: read it back, so strip no spaces.
+        position_id, colon, match_id = text.strip("\t\r\n").replace(" ", "+").partition(":")
         position = LongPosition.from_id(position_id)
         check_game_on(position.board, f"long nardy position {quote(text)}")
         if not colon:
