@@ -18,7 +18,9 @@ def rollout(*args: str) -> dict:
 
 def test_position_json_shape_and_seed_repeatability():
     first = rollout("4HPwATDgc/ABMA", *FAST)
-    assert set(first) == {"position_id", "trials", "probabilities", "std_errors", "equity", "equity_std_error"}
+    shape = {"variant", "position_id", "trials", "probabilities", "std_errors", "equity", "equity_std_error"}
+    assert set(first) == shape
+    assert first["variant"] == "backgammon"
     assert first["position_id"] == "4HPwATDgc/ABMA" and first["trials"] == 36
     assert len(first["probabilities"]) == 5 and len(first["std_errors"]) == 5
     assert rollout("4HPwATDgc/ABMA", *FAST) == first

@@ -1,6 +1,6 @@
 """The analysis routes of the HTTP API: ``POST /v1/analyze``, ``GET /v1/rollout`` and ``GET /v1/setup``.
 
-``add_analysis_routes(app, bot)`` adds them to ``bot.doors.http_app.create_app``'s
+``add_analysis_routes(app)`` adds them to ``bot.doors.http_app.create_app``'s
 application; the views are ``bot.doors.analysis_views``. ``/v1/analyze`` takes the
 .mat, .sgf or .xg file as the raw request body (``curl --data-binary @match.mat``), a .mat at most
 32 KB (8 KB at 1-ply), a .sgf or .xg 512 KB, and reads it in the application's queue for heavy work
@@ -23,7 +23,6 @@ from bot.doors import analysis_views as views
 from bot.doors.analysis_views import MAX_MAT_BYTES, MAX_SGF_BYTES, MAX_UPLOAD_BYTES, RolloutQuery, SetupQuery, SetupView
 from bot.doors.http_limits import BUSY_RESPONSES, TOO_LARGE_RESPONSES, compute
 from bot.doors.http_views import ErrorMessage
-from bot.facade import Bot
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorMessage, "description": "a damaged match file, a bad position, or a bound exceeded"},
@@ -70,8 +69,9 @@ async def _bounded_body(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def add_analysis_routes(app: FastAPI, bot: Bot) -> None:
-    """Serve ``POST /v1/analyze``, ``GET /v1/rollout`` and ``GET /v1/setup`` for ``bot``."""
+def add_analysis_routes(app: FastAPI) -> None:
+    """Serve ``POST /v1/analyze``, ``GET /v1/rollout`` and ``GET /v1/setup`` for the bot of each game
+    (``app.state.bots``)."""
     app.state.body_limits["/v1/analyze"] = MAX_UPLOAD_BYTES  # a .mat, .sgf or .xg file, not a small JSON body
 
     @app.post("/v1/analyze", responses=_HEAVY_ERRORS, tags=_TAGS, openapi_extra=_MAT_BODY)
@@ -90,7 +90,7 @@ def add_analysis_routes(app: FastAPI, bot: Bot) -> None:
         (400) when its work, trials x truncation x positions, is over the server's limit (see the API's
         description)."""
         views.check_rollout(query, app.state.limits)
-        return await compute(request, True, lambda: views.rollout(bot, query))
+        return await compute(request, True, lambda: views.rollout(app.state.bots[query.variant], query))
 
     @app.get("/v1/setup", response_model=SetupView, responses=_ERRORS, tags=_TAGS)
     def setup(query: Annotated[SetupQuery, Query()]) -> SetupView:

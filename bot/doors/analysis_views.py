@@ -30,7 +30,8 @@ from bot.doors.bounds import MAX_MATCH_LENGTH, MAX_SEED
 from bot.doors.http_limits import Limits, analysis_work, check_work, rollout_work
 from bot.search.cancel import check_cancelled
 from bot.doors.match_chart import match_chart_svg
-from bot.doors.situation import Situation, parse_position
+from bot.doors.situation import Situation
+from bot.doors.codecs import ApiName, codec_for
 from bot.doors.rollout_command import rollout_json
 from bot.facade import Bot
 from bot.search.rollout import RolloutSettings
@@ -66,7 +67,10 @@ ANALYSIS_PLIES = (0, 1)
 
 
 class RolloutQuery(BaseModel):
-    position: str = Field(description="Position ID, PositionID:MatchID or XGID")
+    position: str = Field(
+        description="Position ID, PositionID:MatchID or XGID; with variant=long a long nardy Position ID"
+    )
+    variant: ApiName = Field("backgammon", description="backgammon, or long (long nardy; cubeful is backgammon's only)")
     dice: Optional[str] = Field(None, description="a roll, e.g. 31: roll out its best plays instead")
     trials: int = Field(324, ge=2, le=MAX_TRIALS, description=f"games per position (2..{MAX_TRIALS})")
     truncate: int = Field(
@@ -88,8 +92,8 @@ def _dice(text: Optional[str]) -> Optional[tuple[int, int]]:
 
 
 def _rollout_of(query: RolloutQuery) -> tuple[Situation, Optional[tuple[int, int]]]:
-    """The position and dice of a rollout query (engine errors name what is wrong)."""
-    situation = parse_position(query.position.replace(" ", "+"))
+    """The position and dice of a rollout query, read by its game's codec (engine errors name what is wrong)."""
+    situation = codec_for(query.variant).read_position(query.position)
     return situation, (_dice(query.dice) if query.dice else situation.dice)
 
 

@@ -265,13 +265,13 @@ def create_app(bot: Bot, limits: Optional[Limits] = None, others: Sequence[Bot] 
 
     from bot.doors.cube_views import add_cube_matrix_route  # GET /v1/cube/matrix
 
-    add_cube_matrix_route(app, bot)
+    add_cube_matrix_route(app)
     from bot.doors.web_app import add_web_routes  # the web board at /, /v1/game/..., /docs offline
 
     add_web_routes(app, bots)
     from bot.doors.analysis_app import add_analysis_routes  # POST /v1/analyze, GET /v1/rollout
 
-    add_analysis_routes(app, bot)
+    add_analysis_routes(app)
     return app
 
 

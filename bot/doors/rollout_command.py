@@ -22,13 +22,16 @@ import numpy as np
 
 from bot.doors.progress import ProgressBar
 from bot.doors.bounds import MAX_CANDIDATES, MAX_SEED, MAX_TRIALS, MAX_TRUNCATE, Bounded
-from bot.doors.situation import Situation, parse_position
-from bot.doors.text import PROBABILITY_NAMES, format_probabilities
+from bot.doors.cli import _add_game, _add_position
+from bot.doors.codecs import codec_for
+from bot.doors.situation import Situation
+from bot.doors.text import format_probabilities
 from bot.equity.cube import verdict_words
-from bot.facade import Bot, check_game_on
+from bot.facade import Bot, check_game_on, game_probabilities
 from bot.search.nply import InvalidSearchError
 from engine.board import validate_dice
 from engine.errors import check_range
+from engine.variant import Variant
 
 if TYPE_CHECKING:  # imported where a rollout runs: a cold `nardy hint` need not load it
     from bot.search.rollout import Progress, RolloutSettings
@@ -50,21 +53,25 @@ def rollout_json(
 ) -> dict:
     """The rollout answer as JSON data (the side on roll's view; plays: the mover's after each play).
 
-    No dice: ``{"position_id", "trials", "probabilities", "std_errors", "equity", "equity_std_error"}``
-    (+ ``"cube"`` when ``cubeful``). Dice: ``{"position_id", "dice", "trials", "plays": [{"move", ...}]}``,
-    best first by rolled-out equity.
+    No dice: ``{"variant", "position_id", "trials", "probabilities", "std_errors", "equity", "equity_std_error"}``
+    (+ ``"cube"`` when ``cubeful``). Dice: ``{"variant", "position_id", "dice", "trials", "plays": [{"move", ...}]}``,
+    best first by rolled-out equity. ``variant`` is the game as the HTTP API names it; the probabilities are
+    always the five of docs/DESIGN.md (long nardy's backgammon columns 0).
     """
-    from bot.search.rollout import rollout_afterstates, rollout_cube, rollout_position
+    from bot.search.rollout import check_cubeful, rollout_afterstates, rollout_cube, rollout_position
 
-    board = check_game_on(situation.board)
+    board = check_game_on(situation.board, bot.variant)
+    variant = codec_for(bot.variant).api_name
     if candidates < 1:
         raise InvalidSearchError(f"candidates {candidates!r}: expected at least 1")
     if seed is not None:  # the HTTP API's seed comes here unchecked by argparse
         check_range("seed", seed, 0, MAX_SEED)
+    if cubeful:
+        check_cubeful(bot.evaluator)  # before any trial
     rng = np.random.default_rng(seed)
     if dice is None:
         result = rollout_position(bot.evaluator, board, rng, settings, progress)
-        data = result.to_json()
+        data = {"variant": variant, **result.to_json()}
         if cubeful:
             data["cube"] = rollout_cube(bot.evaluator, board, situation.state, rng, settings, progress).to_json()
         return data
@@ -72,7 +79,13 @@ def rollout_json(
     results = rollout_afterstates(bot.evaluator, np.stack([r.afterstate for r in ranked]), rng, settings, progress)
     order = sorted(range(len(ranked)), key=lambda i: -results[i].equity)
     plays = [{"move": ranked[i].notation, **results[i].to_json()} for i in order]
-    return {"position_id": situation.position_id, "dice": list(dice), "trials": settings.trials, "plays": plays}
+    return {
+        "variant": variant,
+        "position_id": situation.position_id,
+        "dice": list(dice),
+        "trials": settings.trials,
+        "plays": plays,
+    }
 
 
 def _settings(args: argparse.Namespace) -> RolloutSettings:
@@ -87,22 +100,27 @@ def _settings(args: argparse.Namespace) -> RolloutSettings:
     )
 
 
-def _table(heading: str, rows: list[tuple[str, dict, Optional[float]]]) -> list[str]:
+def _table(heading: str, rows: list[tuple[str, dict, Optional[float]]], variant: Variant) -> list[str]:
     """Rolled-out figures under a header: per row its label, equity and standard error, the gap to the best
-    (when given) and the five probabilities, with their standard errors on the line below."""
+    (when given) and the probabilities of the game's own outcomes, with their standard errors on the line below."""
     width = max(len(heading), *(len(label) for label, _, _ in rows))
-    names = " ".join(f"{n:>6}" for n in PROBABILITY_NAMES)
+    names = " ".join(f"{n:>6}" for n in codec_for(variant).columns)
+
+    def own(values: list[float]) -> str:
+        return format_probabilities(game_probabilities(np.array(values), variant))
+
     lines = [f"{heading:<{width}}  {'Equity':>7} {'+-':>6} {'Diff':>7}  {names}"]
     for label, data, diff in rows:
         gap = "" if diff is None else f"{diff:+7.3f}"
         figures = f"{data['equity']:+7.3f} {data['equity_std_error']:6.3f} {gap:>7}"
-        lines.append(f"{label:<{width}}  {figures}  " + format_probabilities(data["probabilities"]))
-        lines.append(f"{'':<{width}}  {'':>7} {'':>6} {'+-':>7}  " + format_probabilities(data["std_errors"]))
+        lines.append(f"{label:<{width}}  {figures}  " + own(data["probabilities"]))
+        lines.append(f"{'':<{width}}  {'':>7} {'':>6} {'+-':>7}  " + own(data["std_errors"]))
     return lines
 
 
 def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
-    """The text report of ``rollout_json``'s answer."""
+    """The text report of ``rollout_json``'s answer, in the columns of its game."""
+    variant = codec_for(data["variant"]).variant
     ending = (
         "truncated after " + str(settings.truncate) + " plies" if settings.truncate is not None else "played to the end"
     )
@@ -114,7 +132,7 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
     lines = [f"Rollout of {data['position_id']}: {how}"]
     if "plays" not in data:
         lines.append("Side on roll, cubeless; +- a standard error:")
-        lines += _table("", [("  side on roll", data, None)])
+        lines += _table("", [("  side on roll", data, None)], variant)
         cube = data.get("cube")
         if cube:
             lines.append(
@@ -134,14 +152,14 @@ def format_rollout(data: dict, settings: RolloutSettings) -> list[str]:
     best = data["plays"][0]["equity"]
     plays = enumerate(data["plays"], 1)
     rows = [(f"{i:>3}. {play['move'] or '(no move)'}", play, play["equity"] - best) for i, play in plays]
-    return lines + _table("     Play", rows)
+    return lines + _table("     Play", rows, variant)
 
 
 def _run_rollout(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
-    situation = parse_position(args.position)
+    bot = Bot.load(args.checkpoint, variant=args.game)
+    situation = codec_for(bot.variant).read_position(args.position)
     dice = validate_dice(args.dice) if args.dice else situation.dice
     settings = _settings(args)
-    bot = Bot.load(args.checkpoint)
     bar = ProgressBar(sys.stderr, "trial")
     try:
         data = rollout_json(bot, situation, dice, settings, args.seed, args.cubeful, args.candidates, bar)
@@ -157,8 +175,9 @@ def _run_rollout(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int
 def add_rollout(subparsers) -> None:
     """The ``rollout`` subcommand."""
     p = subparsers.add_parser("rollout", help="Monte-Carlo rollout of a position, or of the plays of a roll")
-    p.add_argument("position", metavar="POSITION", help="Position ID, PositionID:MatchID or XGID")
+    _add_position(p)
     p.add_argument("dice", metavar="DICE", nargs="?", help="a roll (e.g. 31): roll out its best plays")
+    _add_game(p)
     p.add_argument(
         "--trials",
         action=Bounded,
@@ -187,7 +206,7 @@ def add_rollout(subparsers) -> None:
     p.add_argument(
         "--cubeful",
         action="store_true",
-        help="also the cube decision, from cubeful trials of no double and double/take",
+        help="also the cube decision, from cubeful trials of no double and double/take (backgammon only)",
     )
     p.add_argument("--no-vr", action="store_true", help="no variance reduction")
     p.add_argument(

@@ -127,9 +127,11 @@ class ScoreMatrix:
         }
 
 
-def max_length() -> int:
-    """The longest match the matrix covers: the match equity table's size."""
-    return default_met().size
+def max_length(bot: Optional[Bot] = None) -> int:
+    """The longest match the matrix covers: the size of the match equity table of ``bot``'s game (default:
+    backgammon's)."""
+    table = None if bot is None else bot.match_table(CubeState(match_length=1))
+    return (table or default_met()).size
 
 
 def _cell(bot: Bot, board: np.ndarray, state: CubeState, plies: int, name: str) -> Cell:
@@ -139,10 +141,11 @@ def _cell(bot: Bot, board: np.ndarray, state: CubeState, plies: int, name: str) 
 
 def score_matrix(bot: Bot, board: np.ndarray, length: int, plies: int = 0) -> ScoreMatrix:
     """The cube decision of the side on roll of ``board`` (cube centred) at every score of a ``length``-point match."""
-    if not 1 <= length <= max_length():
+    longest = max_length(bot)
+    if not 1 <= length <= longest:
         raise ScoreMatrixError(
-            f"match length {length}: the score matrix covers 1 to {max_length()} points "
-            "(the match equity table's range)"
+            f"match length {length}: the score matrix covers 1 to {longest} points "
+            f"(the {bot.variant.title} match equity table's range)"
         )
     rows, crawford = [], {}
     for a in range(1, length + 1):
@@ -161,11 +164,12 @@ def score_matrix(bot: Bot, board: np.ndarray, length: int, plies: int = 0) -> Sc
     return ScoreMatrix(length, plies, tuple(rows), crawford)
 
 
-def money_cube(bot: Bot, board: np.ndarray, plies: int = 0) -> tuple[Cell, ...]:
-    """The money decisions: the cube centred, centred with the Jacoby rule, and on 2 owned by the side on roll."""
+def money_cube(bot: Bot, board: np.ndarray, plies: int = 0, jacoby: bool = True) -> tuple[Cell, ...]:
+    """The money decisions: the cube centred, centred with the Jacoby rule (where the game has it: ``jacoby``),
+    and on 2 owned by the side on roll."""
     states = (
         ("centred", CubeState()),
-        ("centred, Jacoby", CubeState(jacoby=True)),
+        *((("centred, Jacoby", CubeState(jacoby=True)),) if jacoby else ()),
         ("owned (cube 2)", CubeState(cube=2, owner=Owner.ME)),
     )
     return tuple(_cell(bot, board, state, plies, name) for name, state in states)

@@ -41,10 +41,11 @@ from bot.equity.cube import (
     swap_state,
 )
 from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
-from bot.equity.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.equity.outcomes import equity, invert, is_finished
 from bot.evaluation.prune import in_contact
 from bot.search.nply import DEFAULT_FILTERS, InvalidSearchError, MoveFilter, afterstate_probabilities, rank_afterstates
-from engine import ROLL_WEIGHTS, ROLLS, afterstates, encode_position_id, flip
+from engine import ROLL_WEIGHTS, ROLLS
+from engine.variant import BACKGAMMON
 from engine.movegen import HASH
 
 # The 36 ordered rolls, and the index in ROLLS (21 distinct rolls) of each (d1, d2).
@@ -224,7 +225,7 @@ def _play(
     rolled = ROLL_INDEX[dice[:, 0], dice[:, 1]]
     if luck is None or settings.plies > 0:
         first, inverse = _unique(boards, rolled)
-        children, parent = afterstates(boards[first], dice[first])
+        children, parent = evaluator.game.afterstates(boards[first], dice[first])
         if settings.plies == 0:
             scores, _ = _scored(evaluator, boards[first], children, parent, settings)
         else:
@@ -234,8 +235,9 @@ def _play(
             return chosen
     first, inverse = _unique(boards)
     count, rolls = len(first), len(ROLLS)
-    children, parent = afterstates(np.repeat(boards[first], rolls, axis=0), np.tile(ROLLS, (count, 1)))
-    scores, five = _scored(evaluator, np.repeat(boards[first], rolls, axis=0), children, parent, settings)
+    replies = np.repeat(boards[first], rolls, axis=0)
+    children, parent = evaluator.game.afterstates(replies, np.tile(ROLLS, (count, 1)))
+    scores, five = _scored(evaluator, replies, children, parent, settings)
     best = best_children(scores, parent, count * rolls).reshape(count, rolls)
     best_five = _to_root(five[best].astype(np.float64), ply)  # (distinct boards, 21, 5)
     mean = np.einsum("urk,r->uk", best_five, ROLL_WEIGHTS)
@@ -264,12 +266,15 @@ def rollout_boards(
     live = np.arange(total)
     current = np.repeat(boards, trials, axis=0)
     dice = RolloutDice(trials, rng, settings.rotate_first, settings.rotate_second)
+    game = evaluator.game
     ply = 0
     while len(live):
         check_cancelled()
         if settings.truncate is not None and ply >= settings.truncate:
             # The last mover's afterstate, evaluated, is the side on roll's position inverted.
-            results[live] = _to_root(afterstate_probabilities(evaluator, flip(current)).astype(np.float64), ply + 1)
+            results[live] = _to_root(
+                afterstate_probabilities(evaluator, game.flip(current)).astype(np.float64), ply + 1
+            )
             if progress is not None:
                 progress(total, total)
             break
@@ -280,8 +285,8 @@ def rollout_boards(
             luck[live] += live_luck
         done = is_finished(chosen)
         if done.any():
-            results[live[done]] = _to_root(finished_probabilities(chosen[done]).astype(np.float64), ply)
-        live, current = live[~done], flip(chosen[~done])
+            results[live[done]] = _to_root(game.finished_probabilities(chosen[done]).astype(np.float64), ply)
+        live, current = live[~done], game.flip(chosen[~done])
         ply += 1
         if progress is not None:
             progress(total - len(live), total)
@@ -300,7 +305,7 @@ def rollout_position(
     """Roll out a position before the roll (board (26,) in the side on roll's view), for the side on roll."""
     board = np.asarray(board, dtype=np.int8)
     samples = rollout_boards(evaluator, board[None], rng, settings, progress)[0]
-    return _summary(encode_position_id(board), samples)
+    return _summary(str(evaluator.game.position(board).id), samples)
 
 
 def rollout_afterstates(
@@ -316,15 +321,16 @@ def rollout_afterstates(
     afterstate gets its exact result. ``position_id`` is the afterstate as GNU
     Backgammon shows it (the opponent on roll).
     """
+    game = evaluator.game
     positions = np.asarray(positions, dtype=np.int8).reshape(-1, 26)
     done = is_finished(positions)
     live = np.flatnonzero(~done)
     samples = np.empty((len(positions), settings.trials, 5), dtype=np.float64)
     if done.any():
-        samples[done] = finished_probabilities(positions[done])[:, None, :]
+        samples[done] = game.finished_probabilities(positions[done])[:, None, :]
     if len(live):
-        samples[live] = invert(rollout_boards(evaluator, flip(positions[live]), rng, settings, progress))
-    return [_summary(encode_position_id(flip(p)), s) for p, s in zip(positions, samples)]
+        samples[live] = invert(rollout_boards(evaluator, game.flip(positions[live]), rng, settings, progress))
+    return [_summary(str(game.position(game.flip(p)).id), s) for p, s in zip(positions, samples)]
 
 
 # ---------------------------------------------------------------- cubeful rollouts
@@ -442,7 +448,7 @@ class _TrialCubes:
 
     def finished(self, trials: np.ndarray, chosen: np.ndarray, ply: int) -> np.ndarray:
         """Points won (root's view) of trials whose mover at ``ply`` has just borne off its last checker."""
-        five = finished_probabilities(chosen)
+        five = self.evaluator.game.finished_probabilities(chosen)
         multiple = 1 + np.rint(five[:, 1] + five[:, 2]).astype(np.int64)  # single 1, gammon 2, backgammon 3
         if self.root.jacoby:
             multiple = np.where(self.owners[trials] == CENTRED, 1, multiple)
@@ -470,6 +476,16 @@ class _TrialCubes:
         return np.array([self.score.normalise(m, self.root.cube) for m in mwc])
 
 
+def check_cubeful(evaluator: ProbabilityEvaluator) -> None:
+    """Refuse cubeful trials in a game whose cube they cannot price: their cube actions take backgammon's cube
+    model (position classes, cube efficiencies, the default match equity table)."""
+    if evaluator.game is not BACKGAMMON:
+        raise InvalidSearchError(
+            f"cubeful rollouts are backgammon's only: the trials' cube actions price {evaluator.game.title} "
+            "by backgammon's cube model (the 0-ply cube decision: nardy cube, or hint without dice)"
+        )
+
+
 def rollout_cube(
     evaluator: ProbabilityEvaluator,
     board: np.ndarray,
@@ -485,6 +501,7 @@ def rollout_cube(
     by the trial's cube at that roll: given the position before the roll its mean is zero, so the
     trials' mean keeps its expectation and loses most of the dice's noise.
     """
+    check_cubeful(evaluator)
     board = np.asarray(board, dtype=np.int8)
     if is_finished(board[None])[0]:
         raise InvalidSearchError("the game is over: there is no cube decision to roll out")
@@ -517,7 +534,7 @@ def rollout_cube(
             luck[live] += cubes.values[live] / state.cube * (live_luck @ _EQUITY_WEIGHTS)
         done = is_finished(chosen)
         results[live[done]] = cubes.normalised(cubes.finished(live[done], chosen[done], ply))
-        live, current = live[~done], flip(chosen[~done])
+        live, current = live[~done], evaluator.game.flip(chosen[~done])
         ply += 1
         if progress is not None:
             progress(total - len(live), total)
