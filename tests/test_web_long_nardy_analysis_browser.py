@@ -9,7 +9,10 @@ stepped through with its candidates. Screenshots go to $NARDY_SHOTS. Skipped wit
 
 from __future__ import annotations
 
+import json
 import re
+import urllib.request
+from urllib.parse import urlencode
 
 import numpy as np
 import pytest
@@ -124,6 +127,35 @@ def test_play_from_a_long_nardy_position_analysed(page, servers):
     view = _human_to_act(page)
     assert view["variant"] == "long" and view["phase"] == "move" and view["dice"] == [5, 4]
     expect(page.locator("#turn")).to_have_text("Your turn: move 54")
+
+
+def test_a_long_nardy_positions_score_matrix(page, servers):
+    expect = sync_api.expect
+    page.goto(servers["real"] + "/?delay=0#analyse")
+    by(page, "position-input").fill(f"{MIDDLE}:{MIDDLE_MATCH}")
+    by(page, "analyse").click()
+    expect(by(page, "hint-row").first).to_be_visible(timeout=15000)
+    by(page, "matrix-length").fill("3")
+    by(page, "score-matrix").click()
+    table = by(page, "matrix-table")
+    expect(table).to_be_visible(timeout=30000)
+    expect(by(page, "error")).to_be_hidden()
+    expect(by(page, "score-matrix-result")).to_contain_text(f"Score matrix of {MIDDLE} (long nardy), 3-point match")
+    # The cells are the server's long nardy matrix at the depth shown, each titled with its verdict in words.
+    plies = re.search(r"(\d)-ply", by(page, "score-matrix-result").inner_text()).group(1)
+    query = urlencode({"variant": "long", "position": MIDDLE, "length": 3, "plies": plies})
+    with urllib.request.urlopen(f"{servers['real']}/v1/cube/matrix?{query}", timeout=60) as answer:
+        expected = json.load(answer)
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(3)
+    shown = [row.locator("[data-testid=matrix-verdict]").all_text_contents() for row in rows.all()]
+    assert shown == [[c["label"] for c in row] for row in expected["matrix"]["rows"]]
+    cell = expected["matrix"]["rows"][2][2]
+    title = rows.nth(2).locator("[data-testid=matrix-cell]").nth(2).get_attribute("title")
+    assert title.startswith(f"3-away/3-away: {cell['action']}; double "), title
+    money = by(page, "matrix-money").locator("[data-testid=matrix-verdict]").all_text_contents()
+    assert money == [c["label"] for c in expected["money"]]
+    shoot(page, "long-matrix")
 
 
 @pytest.mark.slow

@@ -46,8 +46,8 @@ function matrixCell(row, cell) {
   const td = document.createElement("td");
   td.className = `matrix-cell ${verdictClass(cell.label)}`;
   td.dataset.testid = "matrix-cell";
-  td.title = cell.double_margin === undefined
-    ? cell.name : `${cell.name}: double ${milli(cell.double_margin)}, take ${milli(cell.take_margin)} (x1000)`;
+  td.title = cell.double_margin === undefined ? cell.name
+    : `${cell.name}: ${cell.action}; double ${milli(cell.double_margin)}, take ${milli(cell.take_margin)} (x1000)`;
   const verdict = document.createElement("span");
   verdict.className = "verdict";
   verdict.dataset.testid = "matrix-verdict";
@@ -71,7 +71,8 @@ export function showMatrix(container, answer, crawford) {
   const m = answer.matrix, n = m.length;
   const title = document.createElement("p");
   title.className = "verdict";
-  title.textContent = `Score matrix of ${answer.position_id}, ${n}-point match, ${answer.plies}-ply`;
+  const game = answer.variant === "long" ? " (long nardy)" : "";
+  title.textContent = `Score matrix of ${answer.position_id}${game}, ${n}-point match, ${answer.plies}-ply`;
   const help = document.createElement("p");
   help.className = "help";
   help.textContent = "The side on roll's cube decision, cube centred. Rows: its points to go; columns: the " +
@@ -339,15 +340,15 @@ export class Analyse {
     }
   }
 
-  // The position whose side on roll the score matrix is for: the one set up, shown, or typed.
-  async matrixPosition() {
+  // The query naming the position whose side on roll the score matrix is for (the one set up, shown, or
+  // typed) and its game; null when the set-up position is not one.
+  async matrixQuery() {
     if (this.setup) {
       const ids = await this.sync(false);
-      return ids ? ids.position_id : null;
+      return ids ? { position: ids.position_id } : null;
     }
     const position = this.shown ? this.shown.positionId : this.ui.el.positionInput.value.trim() || START_ID;
-    if (gameOf(position) === "long") throw new ApiError("the score matrix is for backgammon positions");
-    return position;
+    return { position, variant: variantParam(gameOf(position)) };
   }
 
   async scoreMatrix() {
@@ -363,9 +364,9 @@ export class Analyse {
     const asked = ++this.matrixAsked;
     button.disabled = true;
     try {
-      const position = await this.matrixPosition();
-      if (!position) return;
-      const answer = await get("/v1/cube/matrix", { position, length, plies });
+      const query = await this.matrixQuery();
+      if (!query) return;
+      const answer = await get("/v1/cube/matrix", { ...query, length, plies });
       if (asked !== this.matrixAsked) return;
       ui.clearError();
       showMatrix(el.results, answer, crawford);
