@@ -661,6 +661,14 @@ def cube_match(game: Any) -> MatchState:
     return replace(game.match, cube_value=game.cube, cube_owner=game.cube_owner)
 
 
+def match_id_of(game: Any) -> str:
+    """The GNU Backgammon Match ID of a game in progress (cube, score, turn, dice). It holds no board, so long
+    nardy's is backgammon's of the same cube, score, turn and dice: ``LongNardyCodec.read_position`` reads it."""
+    if not isinstance(game, Game):
+        game = Game(cube_match(game), game.phase, game.turn, START_POSITION, game.dice)
+    return game.ids()[1]
+
+
 def _replay_action(game: Any, action: MatAction, variant: Variant) -> Any:
     """``game`` (a ``GameOn``) after one recorded ``action``; raise BackgammonError for a broken rule."""
     if action.player != game.actor:

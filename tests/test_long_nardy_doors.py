@@ -16,6 +16,7 @@ from conftest import tiny_bot
 from engine.game import Phase
 from engine.long_nardy import START, LongGame, LongPosition, Rules, encode_long_position_id, flip
 from engine.match import MatchState
+from engine.match_id import decode_match_id
 
 with warnings.catch_warnings():  # starlette asks for httpx2, which is not needed here
     warnings.filterwarnings("ignore", message=".*httpx2")
@@ -328,6 +329,32 @@ def test_a_long_match_on_the_web_board_has_its_crawford_game_and_ends(client):
     assert last["match_over"] and last["next_game"] is None and last["score"] == {"human": 0, "bot": 4}
     too_long = client.post("/v1/game/new", json={"variant": "long", "length": 26})
     assert too_long.status_code == 400 and "25" in too_long.json()["message"]  # the match equity table's reach
+
+
+def test_a_long_match_view_carries_a_match_id_the_hint_reads(client):
+    view = act(client, "/v1/game/new", {"variant": "long", "length": 3})
+    lost = act(client, "/v1/game/resign", {"game": to_human_roll(client, view)["game"]})["result"]
+    view = to_human_roll(client, act(client, "/v1/game/view", {"game": lost["next_game"]}))
+    m = decode_match_id(view["match_id"])
+    assert (m.match_length, m.score, m.crawford, m.player_on_roll, m.dice) == (3, (0, 2), True, 0, None)
+    cube = client.get("/v1/cube", params={"variant": "long", "position": f"{view['position_id']}:{view['match_id']}"})
+    assert cube.status_code == 200, cube.text
+    assert cube.json()["mwc"] is not None
+    view = act(client, "/v1/game/roll", {"game": view["game"], "seed": 1})
+    assert view["phase"] == "move" and view["turn"] == "human"
+    assert decode_match_id(view["match_id"]).dice == tuple(view["dice"])
+    # The hint's query: no dice given, they are the Match ID's; each play ranked by match-winning chance.
+    answer = client.get(
+        "/v1/moves", params={"variant": "long", "position": f"{view['position_id']}:{view['match_id']}"}
+    )
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert sorted(body["dice"]) == sorted(view["dice"]) and body["position_id"] == view["position_id"]
+    assert body["moves"] and all(0 < move["mwc"] < 1 for move in body["moves"])
+    assert sorted(move["move"] for move in body["moves"]) == sorted(p["move"] for p in view["plays"])
+    # Money play keeps no Match ID.
+    money = to_human_roll(client, act(client, "/v1/game/new", {"variant": "long", "cube": True}))
+    assert money["match_id"] == ""
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,10 @@
 
 Playwright drives Debian's Chromium against the uvicorn server of ``test_web_browser`` (its fixtures and
 skips): a typed long nardy Position ID draws long nardy's board and ranks its plays with the game's own
-columns (mars, no backgammons); a long nardy game's hint shows the same columns and its resignation says
-what the board makes it; a recorded 3-point long nardy match against the heuristic is analysed and
-stepped through with its candidates. Screenshots go to $NARDY_SHOTS. Skipped without playwright or Chromium.
+columns (mars, no backgammons) and its score matrix; a long nardy match game's hint shows the same
+columns, ranked by match-winning chance, and its resignation says what the board makes it; a recorded
+3-point long nardy match against the heuristic is analysed and stepped through with its candidates.
+Screenshots go to $NARDY_SHOTS. Skipped without playwright or Chromium.
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ def test_a_long_nardy_hint_and_resignation(page, servers):
     expect = sync_api.expect
     page.goto(servers["real"] + "/?seed=3&delay=0")
     page.select_option("#variant", "long")
+    page.select_option("#length", "3")
     by(page, "new-game").click()
     for _ in range(20):
         view = _human_to_act(page)
@@ -173,6 +175,9 @@ def test_a_long_nardy_hint_and_resignation(page, servers):
     page.click("#hint")
     expect(by(page, "hint-row").first).to_be_visible(timeout=15000)
     assert _game_columns(_header(page, "hint-row")) == ["Win", "W mars", "L mars"]
+    # A match: the view's Match ID is shown, and the hint ranks by match-winning chance.
+    expect(page.locator("#match-id")).to_have_text(view["match_id"])
+    assert view["match_id"] and "MWC" in _header(page, "hint-row")
     shoot(page, "long-hint")
     # The resignation has no level to choose: with no checker borne off, it is a mars.
     by(page, "resign").click()

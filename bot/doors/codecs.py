@@ -29,7 +29,7 @@ from bot.doors.situation import Situation, parse_position
 from bot.equity.cube import CubeState, Owner, cube_state_for
 from engine.errors import InvalidMatchError, quote
 from engine.match import MAX_CUBE, MatchState
-from engine.variant import BACKGAMMON, GameOn, Variant, find_variant
+from engine.variant import BACKGAMMON, Finished, GameOn, Variant, find_variant
 
 # A game in progress or finished, of the codec's game (``engine.variant.GameOn`` or ``Finished``): the two
 # engines' games share those protocols, and each codec reads the fields its engine adds.
@@ -106,7 +106,7 @@ class GameCodec:
         raise NotImplementedError
 
     def match_id(self, game: Step) -> str:
-        """The Match ID of a game; '' in a game that has none (long nardy)."""
+        """The Match ID of a game; '' in a game that has none."""
         return ""
 
     def owns_token(self, token: str) -> bool:
@@ -222,7 +222,8 @@ _LENGTH = re.compile(r"([0-9]{1,3})([cp]?)", re.ASCII)
 
 
 class LongNardyCodec(GameCodec):
-    """Long nardy: its 13-character Position ID, its board, the token of ``_FIELDS`` (it has no Match ID).
+    """Long nardy: its 13-character Position ID, its board, the token of ``_FIELDS``; in a match, backgammon's
+    Match ID of the same cube, score, turn and dice (``match_id``).
 
     Token: ``POSITIONID`` seen by the side on roll (the start in the opening); ``PHASE`` opening, roll, move or
     doubled; ``TURN``, ``FIRST`` (who started) and ``OWNER`` (of the cube) ``h`` (the human, seat 0), ``b``
@@ -324,6 +325,13 @@ class LongNardyCodec(GameCodec):
             match_length=m.match_length,
             names=names,
         )
+
+    def match_id(self, game: Step) -> str:
+        """In a match, GNU Backgammon's Match ID of the game in progress (``read_position`` reads it back, so the
+        hint ranks by match-winning chances); '' in money play and once the game is over."""
+        from engine.matfile import match_id_of
+
+        return match_id_of(game) if game.match.match_length and not isinstance(game, Finished) else ""
 
     def owns_token(self, token: str) -> bool:
         return token.strip().startswith(_PREFIX + ":")

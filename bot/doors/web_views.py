@@ -4,7 +4,7 @@
 page holds a *game token* and sends it back with every action. Each game writes its token with its codec
 (``bot.doors.codecs``): backgammon ``PositionID:MatchID`` as GNU Backgammon writes them (the Position ID
 in the view of the player on roll, the Match ID with the cube, score, Crawford flag, dice, who is on roll
-and who must decide now), long nardy ``long:POSITIONID:...`` (it has no Match ID). Each view reads the
+and who must decide now), long nardy ``long:POSITIONID:...``. Each view reads the
 token into its game's state machine (a game, or the result of a finished game), applies the action (the
 opening roll, a roll, a play, a double and its answer, a resignation, the bot's turn) with the engine's
 actions and the decisions of ``bot.facade.Bot``, and answers a ``GameView`` of the next state: the new
@@ -168,7 +168,10 @@ class GameView(BaseModel):
     variant: Variant = Field("backgammon", description="backgammon, or long (long nardy: no bar, no hits)")
     game: str = Field(description="the token to send with the next action")
     position_id: str = Field(description="the Position ID, in the view of the player on roll")
-    match_id: str = Field(description="the Match ID; '' in long nardy, which has none")
+    match_id: str = Field(
+        description="the Match ID; long nardy's (backgammon's encoding of its cube, score, turn and dice) in a "
+        "match only: '' in money play and once its game is over"
+    )
     phase: Phase = Field(
         description="opening: roll for who starts; roll: roll or double; move: play the dice; "
         "doubled: take or pass; over: the game has ended"

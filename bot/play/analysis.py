@@ -46,10 +46,17 @@ from bot.search.nply import DEFAULT_FILTERS, InvalidSearchError, probabilities_a
 from engine import compiled
 from engine.board import ROLL_WEIGHTS, ROLLS
 from engine.errors import BackgammonError, InvalidOptionError
-from engine.game import Game, Phase
+from engine.game import Phase
 from engine.match import MatchState, after_game
-from engine.matfile import ActionKind, MatAction, MatMatch, cube_match, game_at_start, game_match_state
-from engine.position import START_POSITION
+from engine.matfile import (
+    ActionKind,
+    MatAction,
+    MatMatch,
+    cube_match,
+    game_at_start,
+    game_match_state,
+    match_id_of,
+)
 from engine.variant import Finished, Variant
 
 # GNU Backgammon 1.07's default skill thresholds, in EMG (`show analysis`: -0.030 doubtful,
@@ -373,14 +380,6 @@ class _CubePoint:
     state: CubeState  # the side on roll's, the cube before the double
 
 
-def _match_id(game: Any) -> str:
-    """The Match ID of the game (a ``GameOn``) as it stands, GNU Backgammon's through ``engine.game``. It holds
-    no board, so long nardy's is backgammon's of the same cube, score, turn and dice."""
-    if not isinstance(game, Game):
-        game = Game(cube_match(game), game.phase, game.turn, START_POSITION, game.dice)
-    return game.ids()[1]
-
-
 def _describe(number: int, index: int, action: MatAction, names: tuple[str, str]) -> str:
     dice = "".join(str(d) for d in action.dice or ())
     what = f"{dice}: {action.move or '(no move)'}" if action.kind is ActionKind.MOVE else action.kind.value
@@ -418,12 +417,12 @@ def _replay(
                     raise BackgammonError("a move without dice")
                 if game.phase is Phase.BEFORE_ROLL:
                     if (index > 1 or set_up or variant.opening_doubles) and game.may_double and cube.can_double:
-                        d = Decision(number, turn, "double", position_id, _match_id(game), None, "no double", "")
+                        d = Decision(number, turn, "double", position_id, match_id_of(game), None, "no double", "")
                         cubes.append(_CubePoint(d, board, cube))
                         result.decisions.append(d)
                     game = game.roll(dice)
                 play = variant.parse_play(action.move, game.board, dice)
-                d = Decision(number, turn, "move", position_id, _match_id(game), dice, variant.format_play(play), "")
+                d = Decision(number, turn, "move", position_id, match_id_of(game), dice, variant.format_play(play), "")
                 opening = index == 1 and not set_up and not variant.opening_doubles
                 moves.append(_MovePoint(d, board, dice, np.array(play.afterstate, dtype=np.int8), cube, opening))
                 result.decisions.append(d)
@@ -431,14 +430,14 @@ def _replay(
             elif action.kind is ActionKind.DOUBLE:
                 if action.cube != 2 * cube.cube:
                     raise BackgammonError(f"a double to {action.cube} with the cube on {cube.cube}")
-                d = Decision(number, turn, "double", position_id, _match_id(game), None, "double", "")
+                d = Decision(number, turn, "double", position_id, match_id_of(game), None, "double", "")
                 game = game.double()
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)
             else:
                 taken = action.kind is ActionKind.TAKE
                 d = Decision(
-                    number, 1 - turn, "take", position_id, _match_id(game), None, "take" if taken else "pass", ""
+                    number, 1 - turn, "take", position_id, match_id_of(game), None, "take" if taken else "pass", ""
                 )
                 cubes.append(_CubePoint(d, board, cube))
                 result.decisions.append(d)

@@ -34,6 +34,13 @@ export function get(path, params = {}) {
   return request(text ? `${path}?${text}` : path, { headers: { Accept: "application/json" } });
 }
 
+// The query naming a game view's situation (GET /v1/game/view's answer) for the stateless endpoints:
+// backgammon's token (PositionID:MatchID); long nardy's Position ID, with its Match ID in a match.
+export function viewQuery(view) {
+  if (view.variant !== "long") return { position: view.game };
+  return { variant: "long", position: view.match_id ? `${view.position_id}:${view.match_id}` : view.position_id };
+}
+
 export function post(path, body) {
   return request(path, {
     method: "POST",

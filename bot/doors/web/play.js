@@ -4,7 +4,7 @@
 // at a time or a checker the whole way at once, in any order: entry.js accepts whatever reaches
 // the position after one of the legal plays the server listed for this roll.
 
-import { post, get } from "./api.js";
+import { post, get, viewQuery } from "./api.js";
 import { showPlays, showCube } from "./results.js";
 import { Entry } from "./entry.js";
 import { Tutor } from "./tutor.js";
@@ -266,16 +266,12 @@ export class Play {
     const v = this.view;
     if (!v || this.busy) return;
     try {
-      const position = v.game;
-      if (v.variant === "long") {
-        const dice = `${v.dice[0]}${v.dice[1]}`;
-        const answer = await get("/v1/moves", { variant: "long", position: v.position_id, dice, plies: this.plies() });
-        showPlays(this.ui.el.results, answer, (m) => this.pickHint(m));
-      } else if (v.phase === "move") {
-        const answer = await get("/v1/moves", { position, plies: this.plies() });
+      const query = { ...viewQuery(v), plies: this.plies() };
+      if (v.phase === "move") {
+        const answer = await get("/v1/moves", { ...query, dice: v.dice.join("") });
         showPlays(this.ui.el.results, answer, (m) => this.pickHint(m));
       } else {
-        showCube(this.ui.el.results, await get("/v1/cube", { position, plies: this.plies() }));
+        showCube(this.ui.el.results, await get("/v1/cube", query));
       }
       this.ui.clearError();
     } catch (e) {

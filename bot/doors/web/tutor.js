@@ -4,7 +4,7 @@
 // player's decisions is graded in the game log in its mark's colour, and the errors of the game are counted.
 // On or off by the `tutor` box, remembered by the browser.
 
-import { get } from "./api.js";
+import { get, viewQuery } from "./api.js";
 import { verdictWords } from "./results.js";
 
 // GNU Backgammon's skill thresholds in EMG, as bot/play/analysis.py's MARKS: worst first.
@@ -62,7 +62,7 @@ export class Tutor {
   // EMG per unit of match-winning chance at this score and cube: the line through the cube decision's
   // no double and double, pass, which the server gives both as EMG (a pass is +1) and as MWC.
   async emgPerMwc(view, plies) {
-    const c = await get("/v1/cube", { position: view.game, plies });
+    const c = await get("/v1/cube", { ...viewQuery(view), plies });
     const pairs = ["double_take", "double_pass"].map((k) => [c.equities[k] - c.equities.no_double, c.mwc[k] - c.mwc.no_double]);
     const [de, dm] = pairs.reduce((a, b) => (Math.abs(b[1]) > Math.abs(a[1]) ? b : a));
     if (!(Math.abs(dm) > EPSILON)) throw new Error("the tutor cannot weigh this match score");
@@ -73,9 +73,7 @@ export class Tutor {
   // {loss, mark, what, better, betterValue, match, betterSteps, mySteps}, the loss in EMG (money and long nardy:
   // equity); the steps ({from, to}) of the better play and of the chosen one, for the board's arrows.
   async judgePlay(view, chosen, plies) {
-    const answer = view.variant === "long"
-      ? await get("/v1/moves", { variant: "long", position: view.position_id, dice: view.dice.join(""), plies })
-      : await get("/v1/moves", { position: view.game, plies });
+    const answer = await get("/v1/moves", { ...viewQuery(view), dice: view.dice.join(""), plies });
     const moves = answer.moves;
     const match = moves[0].mwc !== null;
     const scale = match ? await this.emgPerMwc(view, plies) : 1;
@@ -92,9 +90,7 @@ export class Tutor {
   // How a cube action compares with the best: "double" or "roll" (the side on roll), "take" or "pass"
   // (answering the bot's double: the server's cube decision is then the bot's).
   async judgeCube(view, action, plies) {
-    const c = view.variant === "long"
-      ? await get("/v1/cube", { variant: "long", position: view.position_id, plies })
-      : await get("/v1/cube", { position: view.game, plies });
+    const c = await get("/v1/cube", { ...viewQuery(view), plies });
     const e = c.equities;
     const doubled = Math.min(e.double_take, e.double_pass);
     const losses = {
