@@ -574,11 +574,10 @@ def _analyse_cube(
 
 
 def load_compiled_for(moves: int, plies: int) -> None:
-    """Load the compiled kernels now when analysing ``moves`` checker plays at ``plies`` will pay for their load
-    (``engine.compiled``: otherwise a process first runs a quarter of a million boards in numpy)."""
+    """Run compiled from the first batch when analysing ``moves`` checker plays at ``plies`` will pay for the
+    kernels' load (``engine.compiled``: otherwise a process first runs a quarter of a million boards in numpy)."""
     if moves * BOARDS_PER_MOVE[plies] >= COMPILED_FROM_BOARDS:
-        compiled.use_compiled_generator()
-        compiled.load("bot.evaluation.kernels")
+        compiled.expect_long_work()
 
 
 def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[Progress] = None) -> MatchAnalysis:
