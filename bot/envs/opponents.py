@@ -33,7 +33,7 @@ from bot.evaluation.evaluator import Evaluator, ProbabilityEvaluator, best_child
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
 from bot.evaluation.pubeval import Pubeval
 from bot.facade import Bot, search_filters
-from bot.play.levels import EQUITY_NOISE, LEVEL_NAMES, Level, LevelPlayer, board_noise, level_named
+from bot.play.levels import EQUITY_NOISE, LEVEL_NAMES, Level, LevelPlayer, level_named, level_noise
 from bot.search.nply import SearchEvaluator
 from bot.envs.games import Legal
 from engine.variant import BACKGAMMON, Variant
@@ -89,11 +89,7 @@ class LevelOpponent:
             return np.zeros(0, dtype=np.int64)
         scores = self.evaluator.afterstate_scores(boards, moves.children, moves.parent)
         if self.level.noise:
-            if self.level.deterministic:
-                noise = board_noise(moves.children, f"{self.level.name}:play", self.level.noise)
-            else:
-                noise = self.level.noise * rng.standard_normal(len(moves.children))
-            scores = scores + EQUITY_NOISE * noise
+            scores = scores + EQUITY_NOISE * level_noise(self.level, moves.children, "play", rng)
         return best_children(scores, moves.parent, len(boards)) - moves.starts
 
 

@@ -88,6 +88,17 @@ def board_noise(boards: np.ndarray, salt: str, sigma: float) -> np.ndarray:
     return sigma * out
 
 
+def level_noise(level: Level, boards: np.ndarray, salt: str, rng: np.random.Generator) -> np.ndarray:
+    """(N,) the level's noise on boards (N, 26): a fixed function of (board, salt) for a deterministic level,
+    fresh draws from ``rng`` otherwise, zeros without noise."""
+    boards = np.asarray(boards).reshape(-1, 26)
+    if level.noise == 0.0:
+        return np.zeros(len(boards))
+    if level.deterministic:
+        return board_noise(boards, f"{level.name}:{salt}", level.noise)
+    return level.noise * rng.standard_normal(len(boards))
+
+
 class LevelPlayer:
     """The bot at a playing ``level``: a ``bot.play.match_play.Player``."""
 
@@ -99,12 +110,7 @@ class LevelPlayer:
         self.name = name or f"{bot.name}-{level.name}"
 
     def _noise(self, boards: np.ndarray, salt: str) -> np.ndarray:
-        boards = np.asarray(boards).reshape(-1, 26)
-        if self.level.noise == 0.0:
-            return np.zeros(len(boards))
-        if self.level.deterministic:
-            return board_noise(boards, f"{self.level.name}:{salt}", self.level.noise)
-        return self.level.noise * self.rng.standard_normal(len(boards))
+        return level_noise(self.level, boards, salt, self.rng)
 
     def choose_play(self, board: np.ndarray, dice: Dice, state: CubeState) -> Play:
         """The play of ``dice`` with the best noisy value (the mover's view)."""
