@@ -1,9 +1,12 @@
-"""The bot's move-choice error in one class of position (race, crashed), judged by its own rollouts.
+"""The bot's move-choice error in one class of position, judged by its own rollouts: backgammon or long nardy.
 
-No GNU Backgammon: the positions are the bot's own self-play positions of the class
-(``bot.evaluation.classes.classify``), one random roll each, and the judge is the bot's own
-cubeless rollout of the candidate plays (``bot.search.rollout.rollout_afterstates``: variance
-reduction, played to the end unless ``--truncate``; bear-offs within the databases exact).
+No GNU Backgammon: the positions are the bot's own self-play positions of the class, one random
+roll each, and the judge is the bot's own cubeless rollout of the candidate plays
+(``bot.search.rollout.rollout_afterstates``: variance reduction, played to the end unless
+``--truncate``; backgammon's bear-offs within the databases exact). Backgammon's classes are its
+networks' (``bot.evaluation.classes.classify``: race, crashed); long nardy's (``--variant long``)
+are the phases of ``engine.long_nardy.phases`` (bear_off, race, opening, head, blocks, middle),
+and ``all`` takes the same number of each phase, in turn.
 
 ``--build`` writes one JSON line per position, appended as each is rolled out (a rerun skips the
 positions already written, so an interrupted build continues): ``index`` (order in the seeded
@@ -12,7 +15,9 @@ notation, ``afterstate`` the Position ID with the opponent on roll, ``equity`` a
 the mover's rollout equity and its standard error, ``zero_ply`` the builder's 0-ply equity) and
 ``settings``. The candidates are the builder's best ``--top`` plays at 0-ply, every play within
 ``--margin`` of its 0-ply best, and its 1-ply choice (``benchmarks.strength.served_search``).
-Positions with a single legal play are left out: they have no choice to get wrong.
+Positions with a single legal play are left out: they have no choice to get wrong. ``--add-choices
+BOT`` rolls out, on the same dice, the 0-ply and 1-ply choices of another bot that are not yet
+candidates, and rewrites the set with them (atomically): a new bot is then judged on its own plays.
 
 ``--measure`` prints, for a bot at each depth, the mean error per position (rollout equity of the
 best candidate minus that of its choice, x1000) with a 95% interval, the shares of positions where
@@ -26,6 +31,10 @@ has the sets' settings and the shipped bot's figures.
         --out benchmarks/data/race_set.jsonl
     python -m benchmarks.class_errors --measure --fixture benchmarks/data/race_set.jsonl [--checkpoint F] [--plies 0 1]
         [--against OTHER]
+    python -m benchmarks.class_errors --variant long --build --position-class all --positions 300
+        --out benchmarks/data/long_nardy_set.jsonl
+    python -m benchmarks.class_errors --variant long --add-choices NEW.npz
+        --fixture benchmarks/data/long_nardy_set.jsonl
 """
 
 from __future__ import annotations
@@ -41,11 +50,11 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bot.evaluation.checkpoint import load_evaluator
-from bot.evaluation.classes import ClassEvaluator
-from bot.evaluation.evaluator import choose_afterstates
+from bot.evaluation.evaluator import ProbabilityEvaluator, choose_afterstates
+from bot.facade import Bot
 from bot.search.rollout import RolloutSettings, rollout_afterstates
-from engine import afterstates, decode_position_id, encode_position_id, flip, format_play, legal_plays
+from engine.long_nardy.phases import Phase, phases
+from engine.variant import BACKGAMMON, Variant, find_variant
 from training.distill import class_rows, sample_positions
 from training.selfplay import roll_dice
 
@@ -53,34 +62,75 @@ from benchmarks.common import ROOT, load_records
 from benchmarks.fixture_diff import sign_test
 from benchmarks.strength import served_search
 
-DEFAULT_CHECKPOINT = ROOT / "checkpoints" / "default.npz"
+DEFAULT_CHECKPOINTS = {
+    "backgammon": ROOT / "checkpoints" / "default.npz",
+    "long_nardy": ROOT / "checkpoints" / "long_nardy.npz",
+}
+BACKGAMMON_CLASSES = ("race", "crashed")
+LONG_NARDY_CLASSES = (*(phase.name.lower() for phase in Phase), "all")
 # Picks the afterstates (B, 26; mover's view) a bot plays from boards (B, 26; side on roll) and dice (B, 2).
 Chooser = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def afterstate_id(afterstate: np.ndarray) -> str:
+def load_bot(path: str | os.PathLike, game: Variant) -> ProbabilityEvaluator:
+    """The bot of a checkpoint file as the doors load it, for ``game``."""
+    return Bot.load(path, variant=game).evaluator
+
+
+def afterstate_id(game: Variant, afterstate: np.ndarray) -> str:
     """The Position ID of an afterstate (mover's view) as GNU Backgammon shows it: the opponent on roll."""
-    return encode_position_id(flip(np.asarray(afterstate, dtype=np.int8)))
+    return str(game.position(game.flip(np.asarray(afterstate, dtype=np.int8))).id)
 
 
-def class_positions(evaluator: ClassEvaluator, label: str, games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def board_of(game: Variant, position_id: str) -> np.ndarray:
+    """The board (side on roll's view) of a Position ID of ``game``."""
+    return np.asarray(game.position.from_id(position_id).board, dtype=np.int8)
+
+
+def class_names(game: Variant, boards: np.ndarray) -> np.ndarray:
+    """(B,) the class of each board (side on roll) as ``--position-class`` names it: long nardy's phase, else ''."""
+    if game is BACKGAMMON:
+        return np.full(len(boards), "", dtype=object)
+    return np.array([Phase(p).name.lower() for p in phases(boards)], dtype=object)
+
+
+def rows_of_class(game: Variant, boards: np.ndarray, label: str) -> np.ndarray:
+    """(K,) indices of the boards of class ``label``, in order; long nardy's ``all`` takes each phase in turn."""
+    if game is BACKGAMMON:
+        return class_rows(boards, label)
+    names = class_names(game, boards)
+    if label != "all":
+        return np.flatnonzero(names == label)
+    groups = [np.flatnonzero(names == phase.name.lower()) for phase in Phase]
+    return np.array([group[k] for k in range(max(map(len, groups))) for group in groups if k < len(group)])
+
+
+def class_positions(
+    evaluator: ProbabilityEvaluator, label: str, games: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(boards (P, 26) side on roll, dice (P, 2)): distinct self-play positions of class ``label`` with a
     roll each, in a seeded order, those with a single legal play left out."""
     rng = np.random.default_rng(seed)
     boards = sample_positions(evaluator, games, 0.0, min(games, 400), rng)
-    boards = boards[class_rows(boards, label)]
     dice = roll_dice(len(boards), rng)
-    _, parent = afterstates(boards, dice)
+    _, parent = evaluator.game.afterstates(boards, dice)
     choice = np.bincount(parent, minlength=len(boards)) > 1
-    return boards[choice], dice[choice]
+    boards, dice = boards[choice], dice[choice]
+    rows = rows_of_class(evaluator.game, boards, label)
+    return boards[rows], dice[rows]
 
 
 def candidates(
-    evaluator: ClassEvaluator, board: np.ndarray, dice: np.ndarray, top: int, margin: float, one_ply: np.ndarray
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    dice: np.ndarray,
+    top: int,
+    margin: float,
+    one_ply: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(afterstates (M, 26) mover's view, their 0-ply equities (M,) for the mover), best first: the
     ``top`` best at 0-ply, every play within ``margin`` of the best, and ``one_ply`` (the 1-ply choice)."""
-    children, parent = afterstates(board[None], dice[None])
+    children, parent = evaluator.game.afterstates(board[None], dice[None])
     scores = evaluator.afterstate_scores(board[None], children, parent)
     order = np.argsort(-scores, kind="stable")
     keep = (np.arange(len(order)) < top) | (scores[order] >= scores[order[0]] - margin)
@@ -89,9 +139,29 @@ def candidates(
     return children[chosen], scores[chosen]
 
 
-def move_texts(board: np.ndarray, dice: np.ndarray) -> dict[bytes, str]:
+def move_texts(game: Variant, board: np.ndarray, dice: np.ndarray) -> dict[bytes, str]:
     """Each legal play's notation, keyed by its afterstate's bytes (int8, mover's view)."""
-    return {np.asarray(p.afterstate, dtype=np.int8).tobytes(): format_play(p) for p in legal_plays(board, dice)}
+    return {
+        np.asarray(p.afterstate, dtype=np.int8).tobytes(): game.format_play(p)
+        for p in game.legal_plays(board, tuple(int(d) for d in dice))
+    }
+
+
+def candidate_records(
+    game: Variant, board: np.ndarray, dice: np.ndarray, plays: np.ndarray, zero_ply: np.ndarray, results: list
+) -> list[dict]:
+    """The JSON of rolled-out candidate plays of one position."""
+    texts = move_texts(game, board, dice)
+    return [
+        {
+            "move": texts[play.tobytes()],
+            "afterstate": result.position_id,
+            "equity": round(result.equity, 5),
+            "std_error": round(result.equity_std_error, 5),
+            "zero_ply": round(float(score), 5),
+        }
+        for play, score, result in zip(plays, zero_ply, results)
+    ]
 
 
 def done_indices(path: Path, settings: dict) -> set[int]:
@@ -112,9 +182,14 @@ def done_indices(path: Path, settings: dict) -> set[int]:
     return {r["index"] for r in records}
 
 
-def build(args: argparse.Namespace) -> None:
+def rollout_settings(recorded: dict) -> RolloutSettings:
+    """The judge's rollout settings as a set records them."""
+    return RolloutSettings(trials=recorded["trials"], truncate=recorded["truncate"])
+
+
+def build(args: argparse.Namespace, game: Variant) -> None:
     """Roll out the candidates of ``args.positions`` positions of the class, appending one line each."""
-    evaluator = load_evaluator(args.checkpoint)
+    evaluator = load_bot(args.checkpoint, game)
     settings = RolloutSettings(trials=args.trials, truncate=args.truncate)
     recorded = {
         "checkpoint": Path(args.checkpoint).name,
@@ -129,6 +204,8 @@ def build(args: argparse.Namespace) -> None:
         "prune": settings.prune,
         "cubeless": True,
     }
+    if game is not BACKGAMMON:
+        recorded["variant"] = game.name
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = done_indices(out, recorded)
@@ -136,6 +213,7 @@ def build(args: argparse.Namespace) -> None:
     if len(boards) < args.positions:
         print(f"only {len(boards)} {args.position_class} positions with a choice in {args.games} games")
     boards, dice = boards[: args.positions], dice[: args.positions]
+    labels = class_names(game, boards)
     one_ply = choose_afterstates(served_search(evaluator, 1), boards, dice)
     start, rolled = time.perf_counter(), 0
     with open(out, "a") as f:
@@ -145,22 +223,12 @@ def build(args: argparse.Namespace) -> None:
             board, roll = boards[index], dice[index]
             plays, zero_ply = candidates(evaluator, board, roll, args.top, args.margin, one_ply[index])
             results = rollout_afterstates(evaluator, plays, np.random.default_rng([args.seed, index]), settings)
-            texts = move_texts(board, roll)
             record = {
                 "index": index,
-                "class": args.position_class,
-                "position_id": encode_position_id(board),
+                "class": labels[index] or args.position_class,
+                "position_id": str(game.position(board).id),
                 "dice": [int(d) for d in roll],
-                "candidates": [
-                    {
-                        "move": texts[play.tobytes()],
-                        "afterstate": result.position_id,
-                        "equity": round(result.equity, 5),
-                        "std_error": round(result.equity_std_error, 5),
-                        "zero_ply": round(float(score), 5),
-                    }
-                    for play, score, result in zip(plays, zero_ply, results)
-                ],
+                "candidates": candidate_records(game, board, roll, plays, zero_ply, results),
                 "settings": recorded,
             }
             f.write(json.dumps(record) + "\n")
@@ -170,6 +238,42 @@ def build(args: argparse.Namespace) -> None:
                 print(f"{rolled} positions rolled out, {(time.perf_counter() - start) / rolled:.1f} s each", flush=True)
     if rolled:
         print(f"{rolled} positions rolled out in {time.perf_counter() - start:.0f} s ({out})")
+
+
+def add_choices(args: argparse.Namespace, game: Variant) -> None:
+    """Roll out the 0-ply and 1-ply choices of ``args.add_choices`` that a set lacks, on each position's dice
+    seed, and rewrite the set with them (atomically, every 10 positions, so an interrupted run keeps its work)."""
+    path = Path(args.fixture)
+    records = load_records(path)
+    evaluator = load_bot(args.add_choices, game)
+    boards = np.array([board_of(game, r["position_id"]) for r in records], dtype=np.int8)
+    dice = np.array([r["dice"] for r in records], dtype=np.int64)
+    choices = [choose_afterstates(served_search(evaluator, plies), boards, dice) for plies in (0, 1)]
+    added = 0
+    for row, record in enumerate(records):
+        known = {c["afterstate"] for c in record["candidates"]}
+        plays = np.unique(np.array([c[row] for c in choices], dtype=np.int8), axis=0)
+        plays = np.array([p for p in plays if afterstate_id(game, p) not in known], dtype=np.int8)
+        if not len(plays):
+            continue
+        recorded = record["settings"]
+        rng = np.random.default_rng([recorded["seed"], record["index"]])
+        results = rollout_afterstates(evaluator, plays, rng, rollout_settings(recorded))
+        zero_ply = evaluator.afterstate_scores(boards[row : row + 1], plays, np.zeros(len(plays), dtype=np.int64))
+        new = candidate_records(game, boards[row], dice[row], plays, zero_ply, results)
+        record["candidates"] += [{**c, "added_by": Path(args.add_choices).name} for c in new]
+        added += len(new)
+        if added and (row % 10 == 9 or row == len(records) - 1):
+            write_records(path, records)
+    write_records(path, records)
+    print(f"{added} choices of {Path(args.add_choices).name} added to {path}")
+
+
+def write_records(path: Path, records: Sequence[dict]) -> None:
+    """Replace the set at ``path`` with ``records``, one JSON line each, atomically."""
+    partial = path.with_suffix(path.suffix + ".tmp")
+    partial.write_text("".join(json.dumps(r) + "\n" for r in records))
+    os.replace(partial, path)
 
 
 @dataclass(frozen=True)
@@ -196,9 +300,9 @@ class ClassErrors:
         )
 
 
-def choice_errors(records: Sequence[dict], chooser: Chooser) -> ClassErrors:
+def choice_errors(records: Sequence[dict], chooser: Chooser, game: Variant = BACKGAMMON) -> ClassErrors:
     """The errors of ``chooser``'s plays: the best candidate's rollout equity minus its choice's (x1000)."""
-    boards = np.array([decode_position_id(r["position_id"]) for r in records], dtype=np.int8)
+    boards = np.array([board_of(game, r["position_id"]) for r in records], dtype=np.int8)
     dice = np.array([r["dice"] for r in records], dtype=np.int64)
     chosen = chooser(boards, dice)
     errors = np.full(len(records), np.nan)
@@ -206,7 +310,7 @@ def choice_errors(records: Sequence[dict], chooser: Chooser) -> ClassErrors:
     for row, (record, play) in enumerate(zip(records, chosen)):
         by_id = {c["afterstate"]: c for c in record["candidates"]}
         best = max(record["candidates"], key=lambda c: c["equity"])
-        mine = by_id.get(afterstate_id(play))
+        mine = by_id.get(afterstate_id(game, play))
         if mine is not None:
             lost = best["equity"] - mine["equity"]
             errors[row] = 1000 * lost
@@ -214,10 +318,10 @@ def choice_errors(records: Sequence[dict], chooser: Chooser) -> ClassErrors:
     return ClassErrors(errors, clear)
 
 
-def depth_errors(records: Sequence[dict], evaluator: ClassEvaluator, plies: int) -> ClassErrors:
+def depth_errors(records: Sequence[dict], evaluator: ProbabilityEvaluator, plies: int) -> ClassErrors:
     """The errors of the bot at ``plies``, searched as the doors search."""
     search = served_search(evaluator, plies)
-    return choice_errors(records, lambda b, d: choose_afterstates(search, b, d))
+    return choice_errors(records, lambda b, d: choose_afterstates(search, b, d), evaluator.game)
 
 
 def paired(label: str, mine: np.ndarray, theirs: np.ndarray) -> str:
@@ -234,21 +338,30 @@ def paired(label: str, mine: np.ndarray, theirs: np.ndarray) -> str:
     )
 
 
-def measure(args: argparse.Namespace) -> None:
+def measure(args: argparse.Namespace, game: Variant) -> None:
     """Print the errors of the checkpoint's bot on the fixture at each depth in ``args.plies``, and beside
-    ``args.against``'s, paired by position."""
+    ``args.against``'s, paired by position; long nardy's by phase too."""
     records = load_records(Path(args.fixture))
     noise = np.mean([max(c["std_error"] for c in r["candidates"]) for r in records])
     print(f"{args.fixture}: {len(records)} positions; mean largest candidate std error x1000 {1000 * noise:.2f}")
     errors = {}
     paths = [args.checkpoint, *([args.against] if args.against else [])]
-    bots = [(path, load_evaluator(path)) for path in paths]
+    bots = [(path, load_bot(path, game)) for path in paths]
+    classes = np.array([r["class"] for r in records])
     for plies in args.plies:
         for checkpoint, evaluator in bots:
             start = time.perf_counter()
             result = depth_errors(records, evaluator, plies)
             errors[checkpoint, plies] = result.errors
             print(f"  {Path(checkpoint).name}, {plies}-ply: {result.summary()} ({time.perf_counter() - start:.0f} s)")
+            if game is not BACKGAMMON:
+                print(
+                    "    by phase: "
+                    + ", ".join(
+                        f"{name} {np.nanmean(result.errors[classes == name]):.2f} ({(classes == name).sum()})"
+                        for name in dict.fromkeys(classes)
+                    )
+                )
         if args.against:
             name = Path(args.checkpoint).name
             print(
@@ -273,8 +386,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--build", action="store_true", help="roll out a position set")
     mode.add_argument("--measure", action="store_true", help="measure a bot on a position set")
-    parser.add_argument("--checkpoint", default=str(DEFAULT_CHECKPOINT), help="the bot built from, or measured")
-    parser.add_argument("--position-class", choices=("race", "crashed"), default="race")
+    mode.add_argument("--add-choices", metavar="BOT", help="roll out this bot's choices a set lacks (--fixture)")
+    parser.add_argument("--variant", default="backgammon", help="backgammon (default) or long (long nardy)")
+    parser.add_argument("--checkpoint", help="the bot built from, or measured (default: the game's shipped bot)")
+    parser.add_argument(
+        "--position-class",
+        default="race",
+        help=f"backgammon: {', '.join(BACKGAMMON_CLASSES)}; long nardy: {', '.join(LONG_NARDY_CLASSES)}",
+    )
     parser.add_argument("--positions", type=int, default=250)
     parser.add_argument("--games", type=int, default=1000, help="self-play games that give the positions")
     parser.add_argument("--seed", type=int, default=42)
@@ -283,19 +402,29 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--trials", type=int, default=324, help="rollout games per candidate")
     parser.add_argument("--truncate", type=int, help="rollout plies before the evaluator's value; default: to the end")
     parser.add_argument("--out", help="the position set to write (--build)")
-    parser.add_argument("--fixture", help="the position set to read (--measure)")
+    parser.add_argument("--fixture", help="the position set to read (--measure, --add-choices)")
     parser.add_argument("--plies", type=int, nargs="+", choices=(0, 1), default=[0, 1], help="depths to measure")
     parser.add_argument("--against", help="a second bot (--measure): both measured, paired position by position")
     args = parser.parse_args(argv)
+    try:
+        game = find_variant(args.variant)
+    except ValueError as error:
+        parser.error(str(error))
+    classes = BACKGAMMON_CLASSES if game is BACKGAMMON else LONG_NARDY_CLASSES
+    if args.position_class not in classes:
+        parser.error(f"--position-class {args.position_class!r}: {game.title} has {', '.join(classes)}")
+    args.checkpoint = args.checkpoint or str(DEFAULT_CHECKPOINTS[game.name])
     if args.build and not args.out:
         parser.error("--build needs --out")
-    if args.measure and not args.fixture:
-        parser.error("--measure needs --fixture")
+    if (args.measure or args.add_choices) and not args.fixture:
+        parser.error("--measure and --add-choices need --fixture")
     with threadpool_limits(limits=1, user_api="blas"):
         if args.build:
-            build(args)
+            build(args, game)
+        elif args.add_choices:
+            add_choices(args, game)
         else:
-            measure(args)
+            measure(args, game)
 
 
 if __name__ == "__main__":

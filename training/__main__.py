@@ -24,10 +24,9 @@ import numpy as np
 
 from bot.evaluation.checkpoint import load_player
 from bot.evaluation.classes import NETWORK_CLASSES
-from bot.evaluation.evaluator import Evaluator, NetworkEvaluator, RandomEvaluator
-from engine.variant import Variant, find_variant
+from bot.evaluation.evaluator import Evaluator, RandomEvaluator
+from engine.variant import Variant
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
-from bot.evaluation.network import Network
 from bot.evaluation.pubeval import Pubeval
 from engine.errors import BackgammonError
 from training.config import (
@@ -50,14 +49,6 @@ from training.ship import ship, ship_classes, ship_gated
 from training.train import LATEST, Terminated, resume_point, train
 
 
-def _player(path: str | Path) -> Evaluator:
-    """The checkpoint's player, playing the game its network's encoding reads (backgammon or long nardy)."""
-    player = load_player(path)
-    if isinstance(player, NetworkEvaluator) and isinstance(player.network, Network):
-        return NetworkEvaluator(player.network, find_variant(player.network.encoding.game))
-    return player
-
-
 def _opponent(name: str, seed: int, game: Variant) -> Evaluator:
     if name == "pubeval" and game.name == "backgammon":
         return Pubeval()
@@ -67,7 +58,7 @@ def _opponent(name: str, seed: int, game: Variant) -> Evaluator:
         raise ConfigError(f"opponent {name!r} does not play {game.name} (pubeval: backgammon, heuristic: long nardy)")
     if name == "random":
         return RandomEvaluator(np.random.default_rng([seed, 1]), game)
-    return _player(name)
+    return load_player(name)
 
 
 def _train(args: argparse.Namespace) -> None:
@@ -99,7 +90,7 @@ def _train(args: argparse.Namespace) -> None:
 
 def _evaluate(args: argparse.Namespace) -> None:
     settings = command_settings(EvaluateSettings, "evaluate", args.config, args.set)
-    player = _player(args.checkpoint)
+    player = load_player(args.checkpoint)
     result = evaluate(player, _opponent(args.opponent, settings.seed, player.game), settings.games, settings.seed)
     print(f"{args.checkpoint} vs {args.opponent}: {result.summary()}")
 

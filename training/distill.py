@@ -7,7 +7,7 @@ Three stages, each resumable, all in one run directory:
    on roll is kept (finished ones skipped), de-duplicated and shuffled.
 2. **targets** (``targets-NNNNN.npz``, one per chunk of ``chunk`` positions): each
    position ``b`` is re-scored by the bot's own search, ``invert(probabilities_at(
-   evaluator, flip(b)[None], plies)[0])``: the side on roll's probabilities,
+   evaluator, game.flip(b)[None], plies)[0])``: the side on roll's probabilities,
    averaged over its 21 rolls after its best play by 0-ply equity (1-ply), batched
    over the whole chunk, with the numpy network and one BLAS thread. With
    ``teachers`` (more networks of the bot's own, earlier fits say) each target is
@@ -76,7 +76,6 @@ from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import probabilities_at
-from engine import flip
 from engine.compiled import expect_long_work
 from training.config import ConfigError, check_bounds, check_positive
 from training.selfplay import SelfPlay
@@ -212,7 +211,8 @@ def sample_positions(
     before a move is kept. Games still in flight when ``games`` have finished count
     with the positions they reached.
     """
-    play = SelfPlay(min(parallel_games, games), td_lambda=0.0, epsilon=epsilon, rng=rng)
+    game = evaluator.game
+    play = SelfPlay(min(parallel_games, games), td_lambda=0.0, epsilon=epsilon, rng=rng, game=game)
     seen: list[np.ndarray] = []
     finished = 0
     while finished < games:
@@ -221,7 +221,7 @@ def sample_positions(
         if done is not None:
             finished += done.games
     boards = np.concatenate(seen).astype(np.int8)
-    boards = boards[~is_finished(boards) & ~is_finished(flip(boards))]
+    boards = boards[~is_finished(boards) & ~is_finished(game.flip(boards))]
     boards = np.unique(boards, axis=0)
     return boards[rng.permutation(len(boards))]
 
@@ -229,11 +229,12 @@ def sample_positions(
 def search_targets(evaluator: ProbabilityEvaluator, boards: np.ndarray, plies: int = 1) -> np.ndarray:
     """(B, 5) float32 probabilities of the side on roll of ``boards`` (B, 26), searched ``plies`` deep.
 
-    ``invert(probabilities_at(evaluator, flip(b)[None], plies)[0])`` for every board at
-    once: ``flip(b)`` is the afterstate the opponent just left, so ``plies`` = 1 averages
+    ``invert(probabilities_at(evaluator, game.flip(b)[None], plies)[0])`` for every board at
+    once: ``game.flip(b)`` is the afterstate the opponent just left, so ``plies`` = 1 averages
     the side on roll's 21 rolls, each after its best play by 0-ply equity.
     """
-    return invert(probabilities_at(evaluator, flip(np.asarray(boards, dtype=np.int8)), plies)).astype(np.float32)
+    afterstates = evaluator.game.flip(np.asarray(boards, dtype=np.int8))
+    return invert(probabilities_at(evaluator, afterstates, plies)).astype(np.float32)
 
 
 def rollout_targets(

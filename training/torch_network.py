@@ -158,6 +158,18 @@ def reencode(network: ValueNetwork, encoding: str) -> ValueNetwork:
     return wider
 
 
+def grown_to(network: ValueNetwork, config: NetworkConfig, seed: int = 0) -> ValueNetwork:
+    """``network`` computing the same map in the shape of ``config``: reencoded to an encoding that extends its own
+    (``reencode``), widened to more hidden units (``widen``); ConfigError when ``config`` is no such growth."""
+    if config.encoding != network.config.encoding:
+        network = reencode(network, config.encoding)
+    if config.hidden != network.config.hidden:
+        network = widen(network, config.hidden[0], seed) if len(config.hidden) == 1 else network
+    if network.config != config:
+        raise ConfigError(f"a {network.config} network cannot grow into {config}")
+    return network
+
+
 def network_from_payload(
     payload: dict[str, Any], expected: NetworkConfig | None = None, source: str = "checkpoint"
 ) -> ValueNetwork:

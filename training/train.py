@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from bot.evaluation.checkpoint import CheckpointError, load_class_payload, save_checkpoint
 from bot.evaluation.storage import remove_stale_temporaries
-from training.torch_network import network_from_payload
+from training.torch_network import grown_to, network_from_payload
 from bot.evaluation.evaluator import Evaluator, NetworkEvaluator
 from engine.variant import Variant, find_variant
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
@@ -254,7 +254,8 @@ def train(
     """Run (or, with ``resume``, continue) training until ``config.games`` games; the final network.
 
     ``init_from``: a checkpoint whose weights a new run starts from (its network, or a shipped
-    bot's contact network, must have the config's shape; optimizer and counts start afresh).
+    bot's contact network, in the config's shape or grown into it by ``grown_to``: new inputs and
+    hidden units start silent; optimizer and counts start afresh).
     ``progress`` shows a tqdm bar on stderr (games, games/s, latest evaluation).
     """
     if resume and init_from is not None:
@@ -285,7 +286,7 @@ def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_fro
         network = network_from_payload(payload, config.network, source=source)
     elif init_from is not None:
         source = f"checkpoint {str(init_from)!r}"
-        network = network_from_payload(load_class_payload(init_from), config.network, source=source)
+        network = grown_to(network_from_payload(load_class_payload(init_from), source=source), config.network)
     else:
         network = ValueNetwork(config.network)
     learner = Learner(network, config.learning, learner_rng, device)

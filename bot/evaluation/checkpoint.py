@@ -49,6 +49,7 @@ from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.evaluation.network import Network, NetworkConfig, weight_shapes
 from bot.evaluation.prune import Pruner, fingerprint, pruner_paths
 from engine.errors import BackgammonError
+from engine.variant import find_variant
 from bot.evaluation.storage import atomic_write, warn
 
 FORMAT = 1
@@ -751,13 +752,14 @@ def load_class_payload(path: str | os.PathLike, label: str = "contact", fallback
 
 def load_player(path: str | os.PathLike) -> ProbabilityEvaluator:
     """What the checkpoint at ``path`` plays as in training's games and searches: a single-network
-    file's network on its own (bear-offs too, as such a network played when it was trained), a file
-    of several networks as the bot (``load_evaluator``)."""
+    file's network on its own in its encoding's game (bear-offs too, as such a network played when it
+    was trained), a file of several networks as the bot (``load_evaluator``)."""
     source = f"checkpoint {str(path)!r}"
     payloads, mode, several, correction = _read_class_file(path)  # the file read once
     if several:
         return _class_evaluator(payloads, mode, source, correction=correction)
-    return NetworkEvaluator(Network(*checked_weights(payloads["contact"], source)))
+    network = Network(*checked_weights(payloads["contact"], source))
+    return NetworkEvaluator(network, find_variant(network.encoding.game))
 
 
 def load_evaluator(

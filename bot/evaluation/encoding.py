@@ -195,6 +195,19 @@ def _long_nardy() -> Encoding:
     )
 
 
+def _long_nardy_primes() -> Encoding:
+    """Long nardy's encoding with what blocks hold back and each side's timing (``long_nardy_encoding``)."""
+    from bot.evaluation import long_nardy_encoding as long_nardy
+
+    return Encoding(
+        "long_nardy_primes",
+        long_nardy.slot_table(),
+        long_nardy.prime_features,
+        long_nardy.PRIME_NAMES,
+        game="long_nardy",
+    )
+
+
 # Each encoding built when first asked for (``get_encoding``): a cold command line needs one or two.
 ENCODINGS: dict[str, Callable[[], Encoding]] = {
     # Tesauro's TD-Gammon inputs (without the side-to-move units: the board is always
@@ -230,6 +243,9 @@ ENCODINGS: dict[str, Callable[[], Encoding]] = {
     # Long nardy boards (bot.evaluation.long_nardy_encoding): each side's points in its own numbering
     # (Tesauro's units), pips, quarters, borne off, runs of held points, all home. F = 210.
     "long_nardy": _long_nardy,
+    # ``long_nardy`` and, per side, the other side's checkers held back by its blocks, how hard the other
+    # side's rearmost checker escapes, whether it has passed every opposing checker, pips to home. F = 218.
+    "long_nardy_primes": _long_nardy_primes,
 }
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from bot.evaluation.evaluator import Evaluator
 from engine.variant import LONG_NARDY, Variant
-from bot.evaluation.long_nardy_encoding import BLOCKED_PATH, longest_runs
+from engine.long_nardy.phases import BLOCKED_PATH, longest_runs
 from engine.long_nardy.board import CHECKERS
 
 # Weights of the features, in pips: what each is worth against a pip of the race.

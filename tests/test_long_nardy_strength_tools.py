@@ -1,0 +1,146 @@
+"""The tools that make and measure stronger long nardy networks: phases, the primes inputs, distillation,
+growing a network into new inputs, and the rollout-judged position set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from benchmarks.class_errors import board_of, choice_errors, main as class_errors
+from benchmarks.common import load_records
+from bot.evaluation.checkpoint import load_player, save_checkpoint
+from bot.evaluation.encoding import get_encoding
+from bot.evaluation.evaluator import RandomEvaluator, choose_afterstates
+from bot.evaluation.long_nardy_encoding import PRIME_NAMES, prime_features, swapped_columns
+from bot.evaluation.network import NetworkConfig
+from engine.long_nardy import START, flip, parse_long_text
+from engine.long_nardy.phases import Phase, phases
+from engine.variant import LONG_NARDY
+from training.distill import DistillConfig, distill
+from training.torch_network import ValueNetwork, grown_to
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def random_game_boards(count: int, seed: int = 0) -> np.ndarray:
+    """Boards (side on roll's view) of random long nardy games, every stage of the game among them."""
+    rng = np.random.default_rng(seed)
+    player = RandomEvaluator(rng, LONG_NARDY)
+    boards = np.tile(START, (16, 1))
+    seen: list[np.ndarray] = []
+    while len(seen) * len(boards) < count:
+        chosen = choose_afterstates(player, boards, rng.integers(1, 7, size=(len(boards), 2)))
+        chosen[~(chosen > 0).any(axis=1)] = START
+        boards = flip(chosen)
+        seen.append(boards.copy())
+    return np.concatenate(seen)[:count]
+
+
+def board(text: str) -> np.ndarray:
+    return parse_long_text(text)
+
+
+def test_phases_of_positions_a_player_would_name():
+    named = {
+        "24x15/24x15": Phase.OPENING,
+        "24x8,19x1,13x1,11x1,10x1,9x1,8x1,7x1/24x15": Phase.HEAD,
+        "6x3,5x3,4x3,3x3,2x3/6x3,5x3,4x3,3x3,1x2": Phase.BEAR_OFF,
+        "9x3,6x3,5x3,4x3,3x3/6x3,5x3,4x3,3x3,1x2": Phase.RACE,
+        # the mover holds 18..13 but one; the other side's checkers are still behind them
+        "24x3,18x2,17x2,16x2,15x2,14x2,3x2/24x5,20x10": Phase.BLOCKS,
+        "24x2,20x3,14x3,9x3,5x4/22x3,18x4,11x4,7x4": Phase.MIDDLE,
+    }
+    for text, phase in named.items():
+        assert Phase(phases(board(text)[None])[0]) is phase, text
+
+
+def test_a_position_has_the_same_phase_for_both_sides():
+    boards = random_game_boards(600)
+    assert np.array_equal(phases(boards), phases(flip(boards)))
+    assert set(phases(boards)) >= {Phase.OPENING, Phase.HEAD, Phase.MIDDLE}
+
+
+def test_primes_inputs_extend_the_long_nardy_inputs_and_turn_with_the_board():
+    primes, plain = get_encoding("long_nardy_primes"), get_encoding("long_nardy")
+    boards = random_game_boards(400, seed=1)
+    assert primes.size == plain.size + 8 and primes.global_names[: plain.global_size] == plain.global_names
+    assert np.array_equal(primes.encode(boards)[:, : plain.size], plain.encode(boards))
+    swapped = swapped_columns(PRIME_NAMES)
+    assert np.allclose(primes.encode(flip(boards)), primes.encode(boards)[:, swapped], atol=1e-6)
+
+
+def test_primes_inputs_count_what_a_block_holds_back():
+    # The mover holds its 18..14 (five in a row on the other side's path); the other side's five checkers on
+    # its head (the mover's 12) and its ten on the mover's 20 are all behind that run.
+    features = dict(zip(PRIME_NAMES, prime_features(board("24x5,18x2,17x2,16x2,15x2,14x2/24x5,20x10")[None])[0]))
+    assert features["mover.held_back"] == pytest.approx(15 / 15)
+    assert features["opponent.held_back"] == 0
+    # In front of the rearmost checker (the other side's head, the mover's 12): 11..6 on the mover's
+    # numbering, none of which the mover holds... until its path reaches the mover's 18..13 later.
+    assert features["mover.escape_blocked"] == 0
+    assert features["mover.passed"] == 0 and features["opponent.passed"] == 0
+    assert features["mover.pips_to_home"] == pytest.approx((5 * 18 + 2 * (12 + 11 + 10 + 9 + 8)) / 100)
+    race = dict(zip(PRIME_NAMES, prime_features(board("9x3,6x3,5x3,4x3,3x3/6x3,5x3,4x3,3x3,1x2")[None])[0]))
+    assert race["mover.passed"] == 1 and race["opponent.passed"] == 1
+    assert race["mover.pips_to_home"] == pytest.approx(3 * 3 / 100) and race["opponent.pips_to_home"] == 0
+
+
+def test_a_network_grown_into_new_inputs_and_units_computes_the_same_map():
+    torch.manual_seed(0)
+    small = ValueNetwork(NetworkConfig("long_nardy", (8,)))
+    grown = grown_to(small, NetworkConfig("long_nardy_primes", (12,)))
+    assert grown.config == NetworkConfig("long_nardy_primes", (12,))
+    boards = random_game_boards(200, seed=2)
+    assert np.allclose(grown.probabilities(boards), small.probabilities(boards), atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def small_long_nardy_network(tmp_path_factory) -> Path:
+    """A small untrained long nardy network saved as a training checkpoint."""
+    torch.manual_seed(1)
+    network = ValueNetwork(NetworkConfig("long_nardy", (8,)))
+    path = tmp_path_factory.mktemp("ln_net") / "small.pt"
+    save_checkpoint(path, network, training={"games": 0})
+    return path
+
+
+def test_a_long_nardy_checkpoint_plays_long_nardy_in_training(small_long_nardy_network):
+    assert load_player(small_long_nardy_network).game is LONG_NARDY
+
+
+def test_distillation_samples_long_nardy_positions_and_fits_the_search(small_long_nardy_network, tmp_path):
+    config = DistillConfig(str(small_long_nardy_network), games=4, parallel_games=4, chunk=256, epochs=2)
+    report = distill(config, tmp_path)
+    with np.load(tmp_path / "positions.npz") as data:
+        boards = data["boards"]
+    assert len(boards) > 100 and not boards[:, [0, 25]].any()  # long nardy has no bar
+    for b in boards[:50]:
+        LONG_NARDY.validate_board(b)
+    history = report["history"]
+    assert history[report["best_epoch"]]["held_out_loss"] <= history[0]["held_out_loss"]
+    assert load_player(tmp_path / "distilled.pt").game is LONG_NARDY
+
+
+def test_the_position_set_judges_long_nardy_plays_and_takes_a_new_bots_choices(small_long_nardy_network, tmp_path):
+    out = tmp_path / "set.jsonl"
+    tiny = ["--variant", "long", "--positions", "6", "--games", "12", "--trials", "8", "--truncate", "2"]
+    class_errors(["--build", "--position-class", "all", *tiny, "--out", str(out)])
+    records = load_records(out)
+    assert [r["class"] for r in records] == ["bear_off", "race", "opening", "head", "blocks", "middle"]
+    best = [max(r["candidates"], key=lambda c: c["equity"])["afterstate"] for r in records]
+    oracle = choice_errors(
+        records, lambda b, d: np.array([LONG_NARDY.flip(board_of(LONG_NARDY, i)) for i in best]), LONG_NARDY
+    )
+    assert np.array_equal(oracle.errors, np.zeros(6))
+    class_errors(["--variant", "long", "--add-choices", str(small_long_nardy_network), "--fixture", str(out)])
+    grown = load_records(out)
+    assert [r["position_id"] for r in grown] == [r["position_id"] for r in records]
+    measured = choice_errors(
+        grown, lambda b, d: choose_afterstates(load_player(small_long_nardy_network), b, d), LONG_NARDY
+    )
+    assert not np.isnan(measured.errors).any()  # every choice of the new bot now has a rollout value
+    with pytest.raises(SystemExit):
+        class_errors(["--variant", "long", "--build", "--position-class", "crashed", *tiny, "--out", str(out)])
