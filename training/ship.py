@@ -35,7 +35,6 @@ from bot.evaluation.checkpoint import (
     load_checkpoint,
     load_class_payload,
     load_class_payloads,
-    load_evaluator,
     save_checkpoint,
     save_class_checkpoint,
 )
@@ -44,6 +43,7 @@ from bot.evaluation.cube_correction import CubeCorrection
 from bot.evaluation.encoding import get_encoding
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.evaluation.prune import fingerprint, pruner_paths
+from bot.facade import Bot
 from bot.play.speed import measure_speeds
 from bot.evaluation.storage import atomic_write
 from engine.errors import BackgammonError
@@ -192,12 +192,15 @@ def ship_gated(
         has_pruner = _carry_pruner(sources, staged)
         shipped = target.with_suffix(".npz")
         payloads, _, _ = load_class_payloads(staged.with_suffix(".npz"))
-        games = {get_encoding(p["network_config"]["encoding"]).game for p in payloads.values()}
-        if games != {"backgammon"}:
-            log(f"a {', '.join(sorted(games))} bot: the speed gate times backgammon decisions and rollouts only")
-        elif shipped.is_file():
+        (game,) = {get_encoding(p["network_config"]["encoding"]).game for p in payloads.values()}
+        if shipped.is_file():
             metadata["results"]["speed"] = _gate(
-                load_evaluator(staged.with_suffix(".npz")), shipped, accept_slower, repeats, log, has_pruner
+                Bot.load(staged.with_suffix(".npz"), variant=game).evaluator,
+                shipped,
+                accept_slower,
+                repeats,
+                log,
+                has_pruner,
             )
         else:
             log(f"no shipped bot at {shipped}: no speed to compare with")
@@ -267,7 +270,7 @@ def _gate(
     has_pruner: bool,
 ) -> dict[str, Any]:
     """The candidate's speed record beside the bot at ``shipped``; ``SlowerCandidate`` if it is too slow."""
-    speeds = measure_speeds([candidate, load_evaluator(shipped)], repeats, progress=log)
+    speeds = measure_speeds([candidate, Bot.load(shipped, variant=candidate.game).evaluator], repeats, progress=log)
     slowdowns = speeds[0].slowdowns(speeds[1])
     log(
         "candidate / shipped: "

@@ -18,22 +18,37 @@ import numpy as np
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.facade import Bot
 from bot.search.rollout import RolloutSettings, rollout_position
-from engine import decode_position_id
 
-# Decisions timed, with their dice: the opening, middle games, late contact, a crashed game and a race
-# (positions of GNU Backgammon's move-choice fixture, and benchmarks/rollout.py's race).
-DECISIONS = (
-    ("4HPwATDgc/ABMA", (4, 4)),
-    ("33YDgAB22wAAAA", (6, 3)),
-    ("zzoGA0DbtosAAA", (2, 5)),
-    ("ZpsNABzYO4MBDA", (5, 1)),
-    ("jDMjGAtwZ8yAIg", (3, 3)),
-    ("sM/BgBGMZ/ACJA", (5, 3)),
-    ("u9kBQkB2ewcQAA", (4, 1)),
-    ("BwAAAD4PBhYEAA", (5, 6)),
-)
-# Rolled out, before the roll: the opening and a middle game (benchmarks/rollout.py's).
-ROLLOUTS = ("4HPwATDgc/ABMA", "zJ3BCCjMzsEBKA")
+# Decisions timed, with their dice, per game. Backgammon: the opening, middle games, late contact, a crashed
+# game and a race (positions of GNU Backgammon's move-choice fixture, and benchmarks/rollout.py's race).
+# Long nardy: positions of the bot's self-play, one or two of each phase (engine.long_nardy.phases).
+DECISIONS = {
+    "backgammon": (
+        ("4HPwATDgc/ABMA", (4, 4)),
+        ("33YDgAB22wAAAA", (6, 3)),
+        ("zzoGA0DbtosAAA", (2, 5)),
+        ("ZpsNABzYO4MBDA", (5, 1)),
+        ("jDMjGAtwZ8yAIg", (3, 3)),
+        ("sM/BgBGMZ/ACJA", (5, 3)),
+        ("u9kBQkB2ewcQAA", (4, 1)),
+        ("BwAAAD4PBhYEAA", (5, 6)),
+    ),
+    "long_nardy": (
+        ("ACACf/wACAT/+", (5, 1)),
+        ("AkICW/wBCRIv+", (2, 2)),
+        ("AEQRT/wCBCkf+", (2, 5)),
+        ("QgKpcawRgmuZG", (6, 4)),
+        ("giUPiKylNg1Sg", (1, 1)),
+        ("c99wAAHubsAQA", (2, 3)),
+        ("97piAABr7AAAA", (4, 3)),
+        ("3wAAAd3fAAAAA", (2, 1)),
+    ),
+}
+# Rolled out, before the roll: the opening and a middle game (backgammon's are benchmarks/rollout.py's).
+ROLLOUTS = {
+    "backgammon": ("4HPwATDgc/ABMA", "zJ3BCCjMzsEBKA"),
+    "long_nardy": ("AAAB//wAAAP/+", "c99wAAHubsAQA"),
+}
 
 
 @dataclass(frozen=True)
@@ -57,12 +72,13 @@ class Speed:
 
 
 def _decision_ms(bot: Bot, plies: int, rounds: int = 5) -> float:
-    """Median over ``DECISIONS`` of each decision's fastest of ``rounds`` (a decision takes well under a
-    millisecond at 0-ply, where one preemption would otherwise decide the figure), in milliseconds."""
-    times = np.full((rounds, len(DECISIONS)), np.inf)
-    boards = [decode_position_id(position_id) for position_id, _ in DECISIONS]
+    """Median over the bot's game's ``DECISIONS`` of each decision's fastest of ``rounds`` (a decision takes well
+    under a millisecond at 0-ply, where one preemption would otherwise decide the figure), in milliseconds."""
+    decisions = DECISIONS[bot.variant.name]
+    times = np.full((rounds, len(decisions)), np.inf)
+    boards = [bot.variant.position.from_id(position_id).board for position_id, _ in decisions]
     for round_ in range(rounds):
-        for index, (board, (_, dice)) in enumerate(zip(boards, DECISIONS)):
+        for index, (board, (_, dice)) in enumerate(zip(boards, decisions)):
             start = time.perf_counter()
             bot.best_play(board, dice, plies=plies)
             times[round_, index] = time.perf_counter() - start
@@ -70,11 +86,13 @@ def _decision_ms(bot: Bot, plies: int, rounds: int = 5) -> float:
 
 
 def _rollout_seconds(evaluator: ProbabilityEvaluator, trials: int) -> float:
-    """Seconds to roll out ``ROLLOUTS``, ``trials`` cubeless 0-ply trials each, without variance reduction."""
+    """Seconds to roll out the evaluator's game's ``ROLLOUTS``, ``trials`` cubeless 0-ply trials each, without
+    variance reduction."""
     settings = RolloutSettings(trials=trials, variance_reduction=False)
+    game = evaluator.game
     start = time.perf_counter()
-    for position_id in ROLLOUTS:
-        rollout_position(evaluator, decode_position_id(position_id), np.random.default_rng(1), settings)
+    for position_id in ROLLOUTS[game.name]:
+        rollout_position(evaluator, game.position.from_id(position_id).board, np.random.default_rng(1), settings)
     return time.perf_counter() - start
 
 
@@ -99,4 +117,4 @@ def measure_speeds(
             best[index] = [min(a, b) for a, b in zip(best[index], figures)]
         if progress is not None:
             progress(f"speed: run {repeat + 1} of {repeats} done")
-    return [Speed(b[0], b[1], len(ROLLOUTS) * trials / b[2]) for b in best]
+    return [Speed(b[0], b[1], len(ROLLOUTS[bot.variant.name]) * trials / b[2]) for bot, b in zip(bots, best)]
