@@ -9,8 +9,9 @@ A ``Bot`` plays the game of its evaluator (``evaluator.game``, an ``engine.varia
 backgammon, or long nardy (``Bot.load(variant="long")`` loads the shipped long nardy network).
 The methods are the same for both. Long nardy's probabilities are the five of docs/DESIGN.md
 with the two backgammon columns 0 (``game_probabilities`` keeps a game's own: win, win mars,
-lose mars); as long nardy has no hitting, its cube is priced as a race (``race_efficiencies``)
-by Janowski's model on the searched probabilities, at a match score with long nardy's match equity
+lose mars); its cube is Janowski's model with long nardy's own cube efficiency
+(``bot.equity.cube.long_nardy_efficiencies``, fitted to the bot's own 2-ply cubeful lookahead), searched
+deeper by that lookahead as backgammon's is, at a match score with long nardy's match equity
 table (``bot.equity.met.met_for``). ``Bots`` holds one bot per game.
 
 Perspective: every board passed in is seen by the side on roll (docs/DESIGN.md), and
@@ -46,10 +47,9 @@ from bot.evaluation.checkpoint import CheckpointError, load_evaluator, load_netw
 from bot.equity.cube import (
     CubeDecision,
     CubeState,
-    cube_decision,
     cube_efficiencies,
+    long_nardy_efficiencies,
     model_decisions,
-    race_efficiencies,
     swap_state,
 )
 from bot.equity.met import MatchEquityTable, met_for
@@ -224,18 +224,18 @@ def search_filters(top: Optional[int] = None) -> tuple[MoveFilter, MoveFilter]:
 
 @dataclass(frozen=True)
 class _CubeModel:
-    """How a game's cube is priced: by position kind (backgammon's contact, race, bear-off) with an n-ply cubeful
-    lookahead (``bot.search.cube_decision``), or every position as a race of the mover's pips (long nardy, which
-    has no hitting) by the model on the searched probabilities; ``table`` the game's match equity table (None:
+    """How a game's cube is priced: Janowski's model at ``efficiencies`` (the cube efficiency of boards (N, 26) in
+    their side on roll's view: backgammon's by position kind, long nardy's fitted to its own lookahead), searched
+    deeper by the cubeful lookahead (``bot.search.cube_decision``); ``table`` the game's match equity table (None:
     the default, backgammon's, whose prices the cube arithmetic keeps)."""
 
-    races: bool
+    efficiencies: Callable[[np.ndarray], np.ndarray]
     table: Callable[[], Optional[MatchEquityTable]]
 
 
 _CUBE_MODELS = {
-    "backgammon": _CubeModel(races=False, table=lambda: None),
-    "long_nardy": _CubeModel(races=True, table=lambda: met_for("long_nardy")),
+    "backgammon": _CubeModel(efficiencies=cube_efficiencies, table=lambda: None),
+    "long_nardy": _CubeModel(efficiencies=long_nardy_efficiencies, table=lambda: met_for("long_nardy")),
 }
 
 
@@ -293,10 +293,8 @@ class Bot:
         return None if state.is_money else self._cube.table()
 
     def cube_efficiencies(self, boards: np.ndarray) -> np.ndarray:
-        """(N,) cube efficiencies of boards (N, 26), each in its side on roll's view."""
-        if self._cube.races:
-            return race_efficiencies(np.array([self.variant.pip_counts(b)[0] for b in boards]))
-        return cube_efficiencies(boards)
+        """(N,) cube efficiencies of boards (N, 26), each in its side on roll's view, by this game's cube model."""
+        return self._cube.efficiencies(np.asarray(boards).reshape(-1, 26))
 
     # ------------------------------------------------------------ probabilities
 
@@ -380,20 +378,25 @@ class Bot:
     def evaluate(self, board: BoardLike, state: CubeState = MONEY, plies: int = 0) -> Evaluation:
         """Probabilities, equities and cube decision of the side on roll of ``board``.
 
-        The probabilities are cubeless, ``plies`` deep; the cube decision is Janowski's model
-        on them at 0-ply (with the bot's learned correction, ``bot.evaluation.cube_correction``, if it has
-        one), and deeper a cubeful lookahead (``bot.search.cube_decision``). Long nardy: the model on the
-        searched probabilities, the cube as live as a race of the mover's pips.
+        The probabilities are cubeless, ``plies`` deep; the cube decision is Janowski's model at the game's
+        cube efficiency (``cube_efficiencies``) on them at 0-ply (with the bot's learned correction,
+        ``bot.evaluation.cube_correction``, if it has one), and deeper a cubeful lookahead
+        (``bot.search.cube_decision``) whose leaves that model prices.
         """
+        from bot.search.cube_decision import lookahead_cube_decision
+
         board = self._game_on(board)
         met = self.match_table(state)
         five = self.probabilities(board, plies)
-        if self._cube.races:
-            decision = cube_decision(board, five, state, met, efficiency=self._efficiency(board))
-        else:
-            from bot.search.cube_decision import lookahead_cube_decision
-
-            decision = lookahead_cube_decision(self.evaluator, board, state, plies, five=five if plies == 0 else None)
+        decision = lookahead_cube_decision(
+            self.evaluator,
+            board,
+            state,
+            plies,
+            met,
+            five=five if plies == 0 else None,
+            efficiencies=self._cube.efficiencies,  # the model's own function: the search calls no higher layer
+        )
         return Evaluation(
             probabilities=five,
             cubeless_equity=float(equity(five)),

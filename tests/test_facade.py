@@ -10,7 +10,7 @@ import torch
 
 from conftest import sure_gammon_network
 from bot.evaluation.checkpoint import CheckpointError, save_checkpoint
-from bot.equity.cube import CubeState, Owner, cube_decision, swap_state
+from bot.equity.cube import CubeState, Owner, cube_decision, long_nardy_efficiencies, swap_state
 from bot.equity.met import met_for
 from bot.evaluation.evaluator import NetworkEvaluator, choose_afterstates
 from bot import facade
@@ -313,10 +313,9 @@ def test_long_nardy_probabilities_are_the_networks_before_the_roll_without_backg
     assert five[2] == 0.0 and five[4] == 0.0
 
 
-def test_the_long_nardy_cube_is_the_model_on_a_race_of_the_movers_pips(long_bot):
+def test_the_long_nardy_cube_is_the_model_at_long_nardys_own_efficiency(long_bot):
     board = long_midgame()
-    pips = LONG_NARDY.pip_counts(board)[0]
-    efficiency = min(max(0.55 + 0.00125 * pips, 0.6), 0.7)
+    efficiency = float(long_nardy_efficiencies(board[None])[0])
     owned = CubeState(cube=2, owner=Owner.ME)
     decision = long_bot.cube_decision(board, owned)
     expected = cube_decision(board, long_bot.probabilities(board), owned, efficiency=efficiency)

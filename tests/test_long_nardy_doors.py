@@ -44,7 +44,7 @@ STRAY_ID = long_id({1: 3, 7: 1}, {24: 15})
 FINISHED = [(OVER_ID, "the opponent has borne off all 15"), (WON_ID, "the side on roll has borne off all 15")]
 IMPOSSIBLE = FINISHED + [(STRAY_ID, "the side on roll has borne off 11 checkers with others outside its home")]
 # Positions (side on roll's view) the shipped network doubles and takes, and finds too good to double.
-DOUBLE_TAKE_ID = "ACBUH/wCQAk/+"
+DOUBLE_TAKE_ID = "AQQSH/wBQANf+"
 TOO_GOOD_ID = "vwAAAQAAAAAAA"
 
 

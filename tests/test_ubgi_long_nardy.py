@@ -25,7 +25,7 @@ START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
 # The side on roll cannot play a 4-6 here.
 NO_PLAY = "3voAAA/+4AAIA"
 # A position where the shipped long nardy bot doubles for money.
-DOUBLES = "AAAQ//wAEAH/+"
+DOUBLES = "AQQSH/wBQANf+"
 
 
 @pytest.fixture(scope="module")

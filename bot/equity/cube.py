@@ -44,6 +44,16 @@ RACE_EFFICIENCY_PER_PIP = 0.00125
 RACE_EFFICIENCY_MIN = 0.6
 RACE_EFFICIENCY_MAX = 0.7
 
+# Long nardy's cube efficiency (``long_nardy_efficiencies``): LONG_NARDY_END_EFFICIENCY with no pips left,
+# rising in a straight line to LONG_NARDY_EFFICIENCY at LONG_NARDY_RAMP_PIPS of the side on roll's pips and
+# flat above. Fitted (``python -m benchmarks.long_nardy_cube --fit``) to the fit part of
+# benchmarks/data/long_nardy_cube.jsonl: positions of the shipped network's self-play, money and match
+# cube states, each decided by the bot's own 2-ply cubeful lookahead; the grid point giving away the least
+# equity there against that lookahead.
+LONG_NARDY_END_EFFICIENCY = 0.5
+LONG_NARDY_EFFICIENCY = 0.775
+LONG_NARDY_RAMP_PIPS = 60
+
 # Two cube equities closer than this are equal (an optional double).
 OPTIONAL_EPSILON = 1e-5
 # Below this P(win) (or above 1 minus it) the cube is treated as dead in money play.
@@ -298,12 +308,37 @@ def cube_efficiencies(boards: np.ndarray) -> np.ndarray:
 
 def race_efficiencies(pips: np.ndarray) -> np.ndarray:
     """(N,) the cube efficiency of races whose side on roll has ``pips`` (N,) to go: 0.55 + 0.00125 x pips,
-    kept in 0.6..0.7 (GNU Backgammon's; long nardy, which has no hitting, prices every position so)."""
+    kept in 0.6..0.7 (GNU Backgammon's)."""
     return np.clip(
         RACE_EFFICIENCY_BASE + RACE_EFFICIENCY_PER_PIP * np.asarray(pips, dtype=np.float64),
         RACE_EFFICIENCY_MIN,
         RACE_EFFICIENCY_MAX,
     )
+
+
+def mover_pips(boards: np.ndarray) -> np.ndarray:
+    """(N,) the side on roll's pips of boards (N, 26) in its view, either game (a checker on point p needs p)."""
+    b = np.asarray(boards).reshape(-1, 26)
+    return (np.maximum(b, 0).astype(np.int64) * np.arange(26)).sum(axis=1)
+
+
+def long_nardy_race_efficiencies(boards: np.ndarray) -> np.ndarray:
+    """(N,) backgammon's race efficiency of long nardy boards (N, 26) at the side on roll's pips: what long nardy,
+    which has no hitting, borrowed before it had a cube of its own (the 2-ply reference's leaves keep it)."""
+    return race_efficiencies(mover_pips(boards))
+
+
+def long_nardy_efficiencies(
+    boards: np.ndarray,
+    end: float = LONG_NARDY_END_EFFICIENCY,
+    full: float = LONG_NARDY_EFFICIENCY,
+    ramp_pips: float = LONG_NARDY_RAMP_PIPS,
+) -> np.ndarray:
+    """(N,) long nardy's cube efficiency of boards (N, 26), each in its side on roll's view: ``end`` with no pips
+    left, rising in a line to ``full`` at ``ramp_pips`` of the side on roll's pips, ``full`` above (the defaults are
+    the fitted ``LONG_NARDY_*`` values; other values are what the fit tries)."""
+    share = np.minimum(mover_pips(boards) / float(ramp_pips), 1.0)
+    return end + (full - end) * share
 
 
 # The cube arithmetic below is batched: probabilities (N, 5), an efficiency and a value per

@@ -313,12 +313,13 @@ def cube_decisions(
     state: CubeState,
     met: MatchEquityTable | None = None,
     exact_in_match: bool = True,
+    efficiencies: np.ndarray | None = None,
 ) -> list[CubeDecision]:
     """``bot.equity.cube.cube_decision`` for each of boards (N, 26) at one state, their probabilities ``fives`` (N, 5),
     all in the side on roll's view: the model in one batch, exact values where the evaluator's databases have
     them (a match's solved together; ``exact_in_match`` False keeps the model in a match, whose exact values
-    cost a solve)."""
-    efficiencies = cube_efficiencies(boards)
+    cost a solve). ``efficiencies`` (N,): the model's cube efficiencies, if not backgammon's by position kind."""
+    efficiencies = cube_efficiencies(boards) if efficiencies is None else efficiencies
     decisions = model_decisions(fives, efficiencies, state, met)
     if state.is_money or exact_in_match:
         for row, exact in enumerate(exact_cubes(evaluator, boards, state)):  # None outside the databases

@@ -7,6 +7,10 @@ right cube action there, that action itself found one ply less deep; the model p
 the leaves. A mean of probabilities hides market losers (rolls after which a take has
 become a pass); this does not.
 
+Either game: the evaluator's (``evaluator.game``) flip, afterstates and points won, and the
+model's cube efficiencies given as a function of boards (backgammon's by position kind unless
+told; long nardy's ``bot.equity.cube.long_nardy_efficiencies``, as ``bot.facade.Bot`` passes them).
+
 Boards are in the view of the side on roll, before it rolls; values are its own, as
 points of the game (money) or match-winning chances (match) until they are normalised
 as ``bot.equity.cube`` reports them (a pass is +1).
@@ -27,17 +31,19 @@ from bot.equity.cube import (
     Owner,
     cube_decision,
     cube_efficiencies,
-    cube_efficiency,
     decision_from_equities,
     model_decisions,
     swap_state,
 )
 from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.equity.met import MatchEquityTable
-from bot.equity.outcomes import equity, finished_probabilities, invert, is_finished
+from bot.equity.outcomes import invert, is_finished
 from bot.search.nply import InvalidSearchError, best_replies
-from engine import ROLL_WEIGHTS, ROLLS, flip
+from engine import ROLL_WEIGHTS, ROLLS
 from engine.variant import BACKGAMMON, Variant
+
+# The cube efficiencies of boards (N, 26), each in its side on roll's view: the cube model's one free input.
+Efficiencies = Callable[[np.ndarray], np.ndarray]
 
 
 def lookahead_cube_decision(
@@ -47,6 +53,7 @@ def lookahead_cube_decision(
     plies: int,
     met: Optional[MatchEquityTable] = None,
     five: Optional[np.ndarray] = None,
+    efficiencies: Efficiencies = cube_efficiencies,
 ) -> CubeDecision:
     """The cube decision of the side on roll of ``board`` (its view, game not over) searched ``plies`` deep.
 
@@ -55,7 +62,8 @@ def lookahead_cube_decision(
     caller has them), at 0-ply with the evaluator's learned correction if it has one
     (``bot.evaluation.cube_correction``; a search's leaves keep the plain model it was fitted against).
     Deeper, a double is priced even where the side may not double, for
-    the take / pass answer.
+    the take / pass answer. ``efficiencies``: the model's cube efficiencies of boards, at the root
+    (0-ply) and the leaves.
     """
     if plies < 0:
         raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
@@ -68,8 +76,8 @@ def lookahead_cube_decision(
         correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
         if exact is None and correction is not None:
             return correction.decisions(board[None], five[None], state, met)[0]
-        return cube_decision(board, five, state, met, exact=exact)
-    searched = _search(evaluator, board, {state}, plies, met, every_double=True)
+        return cube_decision(board, five, state, met, efficiency=float(efficiencies(board[None])[0]), exact=exact)
+    searched = _search(evaluator, board, {state}, plies, met, efficiencies, every_double=True)
     return _decision(searched.raw[state], state, searched, met)
 
 
@@ -90,19 +98,18 @@ def values_after_plays(
     state: CubeState,
     met: Optional[MatchEquityTable] = None,
     game: Variant = BACKGAMMON,
-    efficiencies: Callable[[np.ndarray], np.ndarray] = cube_efficiencies,
+    efficiencies: Efficiencies = cube_efficiencies,
 ) -> np.ndarray:
     """(N,) ``value_after_play`` of each of ``children`` (N, 26) at one cube state, the model's arithmetic batched.
 
     ``game``: the variant (its turned boards and points won); ``efficiencies``: the cube efficiencies of boards
-    (N, 26) in the view of their side on roll (``bot.facade.Bot.cube_efficiencies`` for long nardy's races).
+    (N, 26) in the view of their side on roll (``bot.facade.Bot.cube_efficiencies``: the bot's game's model).
     """
     children = np.asarray(children, dtype=np.int8).reshape(-1, 26)
     values = np.empty(len(children))
     finished = is_finished(children)
     for i in np.flatnonzero(finished):
-        won = _points_won(int(game.winning_points(children[i][None])[0]), state, met)
-        values[i] = _normalised(won, state, met)
+        values[i] = _normalised(_won(game, children[i], state, met), state, met)
     live = np.flatnonzero(~finished)
     if live.size:
         theirs = swap_state(state)
@@ -128,6 +135,7 @@ def _search(
     states: set[CubeState],
     plies: int,
     met: Optional[MatchEquityTable],
+    efficiencies: Efficiencies,
     every_double: bool = False,
     expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
 ) -> _Searched:
@@ -136,7 +144,8 @@ def _search(
     A double is priced where the side may double (or everywhere, ``every_double``).
     ``expanded``: the side's best plays of the 21 rolls and their probabilities, if known.
     """
-    replies, mover_five = expanded if expanded is not None else best_replies(evaluator, flip(board)[None])
+    game = evaluator.game
+    replies, mover_five = expanded if expanded is not None else best_replies(evaluator, game.flip(board)[None])
     finished = is_finished(replies)
     # The next level's plays, for all the replies in one batch.
     below: list[Optional[tuple[np.ndarray, np.ndarray]]] = [None] * len(replies)
@@ -155,17 +164,21 @@ def _search(
     }
     their_states = {t for pair in branches.values() for t in pair if t is not None}
     if plies == 1:
-        after_roll = _leaf_values(evaluator, replies, mover_five, finished, their_states, met)
+        after_roll = _leaf_values(evaluator, replies, mover_five, finished, their_states, met, efficiencies)
     else:
         after_roll = [
-            None if done else _values(evaluator, flip(child), _before_roll(p), their_states, plies - 1, met, next_plays)
+            None
+            if done
+            else _values(
+                evaluator, game.flip(child), _before_roll(p), their_states, plies - 1, met, efficiencies, next_plays
+            )
             for child, p, done, next_plays in zip(replies, mover_five, finished, below)
         ]
 
     def mean_after(theirs: CubeState) -> float:
         mine = swap_state(theirs)
         values = [
-            _won(child, mine, met) if values is None else _turned(values[theirs], mine)
+            _won(game, child, mine, met) if values is None else _turned(values[theirs], mine)
             for child, values in zip(replies, after_roll)
         ]
         return float(np.dot(ROLL_WEIGHTS, values))
@@ -174,7 +187,8 @@ def _search(
         s: (mean_after(undoubled), None if taken is None else mean_after(taken))
         for s, (undoubled, taken) in branches.items()
     }
-    return _Searched(raw, bool(np.dot(ROLL_WEIGHTS, mover_five[:, 1]) > 0.0), cube_efficiency(board))
+    efficiency = float(efficiencies(board[None])[0])
+    return _Searched(raw, bool(np.dot(ROLL_WEIGHTS, mover_five[:, 1]) > 0.0), efficiency)
 
 
 def _leaf_values(
@@ -184,14 +198,16 @@ def _leaf_values(
     finished: np.ndarray,
     states: set[CubeState],
     met: Optional[MatchEquityTable],
+    efficiencies: Efficiencies,
 ) -> list[Optional[dict[CubeState, float]]]:
     """The opponent's raw values at ``states`` after each of the mover's plays ``replies`` (mover's view, 0-ply
     probabilities ``mover_five``), by the model in one batch per state, exact inside the bear-off database;
     None for a finished game."""
     live = np.flatnonzero(~finished)
-    boards = flip(replies[live])  # the opponent on roll
+    boards = evaluator.game.flip(replies[live])  # the opponent on roll
     fives = _before_roll(mover_five[live])
-    decisions = {s: cube_decisions(evaluator, boards, fives, s, met) for s in states}
+    x = efficiencies(boards)
+    decisions = {s: cube_decisions(evaluator, boards, fives, s, met, efficiencies=x) for s in states}
     values: list[Optional[dict[CubeState, float]]] = [None] * len(replies)
     for k, i in enumerate(live):
         values[i] = {s: _raw(decisions[s][k], s) for s in states}
@@ -205,11 +221,12 @@ def _values(
     states: set[CubeState],
     plies: int,
     met: Optional[MatchEquityTable],
+    efficiencies: Efficiencies,
     expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
 ) -> dict[CubeState, float]:
     """The side on roll's raw value after its right cube action at each of ``states`` (``plies`` > 0); ``five``
     its 0-ply probabilities, ``expanded`` as for ``_search``."""
-    searched = _search(evaluator, board, states, plies, met, expanded=expanded)
+    searched = _search(evaluator, board, states, plies, met, efficiencies, expanded=expanded)
     return {
         s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
         for s, (no_double, double_take) in searched.raw.items()
@@ -247,9 +264,9 @@ def _turned(raw: float, state: CubeState) -> float:
     return -raw if state.is_money else 1.0 - raw
 
 
-def _won(child: np.ndarray, state: CubeState, met: Optional[MatchEquityTable]) -> float:
-    """The raw value of a finished game to the mover, who has borne off (``state`` the mover's)."""
-    return _points_won(int(round(float(equity(finished_probabilities(child[None]))[0]))), state, met)
+def _won(game: Variant, child: np.ndarray, state: CubeState, met: Optional[MatchEquityTable]) -> float:
+    """The raw value of a finished game of ``game`` to the mover, who has borne off (``state`` the mover's)."""
+    return _points_won(int(game.winning_points(child[None])[0]), state, met)
 
 
 def _points_won(points: int, state: CubeState, met: Optional[MatchEquityTable]) -> float:
