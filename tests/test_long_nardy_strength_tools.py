@@ -144,3 +144,17 @@ def test_the_position_set_judges_long_nardy_plays_and_takes_a_new_bots_choices(s
     assert not np.isnan(measured.errors).any()  # every choice of the new bot now has a rollout value
     with pytest.raises(SystemExit):
         class_errors(["--variant", "long", "--build", "--position-class", "crashed", *tiny, "--out", str(out)])
+
+
+def test_alternatives_add_the_best_plays_afterstates_the_choice_passed_over(small_long_nardy_network):
+    from training.distill import with_alternatives
+
+    evaluator = load_player(small_long_nardy_network)
+    boards = random_game_boards(64, seed=3)
+    boards = np.unique(boards[(boards > 0).any(axis=1) & (boards < 0).any(axis=1)], axis=0)
+    grown = with_alternatives(evaluator, boards, 3, np.random.default_rng(0))
+    rows = {b.tobytes() for b in grown}
+    assert {b.tobytes() for b in boards} <= rows and len(grown) > len(boards)
+    assert len(grown) <= len(boards) * 4 and len(rows) == len(grown)  # at most three plays each, no repeats
+    for board in grown:
+        LONG_NARDY.validate_board(board)

@@ -75,6 +75,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "distill.games": (1, 10**9),
     "distill.max_positions": (0, 10**9),
     "distill.epsilon": (0.0, 1.0),
+    "distill.alternatives": (0, 64),
     "distill.parallel_games": (1, 1 << 16),
     "distill.plies": (0, 3),  # each ply multiplies the work by about 21 rolls x their plays
     "distill.chunk": (1, 1 << 20),

@@ -72,13 +72,13 @@ from bot.evaluation.checkpoint import (
     save_checkpoint,
 )
 from bot.evaluation.classes import NETWORK_CLASSES, PositionClass, classify
-from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
+from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator, group_starts
 from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import probabilities_at
 from engine.compiled import expect_long_work
 from training.config import ConfigError, check_bounds, check_positive
-from training.selfplay import SelfPlay
+from training.selfplay import SelfPlay, roll_dice
 
 POSITIONS = "positions.npz"
 SETTINGS = "distill.json"
@@ -100,6 +100,7 @@ class DistillConfig:
     games: int = 6000  # self-play games that give the positions
     max_positions: int = 0  # keep at most this many positions (0: all)
     epsilon: float = 0.05  # exploration of the self-play games
+    alternatives: int = 0  # also keep the afterstates of each position's best plays of a random roll, this many
     parallel_games: int = 512
     plies: int = 1  # search depth of the targets
     chunk: int = 4096  # positions per target file
@@ -165,6 +166,7 @@ def prepare(config: DistillConfig, run_dir: Path) -> DistillConfig:
             "games",
             "max_positions",
             "epsilon",
+            "alternatives",
             "parallel_games",
             "plies",
             "chunk",
@@ -223,6 +225,25 @@ def sample_positions(
     boards = np.concatenate(seen).astype(np.int8)
     boards = boards[~is_finished(boards) & ~is_finished(game.flip(boards))]
     boards = np.unique(boards, axis=0)
+    return boards[rng.permutation(len(boards))]
+
+
+def with_alternatives(
+    evaluator: ProbabilityEvaluator, boards: np.ndarray, count: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``boards`` (side on roll) and, for a random roll of each, the afterstates of its ``count`` best plays by
+    the evaluator turned to the side then on roll, distinct and shuffled: the plays a move choice ranks, the
+    ones it passes over among them, which self-play alone never reaches."""
+    game = evaluator.game
+    dice = roll_dice(len(boards), rng)
+    children, parent = game.afterstates(boards, dice)
+    scores = evaluator.afterstate_scores(boards, children, parent)
+    order = np.lexsort((-scores, parent))  # by parent, best first
+    first, _ = group_starts(parent, len(boards))
+    rank = np.arange(len(order)) - first[parent[order]]
+    kept = game.flip(children[order[rank < count]])
+    kept = kept[~is_finished(kept) & ~is_finished(game.flip(kept))]
+    boards = np.unique(np.concatenate([boards, kept]), axis=0)
     return boards[rng.permutation(len(boards))]
 
 
@@ -314,6 +335,8 @@ def make_positions(config: DistillConfig, run_dir: Path, evaluator: ProbabilityE
     start = time.perf_counter()
     rng = np.random.default_rng([config.seed, 0])
     boards = sample_positions(evaluator, config.games, config.epsilon, config.parallel_games, rng)
+    if config.alternatives:
+        boards = with_alternatives(evaluator, boards, config.alternatives, rng)
     boards = boards[class_rows(boards, config.position_class)]
     if config.win_range != (0.0, 1.0):
         win = np.asarray(evaluator.probabilities(boards))[:, 0]

@@ -66,6 +66,7 @@ START.setflags(write=False)
 # The opponent's path on the mover's numbering: its head (the mover's 12) first, its 1 (the mover's 13) last.
 OPPONENT_PATH = np.array([int(other_point(q)) for q in range(24, 0, -1)], dtype=np.int64)
 OPPONENT_PATH.setflags(write=False)
+_OPPONENT_PATH_POINTS = tuple(int(p) for p in OPPONENT_PATH)
 
 
 def flip(boards: np.ndarray) -> np.ndarray:
@@ -135,21 +136,25 @@ def winning_points(boards: np.ndarray) -> np.ndarray:
     return 1 + (loser_on_board == CHECKERS).astype(np.int64)
 
 
-def illegal_block(board: np.ndarray) -> bool:
-    """Whether the mover (``board`` in its view) holds a forbidden block (R9).
+def illegal_block(board: np.ndarray | Sequence[int]) -> bool:
+    """Whether the mover (``board`` in its view: an array or a list of 26 counts) holds a forbidden block (R9).
 
     A block is six or more consecutive points held by the mover along the opponent's
     path (the mover's 12 down to 1, then 24 down to 13); it is forbidden while no
     opponent checker stands further along that path than the block's front. With no
-    opponent checker on the board nothing is forbidden (the game is over).
+    opponent checker on the board nothing is forbidden (the game is over). Plain Python
+    on a list: the single-position move search asks it after every step.
     """
-    path = np.asarray(board)[OPPONENT_PATH]
-    ahead = np.flatnonzero(path < 0)
-    if len(ahead) == 0:
+    counts = board.tolist() if isinstance(board, np.ndarray) else board
+    path = [counts[p] for p in _OPPONENT_PATH_POINTS]
+    lead = -1  # the opponent's most advanced checker, as an index along its path
+    for index, count in enumerate(path):
+        if count < 0:
+            lead = index
+    if lead < 0:
         return False
-    lead = int(ahead[-1])  # the opponent's most advanced checker, as an index along its path
     run = 0
-    for index, count in enumerate(path.tolist()):
+    for index, count in enumerate(path):
         run = run + 1 if count > 0 else 0
         if run >= BLOCK and index > lead:
             return True

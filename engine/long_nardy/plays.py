@@ -75,7 +75,7 @@ def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[SearchNode
         may_leave_head = head_start - node.board[HEAD] < allowed
         for step in _single_steps(node.board, left[0], may_leave_head):
             after = apply_step(node.board, step)
-            if rules.block_check == "step" and illegal_block(np.array(after)):
+            if rules.block_check == "step" and illegal_block(after):
                 continue
             key = (tuple(after), left[1:])
             if key in seen:
@@ -102,5 +102,5 @@ def legal_plays(board: np.ndarray, dice: Dice, rules: Rules = DEFAULT_RULES) -> 
     b = validate_board(board)
     nodes = _search([int(x) for x in b], d1, d2, rules)
     if rules.block_check == "turn":
-        nodes = [n for n in nodes if not n.steps or not illegal_block(np.array(n.board))]
+        nodes = [n for n in nodes if not n.steps or not illegal_block(n.board)]
     return lawful_plays(nodes, d1, d2)
