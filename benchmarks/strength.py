@@ -171,7 +171,7 @@ def against(
 
 def served_search(evaluator: ProbabilityEvaluator, plies: int) -> Evaluator:
     """Move choice ``plies`` deep with the candidate filters the doors use (``bot.facade.search_filters``)."""
-    return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters())
+    return evaluator if plies == 0 else SearchEvaluator(evaluator, plies, search_filters(game=evaluator.game))
 
 
 def by_class(evaluators: Mapping[str, ProbabilityEvaluator], records: list[dict]) -> dict[str, dict]:

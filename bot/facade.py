@@ -74,8 +74,11 @@ INSTALLED_CHECKPOINT = Path("share") / "nardy" / "default.npz"
 LONG_NARDY_CHECKPOINT = "long_nardy.npz"
 # Environment variable naming a checkpoint to use instead of the shipped one.
 CHECKPOINT_ENV = "NARDY_CHECKPOINT"
-# At 1-ply, this many plays (the best by 0-ply, or ``top`` if more) are looked at again.
+# At 1-ply, this many plays (the best by 0-ply, or ``top`` if more) are looked at again: in backgammon each of
+# them; in long nardy those within 0.16 of the best by 0-ply (its network, fitted to its own 1-ply values, leaves
+# the plays further behind to the 1-ply search no better than it finds them; docs/long_nardy.md).
 ONE_PLY_CANDIDATES = 8
+ONE_PLY_WINDOW = {"backgammon": math.inf, "long_nardy": 0.16}
 PLIES = (0, 1, 2)
 MONEY = CubeState()
 # What a method takes as a board: a position of the bot's game, or its (26,) array (mover's view).
@@ -217,9 +220,10 @@ def _check_plies(plies: int) -> int:
     return plies
 
 
-def search_filters(top: Optional[int] = None) -> tuple[MoveFilter, MoveFilter]:
-    """Which plays go deeper: the best ``max(top, 8)`` by 0-ply to 1-ply, then two within 0.04 to 2-ply."""
-    return MoveFilter(max(top or 0, ONE_PLY_CANDIDATES), math.inf), MoveFilter(2, 0.04)
+def search_filters(top: Optional[int] = None, game: Variant = BACKGAMMON) -> tuple[MoveFilter, MoveFilter]:
+    """Which plays of ``game`` go deeper: the best ``max(top, 8)`` by 0-ply (within ``ONE_PLY_WINDOW``) to 1-ply,
+    then two within 0.04 to 2-ply."""
+    return MoveFilter(max(top or 0, ONE_PLY_CANDIDATES), ONE_PLY_WINDOW[game.name]), MoveFilter(2, 0.04)
 
 
 @dataclass(frozen=True)
@@ -337,7 +341,7 @@ class Bot:
             self.evaluator,
             children,
             plies,
-            filters=search_filters(top),
+            filters=search_filters(top, self.variant),
             key=lambda five, positions: self._ranking_keys(self._own(five), positions, state, met),
         )
         fives = self._own(ranking.probabilities)

@@ -158,3 +158,16 @@ def test_alternatives_add_the_best_plays_afterstates_the_choice_passed_over(smal
     assert len(grown) <= len(boards) * 4 and len(rows) == len(grown)  # at most three plays each, no repeats
     for board in grown:
         LONG_NARDY.validate_board(board)
+
+
+def test_long_nardy_looks_again_at_1_ply_only_at_plays_near_the_best():
+    from bot.facade import Bot
+
+    bot = Bot.load(variant="long")
+    position = LONG_NARDY.position.from_id("giUPiKylNg1Sg").board  # 1-1 here has over a hundred plays
+    zero = {p.notation: p.equity for p in bot.rank_plays(position, (1, 1), plies=0)}
+    deeper = [p.notation for p in bot.rank_plays(position, (1, 1), plies=1) if p.plies == 1]
+    best = max(zero.values())
+    assert 1 <= len(deeper) <= 8
+    assert all(zero[n] >= best - 0.16 for n in deeper)
+    assert any(e < best - 0.16 for e in zero.values())  # some plays are left at 0-ply by the window

@@ -81,7 +81,9 @@ class LevelOpponent:
     def __init__(self, evaluator: ProbabilityEvaluator, level: Level, name: str) -> None:
         self.level, self.name = level, name
         self.evaluator: Evaluator = (
-            evaluator if level.plies == 0 else SearchEvaluator(evaluator, level.plies, search_filters())
+            evaluator
+            if level.plies == 0
+            else SearchEvaluator(evaluator, level.plies, search_filters(game=evaluator.game))
         )
 
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: Legal, rng: np.random.Generator) -> np.ndarray:
