@@ -69,13 +69,19 @@ def _search(board: list[int], d1: int, d2: int, rules: Rules) -> list[SearchNode
     seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
     orders = [(d1,) * 4] if d1 == d2 else [(max(d1, d2), min(d1, d2)), (min(d1, d2), max(d1, d2))]
 
+    # A step that lands on a point the mover already holds holds no new point, so it cannot form a block
+    # that the board before it lacked: only steps to a new point, or any step from a board already
+    # holding a forbidden block, need the check.
+    check_every_step = illegal_block(board)
+
     def expand(node: SearchNode, left: tuple[int, ...]) -> None:
         if not left:
             return
         may_leave_head = head_start - node.board[HEAD] < allowed
         for step in _single_steps(node.board, left[0], may_leave_head):
             after = apply_step(node.board, step)
-            if rules.block_check == "step" and illegal_block(after):
+            new_point = step.dst != OFF and node.board[step.dst] <= 0
+            if rules.block_check == "step" and (new_point or check_every_step) and illegal_block(after):
                 continue
             key = (tuple(after), left[1:])
             if key in seen:
