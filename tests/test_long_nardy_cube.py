@@ -57,12 +57,12 @@ def test_the_long_nardy_bot_prices_its_cube_at_long_nardys_own_efficiency(long_b
     assert long_bot.cube_decision(START).cube_efficiency == pytest.approx(LONG_NARDY_EFFICIENCY)
     # The line from the end of the race to the flat part, not backgammon's race efficiency.
     assert long_nardy_efficiencies(race({}, {7: 15}))[0] == pytest.approx(LONG_NARDY_END_EFFICIENCY)
-    ramp = race({LONG_NARDY_RAMP_PIPS // 15: 15}, {7: 15})
+    point = max(1, LONG_NARDY_RAMP_PIPS // 30)  # fifteen checkers there: about halfway up the line
+    ramp = race({point: 15}, {7: 15})
+    assert 15 * point < LONG_NARDY_RAMP_PIPS
     assert long_nardy_efficiencies(ramp)[0] == pytest.approx(
         LONG_NARDY_END_EFFICIENCY
-        + (LONG_NARDY_EFFICIENCY - LONG_NARDY_END_EFFICIENCY)
-        * (15 * (LONG_NARDY_RAMP_PIPS // 15))
-        / LONG_NARDY_RAMP_PIPS
+        + (LONG_NARDY_EFFICIENCY - LONG_NARDY_END_EFFICIENCY) * (15 * point) / LONG_NARDY_RAMP_PIPS
     )
     assert not np.allclose(long_nardy_efficiencies(boards), long_nardy_race_efficiencies(boards))
 
