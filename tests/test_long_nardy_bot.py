@@ -211,9 +211,7 @@ def test_the_shipped_long_nardy_network_plays_by_default():
     assert bot.best_play(START, (6, 6)).afterstate[18] == 2  # E1: 24/18(2) is the only play
 
 
-def test_a_long_nardy_network_is_refused_as_a_backgammon_bot_and_ships_behind_the_speed_gate(
-    trained, tmp_path, capsys
-):
+def test_a_long_nardy_network_is_refused_as_a_backgammon_bot_and_ships_behind_the_speed_gate(trained, tmp_path, capsys):
     import json
 
     from bot.evaluation.checkpoint import load_evaluator

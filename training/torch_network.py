@@ -158,6 +158,15 @@ def reencode(network: ValueNetwork, encoding: str) -> ValueNetwork:
     return wider
 
 
+def grows_into(old: NetworkConfig, new: NetworkConfig) -> bool:
+    """Whether ``grown_to`` can turn a network of shape ``old`` into one of shape ``new`` (and they differ)."""
+    before, after = get_encoding(old.encoding), get_encoding(new.encoding)
+    same_slots = np.array_equal(before.slot_table, after.slot_table)
+    extends = same_slots and set(before.global_names) <= set(after.global_names)
+    wider = len(old.hidden) == len(new.hidden) == 1 and new.hidden[0] >= old.hidden[0]
+    return old != new and extends and (wider or old.hidden == new.hidden) and old.activation == new.activation
+
+
 def grown_to(network: ValueNetwork, config: NetworkConfig, seed: int = 0) -> ValueNetwork:
     """``network`` computing the same map in the shape of ``config``: reencoded to an encoding that extends its own
     (``reencode``), widened to more hidden units (``widen``); ConfigError when ``config`` is no such growth."""

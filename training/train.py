@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from bot.evaluation.checkpoint import CheckpointError, load_class_payload, save_checkpoint
 from bot.evaluation.storage import remove_stale_temporaries
-from training.torch_network import grown_to, network_from_payload
+from training.torch_network import grown_to, grows_into, network_from_payload
 from bot.evaluation.evaluator import Evaluator, NetworkEvaluator
 from engine.variant import Variant, find_variant
 from bot.evaluation.long_nardy_heuristic import HeuristicPlayer
@@ -286,7 +286,12 @@ def _train(config: Config, run_dir: Path, resume: bool, progress: bool, init_fro
         network = network_from_payload(payload, config.network, source=source)
     elif init_from is not None:
         source = f"checkpoint {str(init_from)!r}"
-        network = grown_to(network_from_payload(load_class_payload(init_from), source=source), config.network)
+        payload_from = load_class_payload(init_from)
+        start = network_from_payload(payload_from, source=source)
+        if grows_into(start.config, config.network):
+            network = grown_to(start, config.network)
+        else:  # the config's shape, or CheckpointError naming how the shapes differ
+            network = network_from_payload(payload_from, config.network, source=source)
     else:
         network = ValueNetwork(config.network)
     learner = Learner(network, config.learning, learner_rng, device)
