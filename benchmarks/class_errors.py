@@ -263,7 +263,7 @@ def add_choices(args: argparse.Namespace, game: Variant) -> None:
         new = candidate_records(game, boards[row], dice[row], plays, zero_ply, results)
         record["candidates"] += [{**c, "added_by": Path(args.add_choices).name} for c in new]
         added += len(new)
-        if added and (row % 10 == 9 or row == len(records) - 1):
+        if added and row % 10 == 9:
             write_records(path, records)
     write_records(path, records)
     print(f"{added} choices of {Path(args.add_choices).name} added to {path}")

@@ -13,30 +13,18 @@ from benchmarks.class_errors import board_of, choice_errors, main as class_error
 from benchmarks.common import load_records
 from bot.evaluation.checkpoint import load_player, save_checkpoint
 from bot.evaluation.encoding import get_encoding
-from bot.evaluation.evaluator import RandomEvaluator, choose_afterstates
+from bot.evaluation.evaluator import choose_afterstates
 from bot.evaluation.long_nardy_encoding import PRIME_NAMES, prime_features, swapped_columns
 from bot.evaluation.network import NetworkConfig
-from engine.long_nardy import START, flip, parse_long_text
+from engine.long_nardy import flip, parse_long_text
 from engine.long_nardy.phases import Phase, phases
 from engine.variant import LONG_NARDY
 from training.distill import DistillConfig, distill
 from training.torch_network import ValueNetwork, grown_to
 
+from tests.test_long_nardy_bot import self_play_boards
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def random_game_boards(count: int, seed: int = 0) -> np.ndarray:
-    """Boards (side on roll's view) of random long nardy games, every stage of the game among them."""
-    rng = np.random.default_rng(seed)
-    player = RandomEvaluator(rng, LONG_NARDY)
-    boards = np.tile(START, (16, 1))
-    seen: list[np.ndarray] = []
-    while len(seen) * len(boards) < count:
-        chosen = choose_afterstates(player, boards, rng.integers(1, 7, size=(len(boards), 2)))
-        chosen[~(chosen > 0).any(axis=1)] = START
-        boards = flip(chosen)
-        seen.append(boards.copy())
-    return np.concatenate(seen)[:count]
 
 
 def board(text: str) -> np.ndarray:
@@ -58,14 +46,14 @@ def test_phases_of_positions_a_player_would_name():
 
 
 def test_a_position_has_the_same_phase_for_both_sides():
-    boards = random_game_boards(600)
+    boards = self_play_boards(600)
     assert np.array_equal(phases(boards), phases(flip(boards)))
     assert set(phases(boards)) >= {Phase.OPENING, Phase.HEAD, Phase.MIDDLE}
 
 
 def test_primes_inputs_extend_the_long_nardy_inputs_and_turn_with_the_board():
     primes, plain = get_encoding("long_nardy_primes"), get_encoding("long_nardy")
-    boards = random_game_boards(400, seed=1)
+    boards = self_play_boards(400, seed=1)
     assert primes.size == plain.size + 8 and primes.global_names[: plain.global_size] == plain.global_names
     assert np.array_equal(primes.encode(boards)[:, : plain.size], plain.encode(boards))
     swapped = swapped_columns(PRIME_NAMES)
@@ -93,7 +81,7 @@ def test_a_network_grown_into_new_inputs_and_units_computes_the_same_map():
     small = ValueNetwork(NetworkConfig("long_nardy", (8,)))
     grown = grown_to(small, NetworkConfig("long_nardy_primes", (12,)))
     assert grown.config == NetworkConfig("long_nardy_primes", (12,))
-    boards = random_game_boards(200, seed=2)
+    boards = self_play_boards(200, seed=2)
     assert np.allclose(grown.probabilities(boards), small.probabilities(boards), atol=1e-6)
 
 
@@ -150,7 +138,7 @@ def test_alternatives_add_the_best_plays_afterstates_the_choice_passed_over(smal
     from training.distill import with_alternatives
 
     evaluator = load_player(small_long_nardy_network)
-    boards = random_game_boards(64, seed=3)
+    boards = self_play_boards(64, seed=3)
     boards = np.unique(boards[(boards > 0).any(axis=1) & (boards < 0).any(axis=1)], axis=0)
     grown = with_alternatives(evaluator, boards, 3, np.random.default_rng(0))
     rows = {b.tobytes() for b in grown}

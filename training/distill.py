@@ -52,6 +52,7 @@ evaluation enters the data (fixtures are for measurement only).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import threading
@@ -72,10 +73,10 @@ from bot.evaluation.checkpoint import (
     save_checkpoint,
 )
 from bot.evaluation.classes import NETWORK_CLASSES, PositionClass, classify
-from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator, group_starts
+from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
 from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
-from bot.search.nply import probabilities_at
+from bot.search.nply import MoveFilter, probabilities_at, survivors
 from engine.compiled import expect_long_work
 from training.config import ConfigError, check_bounds, check_positive
 from training.selfplay import SelfPlay, roll_dice
@@ -238,10 +239,8 @@ def with_alternatives(
     dice = roll_dice(len(boards), rng)
     children, parent = game.afterstates(boards, dice)
     scores = evaluator.afterstate_scores(boards, children, parent)
-    order = np.lexsort((-scores, parent))  # by parent, best first
-    first, _ = group_starts(parent, len(boards))
-    rank = np.arange(len(order)) - first[parent[order]]
-    kept = game.flip(children[order[rank < count]])
+    best = survivors(scores, parent, np.arange(len(children)), MoveFilter(count, math.inf))
+    kept = game.flip(children[best])
     kept = kept[~is_finished(kept) & ~is_finished(game.flip(kept))]
     boards = np.unique(np.concatenate([boards, kept]), axis=0)
     return boards[rng.permutation(len(boards))]

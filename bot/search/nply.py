@@ -151,7 +151,7 @@ class Ranking:
         return np.where(self.depth == deepest[self.parent], self.keys, -np.inf)
 
 
-def _survivors(keys: np.ndarray, parent: np.ndarray, among: np.ndarray, rule: MoveFilter) -> np.ndarray:
+def survivors(keys: np.ndarray, parent: np.ndarray, among: np.ndarray, rule: MoveFilter) -> np.ndarray:
     """Indices, out of ``among``, of the best ``rule.keep`` plays of each parent within ``rule.window``."""
     k, p = keys[among], parent[among]
     order = np.lexsort((-k, p))  # by parent, best first
@@ -192,7 +192,7 @@ def rank_afterstates(
     depth = np.zeros(len(children), dtype=np.int64)
     among = np.arange(len(children))
     for level in range(1, plies + 1):
-        among = _survivors(keys, parent, among, filters[min(level - 1, len(filters) - 1)])
+        among = survivors(keys, parent, among, filters[min(level - 1, len(filters) - 1)])
         five[among] = probabilities_at(evaluator, children[among], level)
         keys[among] = key(five[among], children[among])
         depth[among] = level
