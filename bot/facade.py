@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -416,6 +416,22 @@ class Bot:
     def cube_decision(self, board: BoardLike, state: CubeState = MONEY, plies: int = 0) -> CubeDecision:
         """Double / no double for the side on roll of ``board``, take / pass for its opponent."""
         return self.evaluate(board, state, plies).cube
+
+    def cube_decisions(
+        self, boards: Sequence[BoardLike], states: Sequence[CubeState], plies: int = 0, prune: bool = False
+    ) -> list[CubeDecision]:
+        """``cube_decision`` of each of ``boards`` at ``states[i]``, their searches batched (an analysis's cube
+        actions); ``prune``: every roll's best play found as ``bot.search.nply.best_plays`` says."""
+        from bot.search.cube_decision import lookahead_cube_decisions
+
+        positions = np.array([self._game_on(board) for board in boards], dtype=np.int8).reshape(-1, 26)
+        fives = None
+        if _check_plies(plies) == 0:  # as ``probabilities``: the opponent's afterstate, inverted
+            fives = self._own(invert(probabilities_at(self.evaluator, self.variant.flip(positions), 0)))
+        mets = [self.match_table(state) for state in states]
+        return lookahead_cube_decisions(
+            self.evaluator, positions, states, plies, mets, fives, self._cube.efficiencies, prune
+        )
 
     def resign_decision(
         self, board: BoardLike, state: CubeState = MONEY, level: int = 1, plies: int = 0

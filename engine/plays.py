@@ -16,6 +16,7 @@ Boards are in the mover's view (docs/DESIGN.md); steps and afterstates too: a
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -160,8 +161,14 @@ def legal_plays(board: np.ndarray, dice) -> list[Play]:
     gives one Play with no steps and the board unchanged.
     """
     d1, d2 = validate_dice(dice)
-    b = validate_board(board)
-    return lawful_plays(_search([int(x) for x in b], d1, d2), d1, d2)
+    return list(_legal_plays(validate_board(board).tobytes(), d1, d2))
+
+
+@functools.lru_cache(maxsize=64)
+def _legal_plays(board: bytes, d1: int, d2: int) -> tuple[Play, ...]:
+    """``legal_plays`` of a board given as its int8 bytes: kept a while, since a position's plays are soon asked
+    for again (a move read from a record, then played by the game). Plays are frozen, their boards read-only."""
+    return tuple(lawful_plays(_search(np.frombuffer(board, dtype=np.int8).tolist(), d1, d2), d1, d2))
 
 
 def lawful_plays(nodes: list[SearchNode], d1: int, d2: int) -> list[Play]:

@@ -233,14 +233,27 @@ def test_numpy_network_matches_torch_on_every_class_of_position(kind, first_laye
         assert_same_probabilities(network, trained, boards)
 
 
+@pytest.mark.parametrize("hidden", [(32,), (32, 16)], ids=["one layer", "two layers"])
 @pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu", "elu"])
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 @pytest.mark.slow
-def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation, first_layer):
+def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation, hidden, first_layer):
     torch.manual_seed(0)
-    network = ValueNetwork(NetworkConfig(encoding=name, hidden=(32, 16), activation=activation)).eval()
+    network = ValueNetwork(NetworkConfig(encoding=name, hidden=hidden, activation=activation)).eval()
     boards = np.concatenate([boards[:100] for boards in classed_positions(100).values()])
     assert_same_probabilities(numpy_twin(network), network, boards)
+
+
+def test_compiled_tanh_is_within_a_few_float32_roundings_of_numpys():
+    kernels = pytest.importorskip("bot.evaluation.kernels")
+    x = np.concatenate([np.linspace(-12, 12, 200_001), [0.0, -0.0, 1e-30, 9.0, -9.0, 50.0, -1e30]]).astype(np.float32)
+    squashed = x.copy()
+    kernels.squash(squashed)
+    np.testing.assert_allclose(squashed, np.tanh(x), rtol=0, atol=5e-7)
+    negated = -x
+    kernels.squash(negated)
+    np.testing.assert_array_equal(negated, -squashed)  # odd, as tanh is
+    assert np.abs(squashed).max() <= 1.0 + 2e-7
 
 
 @pytest.mark.parametrize("failure", ["no numba", "no cache directory"])

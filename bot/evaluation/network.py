@@ -173,10 +173,8 @@ class _FirstLayer:
     def __call__(self, boards: np.ndarray) -> np.ndarray:
         bag = kernel("embedding_bag", len(boards))
         if bag is not None:
-            table, global_weight, bias = self._bag_weights
-            x = np.empty((len(boards), len(bias)), dtype=np.float32)
-            features = np.ascontiguousarray(self.encoding.global_features(boards), dtype=np.float32)
-            bag(np.ascontiguousarray(boards, dtype=np.int8), table, features, global_weight, bias, x)
+            x = np.empty((len(boards), len(self.bias)), dtype=np.float32)
+            bag(*self.bag_inputs(boards), x)
             return x
         on_roll = np.maximum(boards, 0)
         first, group = _distinct_rows(on_roll)
@@ -187,6 +185,13 @@ class _FirstLayer:
         x = features @ self.weights[1]
         x += np.take(shared, group, axis=0)
         return x
+
+    def bag_inputs(self, boards: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The compiled first layer's inputs for ``boards`` (B, 26): boards as int8, the slot-value table, the
+        global features, their rows and the bias (``bot.evaluation.kernels.embedding_bag``)."""
+        table, global_weight, bias = self._bag_weights
+        features = np.ascontiguousarray(self.encoding.global_features(boards), dtype=np.float32)
+        return np.ascontiguousarray(boards, dtype=np.int8), table, features, global_weight, bias
 
     @functools.cached_property
     def _bag_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -288,6 +293,11 @@ class Network:
     def _probabilities(self, boards: np.ndarray) -> np.ndarray:
         activation = self.config.activation
         _, layers, output_rows = self._served
+        whole = kernel("tanh_network", len(boards)) if len(layers) == 1 and activation in ("sigmoid", "tanh") else None
+        if whole is not None:
+            five = np.empty((len(boards), 5), dtype=np.float32)
+            whole(*self._first.bag_inputs(boards), _offset(activation), output_rows, layers[0][1], _CUMULATIVE, five)
+            return five
         x = self._first(boards)
         for weight, bias in layers[:-1]:
             x = _activate(x, activation) @ weight + bias

@@ -36,13 +36,12 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from bot.equity.cube import CubeState, MatchScore, cube_state_for
+from bot.equity.cube import CubeDecision, CubeState, MatchScore, cube_state_for
 from bot.search.cancel import check_cancelled
 from bot.search.cube_decision import values_after_plays
-from bot.evaluation.evaluator import ProbabilityEvaluator, best_children
+from bot.evaluation.evaluator import best_children
 from bot.facade import Bot
-from bot.equity.outcomes import equity
-from bot.search.nply import DEFAULT_FILTERS, InvalidSearchError, probabilities_at, rank_afterstates
+from bot.search.nply import DEFAULT_FILTERS, InvalidSearchError, best_plays, probabilities_at, rank_afterstates
 from engine import compiled
 from engine.board import ROLL_WEIGHTS, ROLLS
 from engine.errors import BackgammonError, InvalidOptionError
@@ -74,6 +73,7 @@ OPENING_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0 / 30.0)
 # Checker plays ranked per batch: big enough that the network's batches stay full, small enough that a
 # progress bar moves during a deep analysis.
 MOVES_PER_BATCH = 64
+CUBES_PER_BATCH = 64  # cube actions whose searches are batched (a progress report and a cancellation check each)
 # Boards the network evaluates per checker play, about, by depth (the luck's 21 rolls included; measured on
 # GNU Backgammon's matches), and the work from which loading the compiled kernels up front pays
 # (numba's load, about a second, against about 25 us a board saved).
@@ -468,7 +468,7 @@ def _values(bot: Bot, children: np.ndarray, five: np.ndarray, states: list[CubeS
     return values
 
 
-def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int) -> None:
+def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int, prune: bool) -> None:
     if not points:
         return
     evaluator, game = bot.evaluator, bot.variant
@@ -477,7 +477,7 @@ def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int) -> None:
     children, parent = game.afterstates(boards, dice)
     counts = np.bincount(parent, minlength=len(points))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    ranking = rank_afterstates(evaluator, children, plies, parent, filters=DEFAULT_FILTERS)
+    ranking = rank_afterstates(evaluator, children, plies, parent, filters=DEFAULT_FILTERS, prune=prune)
     five, depth = ranking.probabilities.copy(), ranking.depth.copy()
     # The played child of each decision, evaluated as deep as its parent's deepest.
     played = np.empty(len(points), dtype=np.int64)
@@ -490,14 +490,14 @@ def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int) -> None:
     for level in range(1, plies + 1):
         shallow = played[(depth[played] < level) & (deepest >= level)]
         if len(shallow):
-            five[shallow] = probabilities_at(evaluator, children[shallow], level)
+            five[shallow] = probabilities_at(evaluator, children[shallow], level, prune)
             depth[shallow] = level
     # Values (EMG) of the deepest-evaluated plays of each decision.
     top = np.flatnonzero(depth == deepest[parent])
     values = np.full(len(children), -np.inf)
     values[top] = _values(bot, children[top], five[top], [points[i].state for i in parent[top]])
     best = best_children(values, parent, len(points))
-    luck = _luck(bot, points)
+    luck = _luck(bot, points, prune)
     for k, p in enumerate(points):
         d = p.decision
         d.forced = bool(counts[k] == 1)
@@ -513,24 +513,19 @@ def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int) -> None:
         d.error_mwc = _in_mwc(bot, d.error, p.state)
 
 
-def _luck(bot: Bot, points: list[_MovePoint]) -> np.ndarray:
-    """(M,) the luck of each decision's roll in EMG: the value after the best 0-ply play of it minus the mean
-    over the rolls (the 15 non-doubles for a game's first roll that cannot be a double)."""
+def _luck(bot: Bot, points: list[_MovePoint], prune: bool) -> np.ndarray:
+    """(M,) the luck of each decision's roll in EMG: the value after the best 0-ply play of it (``prune``: found
+    as ``bot.search.nply.best_plays`` says) minus the mean over the rolls (the 15 non-doubles for a game's first
+    roll that cannot be a double)."""
     count, rolls = len(points), len(ROLLS)
     boards = np.repeat(np.stack([p.board for p in points]), rolls, axis=0)
     children, parent = bot.variant.afterstates(boards, np.tile(ROLLS, (count, 1)))
-    five = afterstate_five(bot.evaluator, children)
-    best = best_children(equity(five.astype(np.float64)), parent, count * rolls)
+    best, five = best_plays(bot.evaluator, boards, children, parent, prune)
     states = [points[i // rolls].state for i in range(count * rolls)]
-    values = _values(bot, children[best], five[best], states).reshape(count, rolls)
+    values = _values(bot, children[best], five, states).reshape(count, rolls)
     weights = np.stack([OPENING_WEIGHTS if p.opening else ROLL_WEIGHTS for p in points])
     rolled = np.array([np.flatnonzero((ROLLS == sorted(p.dice)).all(axis=1))[0] for p in points])
     return values[np.arange(count), rolled] - (values * weights).sum(axis=1)
-
-
-def afterstate_five(evaluator: ProbabilityEvaluator, children: np.ndarray) -> np.ndarray:
-    """(N, 5) the mover's 0-ply probabilities of afterstates (exact for finished games)."""
-    return probabilities_at(evaluator, children, 0)
 
 
 def _in_mwc(bot: Bot, error: float, state: CubeState) -> Optional[float]:
@@ -546,31 +541,39 @@ def _analyse_cube(
     bot: Bot,
     points: list[_CubePoint],
     plies: int,
+    prune: bool,
     progress: Optional[Progress] = None,
     done: int = 0,
     total: int = 0,
 ) -> None:
-    """Each cube decision's right action (the bot's, ``Bot.cube_decision``) and error; ``progress`` told after
-    each, counting on from ``done``."""
-    for p in points:
+    """Each cube decision's right action (the bot's, ``Bot.cube_decisions``) and error; ``progress`` told after
+    each batch, counting on from ``done``."""
+    for start in range(0, len(points), CUBES_PER_BATCH):
         check_cancelled()  # a server's request may have gone (bot.search.cancel)
-        c = bot.cube_decision(p.board, p.state, plies)
-        d = p.decision
-        doubling = min(c.double_take, c.double_pass)
-        d.values = {"no_double": c.no_double, "double_take": c.double_take, "double_pass": c.double_pass}
-        if d.kind == "double":
-            d.best = "double" if c.should_double else "no double"
-            chosen = doubling if d.played == "double" else c.no_double
-            d.error = max(0.0, max(c.no_double, doubling) - chosen) if d.best != d.played else 0.0
-            d.close = bool(d.played == "double" or abs(c.no_double - doubling) < CLOSE_CUBE)
-        else:  # the taker's view: a take leaves it -double_take, a pass -double_pass
-            d.best = "take" if c.should_take else "pass"
-            d.error = abs(c.double_take - c.double_pass) if d.best != d.played else 0.0
-            d.close = True
-        d.error_mwc = _in_mwc(bot, d.error, p.state)
+        batch = points[start : start + CUBES_PER_BATCH]
+        decisions = bot.cube_decisions([p.board for p in batch], [p.state for p in batch], plies, prune)
+        for p, c in zip(batch, decisions):
+            _judge_cube(bot, p, c)
         if progress is not None:
-            done += 1
+            done += len(batch)
             progress(done, total)
+
+
+def _judge_cube(bot: Bot, p: _CubePoint, c: CubeDecision) -> None:
+    """The right action at a cube point by the bot's decision ``c`` there, and the error of the one played."""
+    d = p.decision
+    doubling = min(c.double_take, c.double_pass)
+    d.values = {"no_double": c.no_double, "double_take": c.double_take, "double_pass": c.double_pass}
+    if d.kind == "double":
+        d.best = "double" if c.should_double else "no double"
+        chosen = doubling if d.played == "double" else c.no_double
+        d.error = max(0.0, max(c.no_double, doubling) - chosen) if d.best != d.played else 0.0
+        d.close = bool(d.played == "double" or abs(c.no_double - doubling) < CLOSE_CUBE)
+    else:  # the taker's view: a take leaves it -double_take, a pass -double_pass
+        d.best = "take" if c.should_take else "pass"
+        d.error = abs(c.double_take - c.double_pass) if d.best != d.played else 0.0
+        d.close = True
+    d.error_mwc = _in_mwc(bot, d.error, p.state)
 
 
 def load_compiled_for(moves: int, plies: int) -> None:
@@ -580,10 +583,15 @@ def load_compiled_for(moves: int, plies: int) -> None:
         compiled.expect_long_work()
 
 
-def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[Progress] = None) -> MatchAnalysis:
+def analyze_match(
+    bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[Progress] = None, prune: bool = True
+) -> MatchAnalysis:
     """Every decision of ``match`` analysed ``plies`` deep (0-2); games with an illegal action stop there.
 
-    ``progress(done, total)``, when given, is told the decisions analysed as batches of them finish.
+    ``progress(done, total)``, when given, is told the decisions analysed as batches of them finish. ``prune``:
+    every roll's best play (the luck's, and the replies searched at 1-ply and deeper) found as rollouts find it,
+    the bot's pruner ranking a position's plays and its networks scoring the best few
+    (``bot.search.nply.best_plays``); without, the networks score every play.
     """
     if plies not in (0, 1, 2):
         raise InvalidSearchError(f"plies {plies!r}: expected 0, 1 or 2")
@@ -607,8 +615,8 @@ def analyze_match(bot: Bot, match: MatMatch, plies: int = 0, progress: Optional[
     load_compiled_for(len(moves), plies)
     total = len(moves) + len(cubes)
     for start in range(0, len(moves), MOVES_PER_BATCH):
-        _analyse_moves(bot, moves[start : start + MOVES_PER_BATCH], plies)
+        _analyse_moves(bot, moves[start : start + MOVES_PER_BATCH], plies, prune)
         if progress is not None:
             progress(min(start + MOVES_PER_BATCH, len(moves)), total)
-    _analyse_cube(bot, cubes, plies, progress, len(moves), total)
+    _analyse_cube(bot, cubes, plies, prune, progress, len(moves), total)
     return MatchAnalysis(match.length, match.players, plies, games, match.variant)

@@ -19,7 +19,7 @@ as ``bot.equity.cube`` reports them (a pass is +1).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -81,6 +81,45 @@ def lookahead_cube_decision(
     return _decision(searched.raw[state], state, searched, met)
 
 
+def lookahead_cube_decisions(
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    states: Sequence[CubeState],
+    plies: int,
+    mets: Sequence[Optional[MatchEquityTable]],
+    fives: Optional[np.ndarray] = None,
+    efficiencies: Efficiencies = cube_efficiencies,
+    prune: bool = False,
+) -> list[CubeDecision]:
+    """``lookahead_cube_decision`` of each of ``boards`` (N, 26) at ``states[i]`` with table ``mets[i]`` (and 0-ply
+    probabilities ``fives[i]``, if known): the first roll of every search that goes deeper expanded in one batch.
+    ``prune``: every roll's best play found as ``bot.search.nply.best_plays`` says."""
+    if plies < 0:
+        raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
+    boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
+    decisions: list[Optional[CubeDecision]] = [None] * len(boards)
+    deep = [
+        i
+        for i, (board, state) in enumerate(zip(boards, states))
+        if plies and exact_cube(evaluator, board, state) is None
+    ]
+    if deep:
+        replies, reply_fives = best_replies(evaluator, evaluator.game.flip(boards[deep]), prune)
+        for k, i in enumerate(deep):
+            rolls = slice(k * len(ROLLS), (k + 1) * len(ROLLS))
+            expanded = replies[rolls], reply_fives[rolls]
+            searched = _search(evaluator, boards[i], {states[i]}, plies, mets[i], efficiencies, True, expanded, prune)
+            decisions[i] = _decision(searched.raw[states[i]], states[i], searched, mets[i])
+    return [
+        decision
+        if decision is not None
+        else lookahead_cube_decision(
+            evaluator, boards[i], states[i], plies, mets[i], None if fives is None else fives[i], efficiencies
+        )
+        for i, decision in enumerate(decisions)
+    ]
+
+
 def value_after_play(
     child: np.ndarray, mover_five: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
 ) -> float:
@@ -138,20 +177,22 @@ def _search(
     efficiencies: Efficiencies,
     every_double: bool = False,
     expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
+    prune: bool = False,
 ) -> _Searched:
     """The side on roll's raw values at ``states`` one roll ahead, its replies searched ``plies - 1`` deep.
 
     A double is priced where the side may double (or everywhere, ``every_double``).
-    ``expanded``: the side's best plays of the 21 rolls and their probabilities, if known.
+    ``expanded``: the side's best plays of the 21 rolls and their probabilities, if known; ``prune``: the best plays
+    found as ``bot.search.nply.best_plays`` says.
     """
     game = evaluator.game
-    replies, mover_five = expanded if expanded is not None else best_replies(evaluator, game.flip(board)[None])
+    replies, mover_five = expanded if expanded is not None else best_replies(evaluator, game.flip(board)[None], prune)
     finished = is_finished(replies)
     # The next level's plays, for all the replies in one batch.
     below: list[Optional[tuple[np.ndarray, np.ndarray]]] = [None] * len(replies)
     live = np.flatnonzero(~finished)
     if plies > 1 and live.size:
-        plays, five = best_replies(evaluator, replies[live])
+        plays, five = best_replies(evaluator, replies[live], prune)
         for k, i in enumerate(live):
             below[i] = plays[k * len(ROLLS) : (k + 1) * len(ROLLS)], five[k * len(ROLLS) : (k + 1) * len(ROLLS)]
     # The opponent's cube state after the side on roll's choice: no double, or a double taken.
@@ -170,7 +211,15 @@ def _search(
             None
             if done
             else _values(
-                evaluator, game.flip(child), _before_roll(p), their_states, plies - 1, met, efficiencies, next_plays
+                evaluator,
+                game.flip(child),
+                _before_roll(p),
+                their_states,
+                plies - 1,
+                met,
+                efficiencies,
+                next_plays,
+                prune,
             )
             for child, p, done, next_plays in zip(replies, mover_five, finished, below)
         ]
@@ -223,10 +272,11 @@ def _values(
     met: Optional[MatchEquityTable],
     efficiencies: Efficiencies,
     expanded: Optional[tuple[np.ndarray, np.ndarray]] = None,
+    prune: bool = False,
 ) -> dict[CubeState, float]:
     """The side on roll's raw value after its right cube action at each of ``states`` (``plies`` > 0); ``five``
-    its 0-ply probabilities, ``expanded`` as for ``_search``."""
-    searched = _search(evaluator, board, states, plies, met, efficiencies, expanded=expanded)
+    its 0-ply probabilities, ``expanded`` and ``prune`` as for ``_search``."""
+    searched = _search(evaluator, board, states, plies, met, efficiencies, expanded=expanded, prune=prune)
     return {
         s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
         for s, (no_double, double_take) in searched.raw.items()

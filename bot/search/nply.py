@@ -22,6 +22,7 @@ import numpy as np
 
 from bot.search.cancel import check_cancelled
 from bot.evaluation.evaluator import Evaluator, ProbabilityEvaluator, best_children, group_starts
+from bot.evaluation.prune import in_contact
 from bot.equity.outcomes import equity, invert, is_finished
 from engine import ROLL_WEIGHTS, ROLLS
 from engine.errors import BackgammonError
@@ -55,28 +56,55 @@ def afterstate_probabilities(evaluator: ProbabilityEvaluator, children: np.ndarr
     return np.concatenate(chunks)
 
 
-def best_replies(evaluator: ProbabilityEvaluator, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def best_plays(
+    evaluator: ProbabilityEvaluator, boards: np.ndarray, children: np.ndarray, parent: np.ndarray, prune: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """(index (B,) into ``children`` of each board's best play by 0-ply equity, its probabilities (B, 5)): the plays
+    ``children`` (mover's view) of ``boards`` (B, 26, side on roll's view), grouped by ``parent``.
+
+    With ``prune``, where the evaluator has a pruner (``bot.evaluation.prune``), the evaluator scores only the
+    pruner's best few plays of a position in contact, as rollouts and GNU Backgammon's searches do.
+    """
+    pruner = getattr(evaluator, "pruner", None) if prune else None
+    scored = np.ones(len(children), dtype=bool)
+    if pruner is not None:
+        contact = in_contact(boards)[parent]
+        if contact.any():
+            equities = np.zeros(len(children))  # races keep every play
+            equities[contact] = pruner.equities(children[contact])
+            scored = ~contact | pruner.kept(equities, parent, len(boards))
+    five = np.zeros((len(children), 5), dtype=np.float32)
+    five[scored] = afterstate_probabilities(evaluator, children[scored])
+    best = best_children(np.where(scored, equity(five), -np.inf), parent, len(boards))
+    return best, five[best]
+
+
+def best_replies(
+    evaluator: ProbabilityEvaluator, positions: np.ndarray, prune: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """The opponent's best reply by 0-ply equity to each afterstate (M, 26) for each of the 21 rolls.
 
     Returns (replies (M * 21, 26), the opponent's afterstates in the opponent's view,
     row ``m * 21 + r`` for roll ``ROLLS[r]``; their 0-ply probabilities (M * 21, 5), the
-    opponent's). The afterstates must not be finished.
+    opponent's). The afterstates must not be finished. ``prune``: as ``best_plays``.
     """
     game = evaluator.game  # both games roll the same 21 rolls
     replies_to = np.repeat(game.flip(positions), len(ROLLS), axis=0)  # the opponent on roll
     dice = np.tile(ROLLS, (len(positions), 1))
     children, parent = game.afterstates(replies_to, dice)
-    opponent_five = afterstate_probabilities(evaluator, children)
-    best = best_children(equity(opponent_five), parent, len(replies_to))
-    return children[best], opponent_five[best]
+    best, opponent_five = best_plays(evaluator, replies_to, children, parent, prune)
+    return children[best], opponent_five
 
 
-def probabilities_at(evaluator: ProbabilityEvaluator, positions: np.ndarray, plies: int) -> np.ndarray:
+def probabilities_at(
+    evaluator: ProbabilityEvaluator, positions: np.ndarray, plies: int, prune: bool = False
+) -> np.ndarray:
     """(M, 5) the mover's probabilities of afterstates (M, 26, mover's view) searched ``plies`` deep.
 
     0: the evaluator. n > 0: the roll-weighted mean over the opponent's 21 rolls of
     the mover's probabilities after the opponent's best reply by 0-ply, that reply
-    searched n-1 plies deep. Finished afterstates get their exact result.
+    searched n-1 plies deep. Finished afterstates get their exact result. ``prune``: the
+    replies found as ``best_plays`` says.
     """
     if plies < 0:
         raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
@@ -91,9 +119,9 @@ def probabilities_at(evaluator: ProbabilityEvaluator, positions: np.ndarray, pli
     for i in range(0, len(live), EXPANSION_CHUNK):
         check_cancelled()
         rows = live[i : i + EXPANSION_CHUNK]
-        replies, opponent_five = best_replies(evaluator, positions[rows])
+        replies, opponent_five = best_replies(evaluator, positions[rows], prune)
         if plies > 1:
-            opponent_five = probabilities_at(evaluator, replies, plies - 1)
+            opponent_five = probabilities_at(evaluator, replies, plies - 1, prune)
         mover_five = invert(opponent_five).reshape(len(rows), len(ROLLS), 5)
         five[rows] = np.einsum("mrk,r->mk", mover_five, ROLL_WEIGHTS)  # float64 weights: stays in [0, 1]
     return five
@@ -173,13 +201,15 @@ def rank_afterstates(
     parent: Optional[np.ndarray] = None,
     filters: Sequence[MoveFilter] = DEFAULT_FILTERS,
     key: Key = equity_key,
+    prune: bool = False,
 ) -> Ranking:
     """Rank the plays ``children`` (N, 26, mover's view) of one roll, or of several (``parent``), by filtered search.
 
     Every play is scored at 0-ply; ``filters[k]`` (the last one for deeper levels)
     picks, per parent, the plays that go from k to k+1 plies, up to ``plies``. Each
     level is one batched ``probabilities_at`` call for all parents. ``key`` ranks
-    the plays (default: the mover's cubeless equity).
+    the plays (default: the mover's cubeless equity). ``prune``: the deeper levels' replies
+    found as ``best_plays`` says.
     """
     if plies < 0:
         raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
@@ -193,7 +223,7 @@ def rank_afterstates(
     among = np.arange(len(children))
     for level in range(1, plies + 1):
         among = survivors(keys, parent, among, filters[min(level - 1, len(filters) - 1)])
-        five[among] = probabilities_at(evaluator, children[among], level)
+        five[among] = probabilities_at(evaluator, children[among], level, prune)
         keys[among] = key(five[among], children[among])
         depth[among] = level
     order = np.lexsort((-keys, -depth, parent))
