@@ -75,10 +75,6 @@ def board_of(board: object, variant: str, what: str) -> object:
     return position.board
 
 
-def _closed(points: np.ndarray) -> bool:
-    return bool(np.all(points >= 2))
-
-
 def validate_board(board: np.ndarray, what: str = "board") -> np.ndarray:
     """Check one board against the convention; return it as int8 or raise InvalidPositionError.
 
@@ -96,22 +92,23 @@ def validate_board(board: np.ndarray, what: str = "board") -> np.ndarray:
             raise InvalidPositionError(f"{what}: checker counts must be whole numbers")
     elif arr.dtype.kind not in "iu":
         raise InvalidPositionError(f"{what}: checker counts must be whole numbers, got {arr.dtype}")
-    if np.any(arr < -CHECKERS) or np.any(arr > CHECKERS):
+    values = [int(v) for v in arr.tolist()]  # plain ints: a board's few checks cost less than numpy calls
+    if min(values) < -CHECKERS or max(values) > CHECKERS:
         raise InvalidPositionError(f"{what}: each point holds -15..15 checkers")
-    arr = arr.astype(np.int64)
-    if arr[MOVER_BAR] < 0:
+    if values[MOVER_BAR] < 0:
         raise InvalidPositionError(f"{what}: the mover's bar (index 25) cannot be negative")
-    if arr[OPPONENT_BAR] > 0:
+    if values[OPPONENT_BAR] > 0:
         raise InvalidPositionError(f"{what}: the opponent's bar (index 0) cannot be positive")
-    mover = int(np.maximum(arr, 0).sum())
-    opponent = int(np.maximum(-arr, 0).sum())
+    mover = sum(v for v in values if v > 0)
+    opponent = -sum(v for v in values if v < 0)
     if mover > CHECKERS:
         raise InvalidPositionError(f"{what}: the side to move has {mover} checkers, at most 15 allowed")
     if opponent > CHECKERS:
         raise InvalidPositionError(f"{what}: the opponent has {opponent} checkers, at most 15 allowed")
-    if arr[MOVER_BAR] and arr[OPPONENT_BAR] and _closed(arr[1:7]) and _closed(-arr[19:25]):
+    closed = all(v >= 2 for v in values[1:7]) and all(v <= -2 for v in values[19:25])
+    if values[MOVER_BAR] and values[OPPONENT_BAR] and closed:
         raise InvalidPositionError(f"{what}: both sides are on the bar against closed boards")
-    return arr.astype(np.int8)
+    return np.array(values, dtype=np.int8)
 
 
 def _checker_count(value: object, what: str) -> int:

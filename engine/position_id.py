@@ -30,17 +30,12 @@ def _side_counts(board: np.ndarray) -> tuple[list[int], list[int]]:
 def encode_position_id(board: np.ndarray) -> str:
     """Position ID of ``board`` (mover's view, the mover on roll)."""
     board = validate_board(board)
-    bits: list[int] = []
+    key = at = 0  # the 80 bits as one integer, bit i the i-th of the list
     for counts in _side_counts(board):
         for n in counts:
-            bits.extend([1] * n)
-            bits.append(0)
-    bits.extend([0] * (80 - len(bits)))
-    key = bytearray(10)
-    for i, bit in enumerate(bits):
-        if bit:
-            key[i // 8] |= 1 << (i % 8)
-    return base64.b64encode(bytes(key)).decode("ascii")[:14]
+            key |= ((1 << n) - 1) << at
+            at += n + 1
+    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii")[:14]
 
 
 def decode_position_id(position_id: str) -> np.ndarray:
