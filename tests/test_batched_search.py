@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.equity.cube import CubeState, Owner
+from bot.equity.cube import CubeState, Owner, decision_value, model_decisions, model_values
 from bot.equity.outcomes import equity
 from bot.facade import MONEY, Bot
 from bot.search.nply import afterstate_probabilities, best_plays
@@ -86,3 +86,32 @@ def test_a_positions_plays_asked_again_are_the_same_and_a_changed_list_does_not_
     assert len(again) == 16 and again == legal_plays(np.array(START, dtype=np.int64), (3, 1))
     with pytest.raises(ValueError):
         again[0].afterstate[1] = 3  # read-only: a caller cannot change another's plays
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        CubeState(),
+        CubeState(beavers=True, jacoby=True),
+        CubeState(cube=2, owner=Owner.ME),
+        CubeState(cube=4, owner=Owner.OPP),
+        CubeState(match_length=7, score=(2, 4)),
+        CubeState(cube=2, owner=Owner.OPP, match_length=7, score=(5, 3)),
+        CubeState(match_length=5, score=(4, 2), crawford=True),
+        CubeState(match_length=5, score=(2, 4)),  # post-Crawford
+    ],
+    ids=str,
+)
+def test_leaf_values_are_the_decisions_values(state):
+    """A search's leaves take ``model_values`` in one batch: the value of ``model_decisions``' right actions."""
+    rng = np.random.default_rng(4)
+    win = rng.random(3000)
+    win[:50] = [0.0, 1.0] * 25  # certain games, whose cube is dead
+    gammon = win * rng.random(3000) * 0.6
+    lose_gammon = (1.0 - win) * rng.random(3000) * 0.6
+    fives = np.stack([win, gammon, gammon * rng.random(3000) * 0.3, lose_gammon, lose_gammon * 0.1], axis=1)
+    efficiencies = rng.random(3000)
+    values = model_values(fives, efficiencies, state)
+    decisions = model_decisions(fives, efficiencies, state)
+    assert values.tolist() == pytest.approx([decision_value(d, state) for d in decisions], abs=1e-12)
+    assert len({d.verdict for d in decisions}) > 1 or not state.can_double

@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Optional
+from typing import Optional, overload
 
 import numpy as np
 
@@ -455,10 +455,17 @@ class MatchScore:
         """MWC of one player (the side on roll, or else the opponent) if that player gains ``points``."""
         return self.after(points) if on_roll else 1.0 - self.after(-points)
 
-    def normalise(self, mwc: float, cube: int) -> float:
-        """MWC as equity: -1 = I lose ``cube`` points, +1 = I win them (linear between)."""
+    @overload
+    def normalise(self, mwc: float, cube: int) -> float: ...
+
+    @overload
+    def normalise(self, mwc: np.ndarray, cube: int) -> np.ndarray: ...
+
+    def normalise(self, mwc: float | np.ndarray, cube: int) -> float | np.ndarray:
+        """MWC as equity: -1 = I lose ``cube`` points, +1 = I win them (linear between); each of an array's."""
         win, lose = self.after(cube), self.after(-cube)
-        return float((2.0 * mwc - (win + lose)) / (win - lose))
+        equity = (2.0 * np.asarray(mwc, dtype=np.float64) - (win + lose)) / (win - lose)
+        return equity if isinstance(mwc, np.ndarray) else float(equity)
 
     def mwc(self, equity: float, cube: int) -> float:
         """The MWC of a normalised equity: ``normalise`` undone."""
@@ -567,47 +574,55 @@ def _match_cubeful(
 # ---------------------------------------------------------------- decisions
 
 
-def _verdict(nd: float, dt: float, dp: float, can_win_gammon: bool, state: CubeState) -> Verdict:
-    """GNU Backgammon's verdict from the three normalised equities (FindBestCubeDecision)."""
+_VERDICTS = tuple(Verdict)
+_DOUBLING_CODES = np.array([v in DOUBLING_VERDICTS for v in _VERDICTS])
+
+
+def _verdict_codes(
+    nd: np.ndarray, dt: np.ndarray, dp: np.ndarray, can_win_gammon: np.ndarray, state: CubeState
+) -> np.ndarray:
+    """GNU Backgammon's verdicts (FindBestCubeDecision) from arrays of the three normalised equities, as indices
+    into ``_VERDICTS``."""
+
+    def code(initial: str, redouble: Optional[str] = None) -> int:
+        return _VERDICTS.index(Verdict[initial if first or redouble is None else redouble])
+
+    first = state.owner is Owner.CENTERED
     if not state.can_double:
         if not state.is_money and state.owner is not Owner.OPP:
-            return Verdict.NODOUBLE_DEADCUBE if state.owner is Owner.CENTERED else Verdict.NO_REDOUBLE_DEADCUBE
-        return Verdict.NOT_AVAILABLE
-    first = state.owner is Owner.CENTERED
+            return np.full(len(nd), code("NODOUBLE_DEADCUBE", "NO_REDOUBLE_DEADCUBE"))
+        return np.full(len(nd), code("NOT_AVAILABLE"))
+    beaver_zone = (state.is_money and state.beavers) & (-2.0 <= dt) & (dt <= 0.0)
+    doubled = (dt >= nd) & (dp >= nd)
+    take = doubled & (dp > dt)
+    optional_take = np.abs(dt - nd) <= OPTIONAL_EPSILON
+    optional_pass = (
+        (np.abs(nd - dp) <= OPTIONAL_EPSILON) & can_win_gammon & (not state.is_money or not first or not state.jacoby)
+    )
+    # No double: too good (playing on beats a pass) or not good enough. "Too good" needs gammon chances; without
+    # them the verdict falls back to the plain one.
+    held = ~doubled & (nd > dt) & (dp >= dt)
+    rules = [
+        (take & beaver_zone & (2.0 * dt < nd), code("NODOUBLE_BEAVER")),
+        (take & beaver_zone & optional_take, code("OPTIONAL_DOUBLE_BEAVER")),
+        (take & beaver_zone, code("DOUBLE_BEAVER")),
+        (take & optional_take, code("OPTIONAL_DOUBLE_TAKE", "OPTIONAL_REDOUBLE_TAKE")),
+        (take, code("DOUBLE_TAKE", "REDOUBLE_TAKE")),
+        (doubled & optional_pass, code("OPTIONAL_DOUBLE_PASS", "OPTIONAL_REDOUBLE_PASS")),
+        (doubled, code("DOUBLE_PASS", "REDOUBLE_PASS")),
+        (held & (nd > dp) & can_win_gammon, code("TOOGOOD_TAKE", "TOOGOODRE_TAKE")),
+        (held & (nd > dp), code("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")),
+        (held & beaver_zone, code("NODOUBLE_BEAVER", "NO_REDOUBLE_BEAVER")),
+        (held, code("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")),
+        (can_win_gammon, code("TOOGOOD_PASS", "TOOGOODRE_PASS")),
+    ]
+    return np.select([rule for rule, _ in rules], [c for _, c in rules], code("DOUBLE_PASS", "REDOUBLE_PASS"))
 
-    def pick(initial: str, redouble: str) -> Verdict:
-        return Verdict[initial if first else redouble]
 
-    beaver_zone = state.is_money and state.beavers and -2.0 <= dt <= 0.0
-    if dt >= nd and dp >= nd:
-        if dp > dt:
-            optional = abs(dt - nd) <= OPTIONAL_EPSILON
-            if beaver_zone:
-                if 2.0 * dt < nd:
-                    return Verdict.NODOUBLE_BEAVER
-                return Verdict.OPTIONAL_DOUBLE_BEAVER if optional else Verdict.DOUBLE_BEAVER
-            if optional:
-                return pick("OPTIONAL_DOUBLE_TAKE", "OPTIONAL_REDOUBLE_TAKE")
-            return pick("DOUBLE_TAKE", "REDOUBLE_TAKE")
-        optional = (
-            abs(nd - dp) <= OPTIONAL_EPSILON
-            and can_win_gammon
-            and (not state.is_money or not first or not state.jacoby)
-        )
-        if optional:
-            return pick("OPTIONAL_DOUBLE_PASS", "OPTIONAL_REDOUBLE_PASS")
-        return pick("DOUBLE_PASS", "REDOUBLE_PASS")
-    # No double: too good (playing on beats a pass) or not good enough. "Too good"
-    # needs gammon chances; without them the verdict falls back to the plain one.
-    if nd > dt and dp >= dt:
-        if nd > dp:
-            return (
-                pick("TOOGOOD_TAKE", "TOOGOODRE_TAKE") if can_win_gammon else pick("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")
-            )
-        if beaver_zone:
-            return pick("NODOUBLE_BEAVER", "NO_REDOUBLE_BEAVER")
-        return pick("NODOUBLE_TAKE", "NO_REDOUBLE_TAKE")
-    return pick("TOOGOOD_PASS", "TOOGOODRE_PASS") if can_win_gammon else pick("DOUBLE_PASS", "REDOUBLE_PASS")
+def _verdict(nd: float, dt: float, dp: float, can_win_gammon: bool, state: CubeState) -> Verdict:
+    """GNU Backgammon's verdict from the three normalised equities (FindBestCubeDecision)."""
+    codes = _verdict_codes(np.array([nd]), np.array([dt]), np.array([dp]), np.array([can_win_gammon]), state)
+    return _VERDICTS[int(codes[0])]
 
 
 def _efficiency(board: np.ndarray, efficiency: Optional[float]) -> float:
@@ -657,34 +672,73 @@ def model_decisions(
     ``probs`` (N, 5) are valid cubeless probabilities of the side on roll of each position,
     ``efficiencies`` (N,) their cube efficiencies (``cube_efficiencies`` of the boards).
     """
-    p = np.asarray(probs, dtype=np.float64).reshape(-1, 5)
-    x = np.asarray(efficiencies, dtype=np.float64)
+    p, x = _model_inputs(probs, efficiencies)
+    nd, dt, dp, mwcs = _model_equities(p, x, state, met)
+    gammons = p[:, 1] > 0.0
+    verdicts = _verdict_codes(nd, dt, dp, gammons, state)
+    columns = [c.tolist() for c in (nd, dt, dp, verdicts, gammons, x, *mwcs)]
+    beavers = state.is_money and state.beavers
+    return [
+        CubeDecision(
+            verdict=_VERDICTS[row[3]],
+            no_double=row[0],
+            double_take=row[1],
+            double_pass=row[2],
+            should_double=bool(_DOUBLING_CODES[row[3]]),
+            should_take=bool(row[1] <= row[2]),
+            should_beaver=bool(beavers and row[1] < 0.0),
+            cube_efficiency=row[5],
+            mwc_no_double=row[6] if mwcs else None,
+            mwc_double_take=row[7] if mwcs else None,
+            mwc_double_pass=row[8] if mwcs else None,
+        )
+        for row in zip(*columns)
+    ]
+
+
+def model_values(
+    probs: np.ndarray, efficiencies: np.ndarray, state: CubeState, met: Optional[MatchEquityTable] = None
+) -> np.ndarray:
+    """(N,) the side on roll's value after both sides' right cube actions by the model, as ``model_decisions``
+    decides them, without the decisions: points at the cube (money: ``CubeDecision.equity`` times the cube) or
+    match-winning chance (``CubeDecision.mwc``). For a search's many leaves."""
+    p, x = _model_inputs(probs, efficiencies)
+    nd, dt, dp, mwcs = _model_equities(p, x, state, met)
+    doubles = _DOUBLING_CODES[_verdict_codes(nd, dt, dp, p[:, 1] > 0.0, state)]
+    if state.is_money:
+        return np.where(doubles, np.minimum(dt, dp), nd) * state.cube
+    mwc_no_double, mwc_double_take, mwc_double_pass = mwcs
+    return np.where(doubles, np.minimum(mwc_double_take, mwc_double_pass), mwc_no_double)
+
+
+def decision_value(decision: CubeDecision, state: CubeState) -> float:
+    """The side on roll's value after both sides' right cube actions at ``state``: points at the cube (money) or
+    its MWC (match), as ``model_values`` gives them."""
+    if state.is_money:
+        return decision.equity * state.cube
+    assert decision.mwc is not None  # a match's cube decision has its match-winning chances
+    return decision.mwc
+
+
+def _model_inputs(probs: np.ndarray, efficiencies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(probs, dtype=np.float64).reshape(-1, 5), np.asarray(efficiencies, dtype=np.float64)
+
+
+def _model_equities(
+    p: np.ndarray, x: np.ndarray, state: CubeState, met: Optional[MatchEquityTable]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """(no double, double/take, double/pass) normalised, and in a match the same three as MWCs (else ()), of the
+    side on roll of probabilities ``p`` (N, 5) at cube efficiencies ``x`` (N,), by Janowski's model."""
     if state.is_money:
         nd = _money_cubeful(p, x, state.owner, state.jacoby)
         dt = 2.0 * _money_cubeful(p, x, Owner.OPP, state.jacoby)
-        return [
-            decision_from_equities(float(a), float(b), 1.0, state, bool(g > 0.0), float(e))
-            for a, b, g, e in zip(nd, dt, p[:, 1], x)
-        ]
+        return nd, dt, np.ones(len(p)), ()
     score = MatchScore.of(state, met)
     no_double = _match_cubeful(p, x, score, state.cube, state.owner, state.crawford)
     double_take = _match_cubeful(p, x, score, 2 * state.cube, Owner.OPP, state.crawford)
-    double_pass = score.after(state.cube)
-    decisions = []
-    for a, b, g, e in zip(no_double.tolist(), double_take.tolist(), p[:, 1], x):
-        # dp: winning the current cube, +1 by the normalisation
-        decisions.append(
-            decision_from_equities(
-                score.normalise(a, state.cube),
-                score.normalise(b, state.cube),
-                1.0,
-                state,
-                bool(g > 0.0),
-                float(e),
-                (a, b, double_pass),
-            )
-        )
-    return decisions
+    double_pass = np.full(len(p), score.after(state.cube))  # winning the current cube: +1 normalised
+    nd, dt = score.normalise(no_double, state.cube), score.normalise(double_take, state.cube)
+    return nd, dt, np.ones(len(p)), (no_double, double_take, double_pass)
 
 
 def decision_from_equities(

@@ -19,11 +19,11 @@ as ``bot.equity.cube`` reports them (a pass is +1).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
-from bot.evaluation.classes import ClassEvaluator, cube_decisions, exact_cube
+from bot.evaluation.classes import ClassEvaluator, cube_values, exact_cube
 from bot.equity.cube import (
     CubeDecision,
     CubeState,
@@ -32,7 +32,8 @@ from bot.equity.cube import (
     cube_decision,
     cube_efficiencies,
     decision_from_equities,
-    model_decisions,
+    decision_value,
+    model_values,
     swap_state,
 )
 from bot.evaluation.evaluator import ProbabilityEvaluator
@@ -44,6 +45,8 @@ from engine.variant import BACKGAMMON, Variant
 
 # The cube efficiencies of boards (N, 26), each in its side on roll's view: the cube model's one free input.
 Efficiencies = Callable[[np.ndarray], np.ndarray]
+# A value of one position, or of each of many.
+Value = TypeVar("Value", float, np.ndarray)
 
 
 def lookahead_cube_decision(
@@ -154,8 +157,7 @@ def values_after_plays(
         theirs = swap_state(state)
         boards = game.flip(children[live])
         fives = _before_roll(np.asarray(mover_fives)[live])
-        decisions = model_decisions(fives, efficiencies(boards), theirs, met)
-        values[live] = [_normalised(_turned(_raw(d, theirs), state), state, met) for d in decisions]
+        values[live] = _normalised(_turned(model_values(fives, efficiencies(boards), theirs, met), state), state, met)
     return values
 
 
@@ -256,10 +258,10 @@ def _leaf_values(
     boards = evaluator.game.flip(replies[live])  # the opponent on roll
     fives = _before_roll(mover_five[live])
     x = efficiencies(boards)
-    decisions = {s: cube_decisions(evaluator, boards, fives, s, met, efficiencies=x) for s in states}
+    raw = {s: cube_values(evaluator, boards, fives, s, met, efficiencies=x).tolist() for s in states}
     values: list[Optional[dict[CubeState, float]]] = [None] * len(replies)
     for k, i in enumerate(live):
-        values[i] = {s: _raw(decisions[s][k], s) for s in states}
+        values[i] = {s: raw[s][k] for s in states}
     return values
 
 
@@ -278,7 +280,9 @@ def _values(
     its 0-ply probabilities, ``expanded`` and ``prune`` as for ``_search``."""
     searched = _search(evaluator, board, states, plies, met, efficiencies, expanded=expanded, prune=prune)
     return {
-        s: no_double if double_take is None else _raw(_decision((no_double, double_take), s, searched, met), s)
+        s: no_double
+        if double_take is None
+        else decision_value(_decision((no_double, double_take), s, searched, met), s)
         for s, (no_double, double_take) in searched.raw.items()
     }
 
@@ -301,15 +305,7 @@ def _before_roll(mover_five: np.ndarray) -> np.ndarray:
     return np.clip(invert(mover_five.astype(np.float64)), 0.0, 1.0)
 
 
-def _raw(decision: CubeDecision, state: CubeState) -> float:
-    """The side on roll's value after its right cube action: points (money) or MWC (match)."""
-    if state.is_money:
-        return decision.equity * state.cube
-    assert decision.mwc is not None  # a match's cube decision has its match-winning chances
-    return decision.mwc
-
-
-def _turned(raw: float, state: CubeState) -> float:
+def _turned(raw: Value, state: CubeState) -> Value:
     """The opponent's ``raw`` value as the other side's (``state`` that side's)."""
     return -raw if state.is_money else 1.0 - raw
 
@@ -328,7 +324,7 @@ def _points_won(points: int, state: CubeState, met: Optional[MatchEquityTable]) 
     return MatchScore.of(state, met).after(points * state.cube)
 
 
-def _normalised(raw: float, state: CubeState, met: Optional[MatchEquityTable]) -> float:
+def _normalised(raw: Value, state: CubeState, met: Optional[MatchEquityTable]) -> Value:
     """A raw value as ``bot.equity.cube`` reports it: per unit of cube (money), or MWC mapped so a pass is +1."""
     if state.is_money:
         return raw / state.cube
