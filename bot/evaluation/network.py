@@ -20,7 +20,9 @@ about a third of the dense encoding's columns.
 
 Big batches (search, rollouts, analysis: ``bot.evaluation.compiled``) take compiled kernels
 instead: the first layer as an embedding bag, each board adding up the layer's rows of
-its occupied slots' values (a tenth of the multiply-adds), and the narrow output layer.
+its occupied slots' values (a tenth of the multiply-adds), and the narrow output layer. A
+network of one tanh or sigmoid layer (every shipped one) runs whole in one kernel, a board at
+a time, with a rational tanh within 4e-7 of numpy's (``bot.evaluation.kernels.tanh_network``).
 """
 
 from __future__ import annotations
