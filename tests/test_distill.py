@@ -74,6 +74,7 @@ def test_six_targets_are_distributions():
     np.testing.assert_allclose(six[1], [0.4, 0.09, 0.01, 0.3, 0.18, 0.02], atol=1e-6)
 
 
+@pytest.mark.slow
 def test_fitting_lowers_the_loss(tmp_path):
     path = tiny_checkpoint(tmp_path)
     evaluator = NetworkEvaluator(load_network(path))

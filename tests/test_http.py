@@ -165,6 +165,7 @@ def test_openapi_description_is_served(client):
     assert client.get("/docs").status_code == 200
 
 
+@pytest.mark.slow
 def test_concurrent_requests_get_the_answers_of_single_ones(client):
     urls = [f"/move?die1={a}&die2={b}&{START_QUERY}" for a in range(1, 7) for b in range(1, 7)]
     expected = {url: client.get(url).json() for url in urls}

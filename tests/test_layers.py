@@ -123,6 +123,7 @@ def test_no_module_imports_upward_or_a_door_library_outside_the_doors(path):
             )
 
 
+@pytest.mark.slow
 def test_the_bot_and_every_door_start_without_torch():
     """Importing the package and each door, loading the shipped bot and a 0-ply hint never import torch,
     tensorboard or numba (the compiled kernels wait for a big batch), nor the learning libraries of ``bot.envs``."""

@@ -50,7 +50,7 @@ def self_play_boards(count: int, seed: int = 0) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory) -> Path:
-    """A run directory of the quick long nardy config, trained for seconds."""
+    """A run directory of the quick long nardy config, trained for seconds (so the tests on it are slow)."""
     run_dir = tmp_path_factory.mktemp("long_nardy_run")
     train(quick(eval_every=10**6), run_dir)
     return run_dir
@@ -113,6 +113,7 @@ def test_self_play_plays_long_nardy_to_the_end():
         SelfPlay(8, 0.7, 0.0, np.random.default_rng(0), LONG_NARDY).play(NetworkEvaluator(evaluator.network), 1)
 
 
+@pytest.mark.slow
 def test_smoke_run_writes_checkpoints_and_resumes(trained, tmp_path):
     names = sorted(p.name for p in trained.iterdir())
     assert LATEST in names and "config.toml" in names and any(n.startswith("games-") for n in names)
@@ -126,6 +127,7 @@ def test_smoke_run_writes_checkpoints_and_resumes(trained, tmp_path):
     assert load_checkpoint(resumed_dir / LATEST)["training"]["games"] >= played + 100
 
 
+@pytest.mark.slow
 def test_a_network_trained_for_seconds_beats_a_random_player(trained):
     player = Bot.load(trained / LATEST, variant="long").evaluator
     result = evaluate(player, RandomEvaluator(np.random.default_rng(3), LONG_NARDY), 100, seed=5)
@@ -143,6 +145,7 @@ def test_players_of_different_games_do_not_meet():
 
 
 @pytest.mark.parametrize("plies", [0, 1])
+@pytest.mark.slow
 def test_the_bot_picks_a_legal_play_and_ranks_them_all(trained, plies):
     bot = Bot.load(trained / LATEST, variant="long")
     for board in self_play_boards(40, seed=2)[::8]:
@@ -167,6 +170,7 @@ def test_a_backgammon_network_is_not_loaded_as_a_long_nardy_one(tmp_path):
     assert load_network(tmp_path / "bg.npz").encoding.game == "backgammon"
 
 
+@pytest.mark.slow
 def test_hint_door(trained):
     out, err = io.StringIO(), io.StringIO()
     status = run(
@@ -181,6 +185,7 @@ def test_hint_door(trained):
     assert "Cube decision (0-ply), no dice rolled" in out.getvalue() and "win mars" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_play_door_plays_the_bot_and_quits(trained):
     out = io.StringIO()
     status = run(
@@ -194,6 +199,7 @@ def test_play_door_plays_the_bot_and_quits(trained):
     assert "long nardy, money" in text and "Bye. Score: you 0, nardy 0 (money)" in text
 
 
+@pytest.mark.slow
 def test_training_evaluate_command_knows_the_game(trained, capsys):
     checkpoint = str(trained / LATEST)
     assert training_main(["evaluate", "--checkpoint", checkpoint, "--opponent", "heuristic", "--set", "games=4"]) == 0
@@ -211,6 +217,7 @@ def test_the_shipped_long_nardy_network_plays_by_default():
     assert bot.best_play(START, (6, 6)).afterstate[18] == 2  # E1: 24/18(2) is the only play
 
 
+@pytest.mark.slow
 def test_a_long_nardy_network_is_refused_as_a_backgammon_bot_and_ships_behind_the_speed_gate(trained, tmp_path, capsys):
     import json
 

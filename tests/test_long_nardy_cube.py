@@ -123,6 +123,7 @@ def test_the_committed_set_has_both_parts_of_near_decisions():
     assert len(keys[0] & keys[1]) <= len(records["measure"]) // 100
 
 
+@pytest.mark.slow
 def test_the_shipped_constants_are_the_fit_on_the_committed_set():
     found = bench.fit(bench.load_set(bench.SET, "fit"))
     assert (found.end, found.full, found.ramp_pips) == (
@@ -132,6 +133,7 @@ def test_the_shipped_constants_are_the_fit_on_the_committed_set():
     )
 
 
+@pytest.mark.slow
 def test_building_a_set_resumes_where_it_stopped_and_refuses_another_networks(tmp_path):
     path = tmp_path / "cube.jsonl"
     first = bench.build(default_long_nardy_checkpoint(), path, 2, seed=5)

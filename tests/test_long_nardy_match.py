@@ -134,6 +134,7 @@ def test_a_match_with_a_side_at_length_minus_one_plays_one_crawford_game_then_th
     assert result.points == 2 * int(Outcome.GAMMON) and result.next_match.winner == 0
 
 
+@pytest.mark.slow
 def test_a_cubeless_match_never_offers_the_cube_and_each_game_scores_its_outcome():
     rules = Rules(cube="none")
     for seed in range(3):

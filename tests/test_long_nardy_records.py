@@ -38,7 +38,7 @@ def cli(*argv: str) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory) -> Path:
     """A 3-point match of the bot against the heuristic written by `nardy match`, the first seed whose match has
-    a Crawford game."""
+    a Crawford game (several matches: the tests on it are slow)."""
     folder = tmp_path_factory.mktemp("records")
     for seed in range(40):
         path = folder / f"match-{seed}.mat"
@@ -53,6 +53,7 @@ def recorded(tmp_path_factory) -> Path:
     raise AssertionError("no seed of 40 gave a 3-point match with a Crawford game")
 
 
+@pytest.mark.slow
 def test_the_record_names_the_game_the_length_and_the_crawford_game(recorded):
     text = recorded.read_text()
     assert text.startswith('; [Variation "Long Nardy"]\n; [Rules "opening=classic head-doubles=346 ')
@@ -67,6 +68,7 @@ def test_the_record_names_the_game_the_length_and_the_crawford_game(recorded):
     assert all("*" not in a.move and "25" not in a.move for g in match.games for a in g.actions)
 
 
+@pytest.mark.slow
 def test_the_recorded_match_is_analysed_with_the_variant_named(recorded):
     status, out, err = cli("analyze", str(recorded), "--json", "--plies", "0")
     assert status == 0, err
@@ -83,14 +85,14 @@ def test_the_recorded_match_is_analysed_with_the_variant_named(recorded):
     assert all(len(d["position_id"]) == 13 for d in moves)  # long nardy Position IDs, not backgammon's 14
 
 
-def test_the_heuristic_doubles_and_takes_as_a_race(recorded):
-    heuristic = HeuristicPlayer(long_nardy_variant(MATCH_RULES))
-    match = parse_mat(recorded.read_text())
-    ahead = np.array(match.game.start)
+def test_the_heuristic_doubles_and_takes_as_a_race():
+    game = long_nardy_variant(MATCH_RULES)
+    heuristic = HeuristicPlayer(game)
+    ahead = np.array(game.start)
     ahead[24], ahead[1] = 0, 15  # the side on roll is nearly home, the opponent still on its head
     assert heuristic.should_double(ahead, CubeState())
     assert not heuristic.should_take(ahead, CubeState())
-    assert heuristic.should_take(match.game.start, CubeState())
+    assert heuristic.should_take(game.start, CubeState())
 
 
 class RandomPlayer:
@@ -130,6 +132,7 @@ def test_random_matches_round_trip(seed):
         assert replay_game(game, back.game).over
 
 
+@pytest.mark.slow
 def test_the_reader_refuses_the_other_games_record(recorded):
     long_text = recorded.read_text()
     with pytest.raises(InvalidMatFileError, match="a long nardy match record, not a backgammon one"):
@@ -159,6 +162,7 @@ def test_a_crawford_mark_must_fit_the_score():
         parse_mat(text)
 
 
+@pytest.mark.slow
 def test_post_analyze_answers_a_long_nardy_match(recorded):
     client = TestClient(create_app(Bot.load()))
     answer = client.post("/v1/analyze", content=recorded.read_bytes(), headers={"content-type": "text/plain"})

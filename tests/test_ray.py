@@ -62,6 +62,7 @@ def test_importing_training_does_not_import_ray():
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_learner_device_setting(tmp_path):
     config = load_config(ROOT / "configs" / "quick.toml")
     with pytest.raises(ConfigError, match="learning.device"):

@@ -60,6 +60,7 @@ def _expected(board) -> list[int]:
     return [int(np.sign(n)) * min(abs(int(n)), 5) for n in board[1:25]]
 
 
+@pytest.mark.slow
 def test_analyse_a_long_nardy_position_id(page, servers):
     expect = sync_api.expect
     page.goto(servers["real"] + "/#analyse")
@@ -116,6 +117,7 @@ def test_analyse_a_long_nardy_position_id(page, servers):
     assert _game_columns(_header(page, "hint-row")) == ["Win", "W g", "W bg", "L g", "L bg"]
 
 
+@pytest.mark.slow
 def test_play_from_a_long_nardy_position_analysed(page, servers):
     expect = sync_api.expect
     page.goto(servers["real"] + "/?seed=5&delay=0#analyse")
@@ -130,6 +132,7 @@ def test_play_from_a_long_nardy_position_analysed(page, servers):
     expect(page.locator("#turn")).to_have_text("Your turn: move 54")
 
 
+@pytest.mark.slow
 def test_a_long_nardy_positions_score_matrix(page, servers):
     expect = sync_api.expect
     page.goto(servers["real"] + "/?delay=0#analyse")
