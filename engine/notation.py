@@ -164,10 +164,10 @@ class TypedMove:
 def net_change(play: Play) -> Counter:
     """Change of the mover's checker count per point (0 = borne off) made by a play: compared with
     ``TypedMove.net`` to find the play a text means, whatever path it writes."""
-    change: Counter = Counter()
+    change: dict[int, int] = {}
     for src, dst, _ in play.steps:
-        change[src] -= 1
-        change[dst] += 1
+        change[src] = change.get(src, 0) - 1
+        change[dst] = change.get(dst, 0) + 1
     return Counter({k: v for k, v in change.items() if v})
 
 
