@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,7 @@ from bot.doors.cli import run
 from bot.doors.progress import ProgressBar
 from bot.facade import REPO_CHECKPOINT, Bot
 from bot.play.analysis import analyze_match, summary
-from engine.matfile import format_mat, parse_mat
+from engine.matfile import format_mat, parse_mat, read_mat
 from test_analysis import session
 from test_match_chart import three_point_match
 
@@ -68,6 +69,26 @@ def test_json_gives_each_file_and_the_summary(files, bot):
     unforced = sum(f["analysis"]["players"][1]["checker"]["unforced"] for f in data["files"])
     assert players["Bob"]["checker"]["unforced"] == unforced
     assert "error_total_mwc" not in players["Bob"]["checker"]  # money and match together: EMG only
+
+
+@pytest.mark.slow
+def test_no_prune_scores_every_play_as_the_api_does(bot):
+    """``--no-prune`` is ``analyze_match(..., prune=False)``; without it the pruner picks each roll's best plays,
+    which moves some values of a recorded match a little."""
+    record = Path(__file__).parent / "data" / "gnubg_match3.mat"
+    printed = {}
+    for flags in ([], ["--no-prune"]):
+        out = io.StringIO()
+        assert run(["analyze", str(record), "--plies", "1", "--json", *flags], stdout=out, stderr=io.StringIO()) == 0
+        values = [d["equities"] for g in json.loads(out.getvalue())["games"] for d in g["decisions"]]
+        printed[bool(flags)] = values
+    for full in (False, True):
+        expected = analyze_match(bot, read_mat(record), 1, prune=not full)
+        values = [d.values for g in expected.games for d in g.decisions]
+        assert len(values) == len(printed[full])
+        for mine, theirs in zip(printed[full], values):
+            assert mine == pytest.approx(theirs, abs=1e-5)  # the JSON's six decimals
+    assert printed[True] != printed[False]
 
 
 def test_bad_files_get_one_error_line_each_and_the_others_are_analysed(files, tmp_path, capsys):

@@ -38,13 +38,14 @@ def every_roll(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def test_without_pruning_the_best_play_is_the_best_by_the_networks(bot):
-    boards, children, parent = every_roll(played_positions(40, 6, seed=1))
+    boards, children, parent = every_roll(played_positions(15, 6, seed=1))
     best, five = best_plays(bot.evaluator, boards, children, parent)
     full = afterstate_probabilities(bot.evaluator, children)
     assert best.tolist() == best_children(equity(full), parent, len(boards)).tolist()
     np.testing.assert_array_equal(five, full[best])
 
 
+@pytest.mark.slow
 def test_pruned_best_plays_are_the_networks_best_but_for_a_few_close_ones(bot):
     if bot.evaluator.pruner is None:
         pytest.skip("the shipped bot has no pruner")

@@ -361,7 +361,8 @@ def _analyze_one(args: argparse.Namespace, path: str, stdout: TextIO) -> int:
         raise InvalidOptionError(f"{path}: a long nardy match: --html and --sgf draw and write backgammon only")
     bar = ProgressBar(sys.stderr, "decision") if args.plies > 0 else None
     try:
-        analysis = analyze_match(Bot.load(args.checkpoint, variant=match.variant), match, args.plies, bar)
+        bot = Bot.load(args.checkpoint, variant=match.variant)
+        analysis = analyze_match(bot, match, args.plies, bar, prune=not args.no_prune)
     finally:
         if bar is not None:
             bar.close()
@@ -433,7 +434,8 @@ def _analyze_many(args: argparse.Namespace, stdout: TextIO) -> int:
             try:
                 if match.variant not in bots:
                     bots[match.variant] = Bot.load(args.checkpoint, variant=match.variant)
-                results.append((path, analyze_match(bots[match.variant], match, args.plies, bar)))
+                analysis = analyze_match(bots[match.variant], match, args.plies, bar, prune=not args.no_prune)
+                results.append((path, analysis))
             except BackgammonError as error:
                 results.append((path, _named(path, error)))
     finally:
@@ -500,6 +502,11 @@ def add_analyze(subparsers) -> None:
     )
     p.add_argument(
         "--plies", type=int, choices=(0, 1, 2), default=DEFAULT_PLIES, help=f"analysis depth (default {DEFAULT_PLIES})"
+    )
+    p.add_argument(
+        "--no-prune",
+        action="store_true",
+        help="score every play of each roll with the full networks, not the pruner's best few (slower)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
