@@ -22,6 +22,7 @@ def crashed_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_build_writes_one_line_per_position_resumes_and_keeps_one_judge(crashed_set: Path) -> None:
     records = load_records(crashed_set)
     assert [r["index"] for r in records] == [0, 1, 2]

@@ -259,6 +259,7 @@ def act(client, path: str, body: dict) -> dict:
     return answer.json()
 
 
+@pytest.mark.slow
 def test_a_whole_long_game_through_the_web_steps_with_the_cube(client):
     view = act(client, "/v1/game/new", {"variant": "long", "cube": True})
     assert view["variant"] == "long" and view["phase"] == "opening" and view["cube"] == 1

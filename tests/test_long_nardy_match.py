@@ -81,7 +81,9 @@ RULES = [
 
 
 @pytest.mark.parametrize("rules", RULES, ids=["doubling", "doubling-sport-lastroll", "linear"])
-@pytest.mark.parametrize("length", [1, 3, 5, 7])
+@pytest.mark.parametrize(
+    "length", [1, 3, pytest.param(5, marks=pytest.mark.slow), pytest.param(7, marks=pytest.mark.slow)]
+)
 def test_random_matches_keep_the_crawford_rule_and_end_at_their_length(rules, length):
     for seed in range(4):
         games = _play_match(length, rules, seed)
@@ -144,7 +146,11 @@ def test_a_cubeless_match_never_offers_the_cube_and_each_game_scores_its_outcome
         assert games[-1].result.next_match.is_over
 
 
-@pytest.mark.parametrize("rules", RULES[:2] + [Rules()], ids=["doubling", "doubling-sport-lastroll", "no-cube"])
+@pytest.mark.parametrize(
+    "rules",
+    [*RULES[:2], pytest.param(Rules(), marks=pytest.mark.slow)],
+    ids=["doubling", "doubling-sport-lastroll", "no-cube"],
+)
 def test_a_money_session_goes_on_game_after_game_and_adds_up(rules):
     games = _play_match(0, rules, seed=5, double_rate=0.2)
     assert len(games) == 12

@@ -147,6 +147,7 @@ def test_checkers_are_conserved_and_the_head_rule_holds(reached):
     assert np.all(np.diff(parent) >= 0)
 
 
+@pytest.mark.slow
 def test_position_id_round_trips(reached):
     _, boards, _, _, children, _ = reached
     sample = np.concatenate([boards[::7], children[::97]])

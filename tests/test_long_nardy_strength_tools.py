@@ -112,6 +112,7 @@ def test_distillation_samples_long_nardy_positions_and_fits_the_search(small_lon
     assert load_player(tmp_path / "distilled.pt").game is LONG_NARDY
 
 
+@pytest.mark.slow
 def test_the_position_set_judges_long_nardy_plays_and_takes_a_new_bots_choices(small_long_nardy_network, tmp_path):
     out = tmp_path / "set.jsonl"
     tiny = ["--variant", "long", "--positions", "6", "--games", "12", "--trials", "8", "--truncate", "2"]

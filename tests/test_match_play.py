@@ -117,6 +117,7 @@ def test_scoring_with_cube_and_gammons():
         assert game.record.points == game_result_points(replay_game(game.record).board, game.cube)
 
 
+@pytest.mark.slow
 def test_jacoby_rule_counts_gammons_single_with_a_centred_cube():
     players = (FixedCube("a", doubles=False, takes=True), FixedCube("b", doubles=False, takes=True))
     plain = play_match(players, 0, np.random.default_rng(1), games=8)
@@ -233,6 +234,7 @@ def test_match_command_writes_an_importable_match(tmp_path, tiny_checkpoint):
     )
 
 
+@pytest.mark.slow
 def test_money_session_and_several_matches(tmp_path, tiny_checkpoint):
     mat = tmp_path / "s.mat"
     code, out = _run(

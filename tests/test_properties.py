@@ -146,6 +146,7 @@ def test_xgid_round_trip(x):
 
 @FAST
 @given(xgids(), st.integers(1, 9), NUMBERS)
+@pytest.mark.slow
 def test_xgid_with_a_field_replaced(x, index, value):
     fields = format_xgid(x).split(":")
     fields[index] = value
@@ -179,12 +180,14 @@ def fibs_boards(draw) -> FibsBoard:
 
 @FAST
 @given(fibs_boards())
+@pytest.mark.slow
 def test_fibs_round_trip(fb):
     assert parse_fibs_board(format_fibs_board(fb)) == fb
 
 
 @FAST
 @given(fibs_boards(), st.integers(3, 52), NUMBERS)
+@pytest.mark.slow
 def test_fibs_with_a_field_replaced(fb, index, value):
     fields = format_fibs_board(fb).split(":")
     fields[index] = value
@@ -193,6 +196,7 @@ def test_fibs_with_a_field_replaced(fb, index, value):
 
 @FAST
 @given(boards(), st.tuples(st.integers(1, 6), st.integers(1, 6)), st.data())
+@pytest.mark.slow
 def test_move_notation_round_trip(board, dice, data):
     plays = legal_plays(board, dice)
     play = data.draw(st.sampled_from(plays))

@@ -162,6 +162,7 @@ def test_cubeful_trials_of_a_bearoff_find_the_databases_cube_equities(mine, thei
     assert cube.decision.verdict is verdict
 
 
+@pytest.mark.slow
 def test_variance_reduction_narrows_the_cubeful_trials():
     evaluator = small_bearoff_evaluator()
     mine, theirs, _ = BEAROFF_CUBES[0]

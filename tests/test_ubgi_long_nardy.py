@@ -285,6 +285,7 @@ def until(engine: Engine, first: str) -> str:
             return line
 
 
+@pytest.mark.slow
 def test_a_whole_long_nardy_game_over_pipes_against_a_random_mover(tmp_path):
     """The engine (seat 0) plays every turn of a game against random plays; each ``bestmove`` is one of the
     engine's legal plays, read back in the project's notation; before and after, backgammon in the same session."""
