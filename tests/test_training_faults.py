@@ -139,7 +139,7 @@ def _distill_with_workers(tmp_path: Path) -> subprocess.Popen:
             "--out",
             str(tmp_path / "run"),
             "--set",
-            "games=400",
+            "games=100",
             "--set",
             "chunk=256",
             "--set",

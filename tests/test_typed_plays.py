@@ -27,7 +27,8 @@ from engine.position import Position
 from entry_cases import combined, entry_order, notation, situations
 from fakes import PipEvaluator
 
-CASES = situations(np.random.default_rng(20261204), 160)
+# Twelve positions of each kind: each takes thousands of parses (every order of up to MAX_PLAYS plays).
+CASES = situations(np.random.default_rng(20261204), 84)
 MAX_PLAYS, MAX_ORDERS = 40, 8
 
 
