@@ -233,8 +233,12 @@ def test_numpy_network_matches_torch_on_every_class_of_position(kind, first_laye
         assert_same_probabilities(network, trained, boards)
 
 
-@pytest.mark.parametrize("hidden", [(32,), (32, 16)], ids=["one layer", "two layers"])
-@pytest.mark.parametrize("activation", ["sigmoid", "tanh", "relu", "elu"])
+# Two layers for every activation; one layer where the compiled path runs the whole network in one kernel.
+@pytest.mark.parametrize(
+    "activation, hidden",
+    [(a, (32, 16)) for a in ("sigmoid", "tanh", "relu", "elu")] + [(a, (32,)) for a in ("sigmoid", "tanh")],
+    ids=lambda v: "-".join(map(str, v)) if isinstance(v, tuple) else v,
+)
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
 @pytest.mark.slow
 def test_numpy_network_matches_torch_for_every_encoding_and_activation(name, activation, hidden, first_layer):
