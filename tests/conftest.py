@@ -34,6 +34,34 @@ def pytest_collection(session):
         sys.dont_write_bytecode = dont_write
 
 
+# The files that take longest (``--durations`` of a full run, longest first) go first, so that the README's two
+# processes (``-n 2 --dist loadfile``) share the short ones at the end instead of one running a long file alone.
+LONGEST_FIRST = (
+    "test_ray.py",
+    "test_training_faults.py",
+    "test_web_entry_browser.py",
+    "test_web_phone_match_browser.py",
+    "test_prune.py",
+    "test_long_nardy_bot.py",
+    "test_web_long_nardy_browser.py",
+    "test_checkpoint_hostile.py",
+    "test_distill.py",
+    "test_cache_healing.py",
+    "test_web_browser.py",
+    "test_web_tokens.py",
+    "test_web_api.py",
+    "test_network.py",
+    "test_ship_speed.py",
+    "test_training.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the ``LONGEST_FIRST`` files first; the others keep their order."""
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def board(mover: dict[int, int], opponent: dict[int, int]) -> np.ndarray:
     """A board from {point: checkers} of each side, both in the mover's numbering (0/25 = bars)."""
     b = np.zeros(26, dtype=np.int8)

@@ -36,7 +36,18 @@ def test_a_candidate_several_times_slower_is_refused_with_the_ratios_unless_acce
     contact = network_from_payload(load_class_payload(shipped, "contact"))
     save_checkpoint(tmp_path / "wide.pt", widen(contact, 4 * contact.config.hidden[0]))
     others = [arg for label in ("race", "crashed", "late-contact") for arg in (f"--{label}", str(target))]
-    command = ["ship", "--contact", str(tmp_path / "wide.pt"), *others, "--to", str(target), "--set", "speed_repeats=1"]
+    command = [
+        "ship",
+        "--contact",
+        str(tmp_path / "wide.pt"),
+        *others,
+        "--to",
+        str(target),
+        "--set",
+        "speed_repeats=1",
+        "--set",
+        "speed_trials=72",
+    ]
     before = {suffix: _digest(target.with_suffix(suffix)) for suffix in (".pt", ".npz", ".json")}
 
     assert main(command) == 2

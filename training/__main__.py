@@ -104,7 +104,7 @@ def _ship(args: argparse.Namespace) -> None:
             "ship: give --checkpoint (one network) or --contact/--race/--crashed/--late-contact "
             "(a network per class), not both"
         )
-    gate = {"accept_slower": args.accept_slower, "repeats": settings.speed_repeats}
+    gate = {"accept_slower": args.accept_slower, "repeats": settings.speed_repeats, "trials": settings.speed_trials}
     if classes:
         correction = load_correction(args.cube_correction) if args.cube_correction is not None else None
         ship_gated(

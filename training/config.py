@@ -71,6 +71,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "cube_correction.hidden": HIDDEN_UNITS,
     "cube_correction.seed": SEED,
     "ship.speed_repeats": (1, 100),
+    "ship.speed_trials": (36, 100_000),
     "ship.wall_seconds": (0.0, 1e9),
     "distill.games": (1, 10**9),
     "distill.max_positions": (0, 10**9),
@@ -280,6 +281,7 @@ class ShipSettings:
     """``[ship]``: making a training checkpoint the shipped bot, behind the speed gate."""
 
     speed_repeats: int = 3  # runs of each speed measure, the fastest counting
+    speed_trials: int = 288  # rollout trials of each of the game's speed positions, a run
     wall_seconds: float = 0.0  # training wall time, when the checkpoint lacks it (0: unknown)
 
     def __post_init__(self) -> None:

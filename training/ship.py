@@ -176,12 +176,14 @@ def ship_gated(
     accept_slower: bool = False,
     repeats: int = 3,
     log: Callable[[str], None] = print,
+    trials: int = 288,
 ) -> dict[str, Any]:
     """Ship the bot ``write(path)`` writes (``ship`` or ``ship_classes``) to ``target``, behind the speed gate.
 
     The candidate is written to a temporary folder beside ``target`` and timed against the bot at
     ``target`` (if there is one) in the same run; more than ``SLOWER_LIMIT`` times slower at any
-    measure raises ``SlowerCandidate`` (the shipped files untouched) unless ``accept_slower``.
+    measure raises ``SlowerCandidate`` (the shipped files untouched) unless ``accept_slower``. ``repeats`` and
+    ``trials``: as ``bot.play.speed.measure_speeds`` takes them.
     Its figures go into its metadata's ``results.speed``. Returns the metadata.
     """
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -199,6 +201,7 @@ def ship_gated(
                 shipped,
                 accept_slower,
                 repeats,
+                trials,
                 log,
                 has_pruner,
             )
@@ -266,11 +269,13 @@ def _gate(
     shipped: Path,
     accept_slower: bool,
     repeats: int,
+    trials: int,
     log: Callable[[str], None],
     has_pruner: bool,
 ) -> dict[str, Any]:
     """The candidate's speed record beside the bot at ``shipped``; ``SlowerCandidate`` if it is too slow."""
-    speeds = measure_speeds([candidate, Bot.load(shipped, variant=candidate.game).evaluator], repeats, progress=log)
+    bots = [candidate, Bot.load(shipped, variant=candidate.game).evaluator]
+    speeds = measure_speeds(bots, repeats, trials, progress=log)
     slowdowns = speeds[0].slowdowns(speeds[1])
     log(
         "candidate / shipped: "
