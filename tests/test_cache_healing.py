@@ -17,7 +17,8 @@ import pytest
 pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parents[1]
-HINT = ["hint", "4HPwATDgc/ABMA", "31", "--plies", "1", "--top", "3"]
+# A 0-ply hint: it compiles the move generator and the network's kernels, half the work of a 1-ply one.
+HINT = ["hint", "4HPwATDgc/ABMA", "31", "--plies", "0", "--top", "3"]
 # The hint of a process whose every batch runs compiled, as a long one's (a rollout's) soon does.
 COMPILED_HINT = (
     "import sys, engine.compiled\n"
