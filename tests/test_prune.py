@@ -74,7 +74,7 @@ def test_rollouts_with_the_pruner_agree_with_the_full_networks_within_their_stan
             evaluator,
             board,
             np.random.default_rng(5),
-            RolloutSettings(trials=72, variance_reduction=True, prune=prune),
+            RolloutSettings(trials=48, variance_reduction=True, prune=prune),
         )
         for prune in (True, False)
     ]
