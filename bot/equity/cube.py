@@ -674,25 +674,14 @@ def model_decisions(
     """
     p, x = _model_inputs(probs, efficiencies)
     nd, dt, dp, mwcs = _model_equities(p, x, state, met)
-    gammons = p[:, 1] > 0.0
-    verdicts = _verdict_codes(nd, dt, dp, gammons, state)
-    columns = [c.tolist() for c in (nd, dt, dp, verdicts, gammons, x, *mwcs)]
-    beavers = state.is_money and state.beavers
+    verdicts = _verdict_codes(nd, dt, dp, p[:, 1] > 0.0, state)
+    none = [None] * len(p)
+    match = [column.tolist() for column in mwcs] if mwcs else [none, none, none]
     return [
-        CubeDecision(
-            verdict=_VERDICTS[row[3]],
-            no_double=row[0],
-            double_take=row[1],
-            double_pass=row[2],
-            should_double=bool(_DOUBLING_CODES[row[3]]),
-            should_take=bool(row[1] <= row[2]),
-            should_beaver=bool(beavers and row[1] < 0.0),
-            cube_efficiency=row[5],
-            mwc_no_double=row[6] if mwcs else None,
-            mwc_double_take=row[7] if mwcs else None,
-            mwc_double_pass=row[8] if mwcs else None,
+        _decision_with(_VERDICTS[verdict], a, b, c, state, e, (m_nd, m_dt, m_dp))
+        for a, b, c, verdict, e, m_nd, m_dt, m_dp in zip(
+            nd.tolist(), dt.tolist(), dp.tolist(), verdicts.tolist(), x.tolist(), *match
         )
-        for row in zip(*columns)
     ]
 
 
@@ -752,7 +741,19 @@ def decision_from_equities(
 ) -> CubeDecision:
     """The decision of the side on roll from its three normalised equities, however they were found
     (the cube model here, or cubeful rollouts); ``mwcs`` the same as MWCs in a match."""
-    verdict = _verdict(nd, dt, dp, can_win_gammon, state)
+    return _decision_with(_verdict(nd, dt, dp, can_win_gammon, state), nd, dt, dp, state, efficiency, mwcs)
+
+
+def _decision_with(
+    verdict: Verdict,
+    nd: float,
+    dt: float,
+    dp: float,
+    state: CubeState,
+    efficiency: float,
+    mwcs: tuple[Optional[float], Optional[float], Optional[float]],
+) -> CubeDecision:
+    """``decision_from_equities`` with the verdict already found (``model_decisions`` finds a batch's at once)."""
     return CubeDecision(
         verdict=verdict,
         no_double=nd,
