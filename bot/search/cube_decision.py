@@ -27,7 +27,9 @@ from bot.evaluation.classes import ClassEvaluator, cube_values, exact_cube
 from bot.equity.cube import (
     CubeDecision,
     CubeState,
+    MatchCubeMWCs,
     MatchScore,
+    MoneyCubeEquities,
     Owner,
     cube_decision,
     cube_efficiencies,
@@ -73,15 +75,28 @@ def lookahead_cube_decision(
     board = np.asarray(board, dtype=np.int8)
     exact = exact_cube(evaluator, board, state)
     if plies == 0 or exact is not None:
-        if five is None:
-            five = evaluator.probabilities(board[None])[0]
-        five = np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0)
-        correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
-        if exact is None and correction is not None:
-            return correction.decisions(board[None], five[None], state, met)[0]
-        return cube_decision(board, five, state, met, efficiency=float(efficiencies(board[None])[0]), exact=exact)
+        return _shallow_decision(evaluator, board, state, met, five, efficiencies, exact)
     searched = _search(evaluator, board, {state}, plies, met, efficiencies, every_double=True)
     return _decision(searched.raw[state], state, searched, met)
+
+
+def _shallow_decision(
+    evaluator: ProbabilityEvaluator,
+    board: np.ndarray,
+    state: CubeState,
+    met: Optional[MatchEquityTable],
+    five: Optional[np.ndarray],
+    efficiencies: Efficiencies,
+    exact: MoneyCubeEquities | MatchCubeMWCs | None,
+) -> CubeDecision:
+    """``lookahead_cube_decision`` at 0-ply, or anywhere with the ``exact`` cube values of ``board`` at ``state``."""
+    if five is None:
+        five = evaluator.probabilities(board[None])[0]
+    five = np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0)
+    correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
+    if exact is None and correction is not None:
+        return correction.decisions(board[None], five[None], state, met)[0]
+    return cube_decision(board, five, state, met, efficiency=float(efficiencies(board[None])[0]), exact=exact)
 
 
 def lookahead_cube_decisions(
@@ -101,11 +116,8 @@ def lookahead_cube_decisions(
         raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
     decisions: list[Optional[CubeDecision]] = [None] * len(boards)
-    deep = [
-        i
-        for i, (board, state) in enumerate(zip(boards, states))
-        if plies and exact_cube(evaluator, board, state) is None
-    ]
+    exacts = [exact_cube(evaluator, board, state) for board, state in zip(boards, states)]
+    deep = [i for i, exact in enumerate(exacts) if plies and exact is None]
     if deep:
         replies, reply_fives = best_replies(evaluator, evaluator.game.flip(boards[deep]), prune)
         for k, i in enumerate(deep):
@@ -116,8 +128,8 @@ def lookahead_cube_decisions(
     return [
         decision
         if decision is not None
-        else lookahead_cube_decision(
-            evaluator, boards[i], states[i], plies, mets[i], None if fives is None else fives[i], efficiencies
+        else _shallow_decision(
+            evaluator, boards[i], states[i], mets[i], None if fives is None else fives[i], efficiencies, exacts[i]
         )
         for i, decision in enumerate(decisions)
     ]
