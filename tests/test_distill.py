@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,6 +35,24 @@ from training.torch_network import ValueNetwork
 from training.td import target_loss
 
 CONFIG = NetworkConfig(hidden=(8,))
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_target_workers_import_no_torch():
+    """A target worker (a spawned process importing training.distill) needs numpy only: torch costs 1.5 s of CPU."""
+    found = _python("import sys, training.distill; print('torch' in sys.modules)")
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.strip() == "False"
+
+
+def test_training_without_torch_says_what_to_install():
+    found = _python("import sys; sys.modules['torch'] = None; import training.distill")
+    assert found.returncode != 0
+    assert "training needs torch and tensorboard: pip install torch==2.13.0 'nardy[train]'" in found.stderr
 
 
 def tiny_checkpoint(tmp_path, seed: int = 0):
