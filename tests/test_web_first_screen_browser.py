@@ -40,16 +40,27 @@ MODES = ("play", "analyse", "match")
 expect = sync_api.expect
 
 
-def in_first_screen(page, testid: str) -> None:
-    """The element is visible and wholly inside the window, the page not scrolled."""
-    assert page.evaluate("() => window.scrollY") == 0
-    element = by(page, testid)
-    expect(element).to_be_visible()
-    box = element.bounding_box()
+def in_first_screen(page, *testids: str) -> list[dict]:
+    """Each element is visible and wholly inside the window, the page not scrolled (one look at the page for all);
+    their boxes."""
+    expect(by(page, testids[-1])).to_be_visible()
+    scrolled, boxes = page.evaluate(
+        """(ids) => [window.scrollY, ids.map((id) => {
+            const element = document.querySelector(`[data-testid="${id}"]`);
+            const box = element && element.getBoundingClientRect();
+            const shown = box && box.width > 0 && box.height > 0 && getComputedStyle(element).visibility !== "hidden";
+            return shown ? {x: box.x, y: box.y, width: box.width, height: box.height} : null;
+        })]""",
+        list(testids),
+    )
+    assert scrolled == 0
     size = page.viewport_size
-    assert box is not None and size is not None
-    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], f"{testid} at {box}, window {size}"
-    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], f"{testid} at {box}, window {size}"
+    assert size is not None
+    for testid, box in zip(testids, boxes):
+        assert box is not None, f"{testid} is not visible"
+        assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"], f"{testid} at {box}, window {size}"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], f"{testid} at {box}, window {size}"
+    return boxes
 
 
 def only_mode(page, mode: str) -> None:
@@ -152,8 +163,7 @@ def test_on_a_phone_the_board_and_the_games_buttons_are_in_the_first_screen(page
     page.goto(servers["real"] + "/?seed=7&delay=0")
     by(page, "new-game").click()
     page.evaluate("() => window.scrollTo(0, 0)")
-    in_first_screen(page, "board")
-    in_first_screen(page, "roll")
+    in_first_screen(page, "board", "roll")
     by(page, "roll").click()
     while _wait_for_human(page) != "move":
         by(page, "roll").click()
