@@ -150,14 +150,29 @@ def _wait_for_human(page) -> str:
     return "move"
 
 
+def point_centres(page) -> dict[int, tuple[float, float]]:
+    """The screen centre of each point's clickable area by number (1-24; 25 the bar's upper half, 0 the tray)."""
+    boxes = page.evaluate("""() => {
+        const out = {};
+        const box = (sel) => { const e = document.querySelector(sel), r = e && e.getBoundingClientRect();
+                               return r ? [r.x + r.width / 2, r.y + r.height / 2, r.height] : null; };
+        for (let p = 1; p <= 24; p++) out[p] = box(`[data-testid="point-${p}"] .hit-area`);
+        const bar = box('[data-testid="bar"] .bar-rect');
+        if (bar) out[25] = [bar[0], bar[1] - bar[2] * 0.32, 0];
+        out[0] = box('[data-testid="off"] .tray');
+        return out;
+    }""")
+    return {int(k): (v[0], v[1]) for k, v in boxes.items()}
+
+
 def _enter_first_legal_play(page) -> None:
-    """Click the first legal play of the roll, step by step (source, then destination), then confirm."""
+    """Click the first legal play of the roll, step by step (source, then destination) where each point is on the
+    screen, then confirm."""
     plays = page.evaluate("() => window.nardyPlay.view.plays")
+    centres = point_centres(page)
     for step in plays[0]["steps"]:
-        source = "bar" if step["from"] == 25 else f"point-{step['from']}"
-        target = "off" if step["to"] == 0 else f"point-{step['to']}"
-        by(page, source).click()
-        by(page, target).click()
+        page.mouse.click(*centres[step["from"]])
+        page.mouse.click(*centres[step["to"]])
     assert by(page, "confirm").is_enabled()
     by(page, "confirm").click()
 

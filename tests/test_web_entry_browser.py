@@ -29,7 +29,7 @@ from engine.position import Position
 from entry_cases import Situation, combined, entry_order, situations
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install .[browser])")
-from test_web_browser import SIZES, browser, page, pytestmark, servers  # noqa: E402,F401  (its fixtures and skips)
+from test_web_browser import SIZES, browser, page, point_centres, pytestmark, servers  # noqa: E402,F401  (its fixtures and skips)
 
 SHOTS = Path(os.environ.get("NARDY_SHOTS", "/tmp/shots"))
 NEVER = 2_000_000_000  # ms before the page would start the bot's turn: never, within a test
@@ -51,18 +51,7 @@ class Board:
         self.centres: dict[int, tuple[float, float]] = {}
 
     def measure(self) -> None:
-        """The screen centre of each point's clickable area (points, the bar's upper half, the tray)."""
-        boxes = self.page.evaluate("""() => {
-            const out = {};
-            const box = (sel) => { const r = document.querySelector(sel).getBoundingClientRect();
-                                   return [r.x + r.width / 2, r.y + r.height / 2, r.height]; };
-            for (let p = 1; p <= 24; p++) out[p] = box(`[data-testid="point-${p}"] .hit-area`);
-            const bar = box('[data-testid="bar"] .bar-rect');
-            out[25] = [bar[0], bar[1] - bar[2] * 0.32, 0];
-            out[0] = box('[data-testid="off"] .tray');
-            return out;
-        }""")
-        self.centres = {int(k): (v[0], v[1]) for k, v in boxes.items()}
+        self.centres = point_centres(self.page)
 
     def load(self, s: Situation) -> None:
         self.page.evaluate("async (t) => { await window.nardyPlay.act('/v1/game/view', {}, t); }", token(s))
