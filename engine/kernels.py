@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numba
 import numpy as np
 from numba.core import cgutils, event, types
+from numba.core.runtime import rtsys
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.extending import intrinsic
 
@@ -100,8 +101,12 @@ class _SealedCache(FunctionCache):
         self._report = report
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
+        """The cached code, or None. Only numba's runtime, which the code links against, is set up first: numba's
+        own ``load_overload`` refreshes the whole target context, importing every implementation it has (0.3 s a
+        process), which only compiling needs (numba's compiler refreshes it then)."""
         try:
-            return super().load_overload(sig, target_context)
+            rtsys.initialize(target_context)
+            return self._load_overload(sig, target_context)
         except Exception as error:  # whatever fails reading a cache entry back, compiling afresh is the remedy
             self._heal(f"damaged or foreign ({type(error).__name__}: {error}); discarded, compiling afresh")
             try:
