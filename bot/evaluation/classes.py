@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sys
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 from enum import IntEnum
 
@@ -324,9 +324,8 @@ def cube_decisions(
     efficiencies = cube_efficiencies(boards) if efficiencies is None else efficiencies
     decisions = model_decisions(fives, efficiencies, state, met)
     if state.is_money or exact_in_match:
-        for row, exact in enumerate(exact_cubes(evaluator, boards, state)):  # None outside the databases
-            if exact is not None:
-                decisions[row] = cube_decision(boards[row], fives[row], state, met, float(efficiencies[row]), exact)
+        for row, decision in _exact_decisions(evaluator, boards, fives, state, met, efficiencies):
+            decisions[row] = decision
     return decisions
 
 
@@ -342,11 +341,23 @@ def cube_values(
     without the decisions: for a search's many leaves."""
     efficiencies = cube_efficiencies(boards) if efficiencies is None else efficiencies
     values = model_values(fives, efficiencies, state, met)
+    for row, decision in _exact_decisions(evaluator, boards, fives, state, met, efficiencies):
+        values[row] = decision_value(decision, state)
+    return values
+
+
+def _exact_decisions(
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    fives: np.ndarray,
+    state: CubeState,
+    met: MatchEquityTable | None,
+    efficiencies: np.ndarray,
+) -> Iterator[tuple[int, CubeDecision]]:
+    """(row, ``cube_decision`` on its exact values) of each of boards (N, 26) the evaluator's databases hold."""
     for row, exact in enumerate(exact_cubes(evaluator, boards, state)):  # None outside the databases
         if exact is not None:
-            decision = cube_decision(boards[row], fives[row], state, met, float(efficiencies[row]), exact)
-            values[row] = decision_value(decision, state)
-    return values
+            yield row, cube_decision(boards[row], fives[row], state, met, float(efficiencies[row]), exact)
 
 
 def exact_cube(
