@@ -191,20 +191,23 @@ class Game:
         return self.phase is Phase.BEFORE_ROLL and self.turn is not None and may_double(self.match, self.turn)
 
     def ids(self) -> tuple[str, str]:
-        """(Position ID, Match ID) of this game, as GNU Backgammon writes them; ``from_ids`` reads them back.
+        """(Position ID, Match ID) of this game, as GNU Backgammon writes them; ``from_ids`` reads them back."""
+        return self.position.id, self.match_id
+
+    @property
+    def match_id(self) -> str:
+        """The Match ID of this game (cube, score, turn, dice) as GNU Backgammon writes it.
 
         In the opening the Match ID's game state is "no game" with player 0 on roll; the
         Match ID's turn is ``actor``.
         """
         if self.turn is None:
-            return self.position.id, _match_id(self.match, GameState.NONE, 0, 0)
+            return _match_id(self.match, GameState.NONE, 0, 0)
         playing = self.resignation.interrupted if self.resignation is not None else self.phase
         actor = self.actor
         assert actor is not None
         level = self.resignation.level if self.resignation is not None else 0
-        return self.position.id, _match_id(
-            self.match, GameState.PLAYING, self.turn, actor, self.dice, playing is Phase.DOUBLED, level
-        )
+        return _match_id(self.match, GameState.PLAYING, self.turn, actor, self.dice, playing is Phase.DOUBLED, level)
 
     def _require(self, action: str, *phases: Phase) -> int:
         """The seat on roll, if the phase allows ``action``; else raise IllegalActionError."""

@@ -666,7 +666,7 @@ def match_id_of(game: Any) -> str:
     nardy's is backgammon's of the same cube, score, turn and dice: ``LongNardyCodec.read_position`` reads it."""
     if not isinstance(game, Game):
         game = Game(cube_match(game), game.phase, game.turn, START_POSITION, game.dice)
-    return game.ids()[1]
+    return game.match_id
 
 
 def _replay_action(game: Any, action: MatAction, variant: Variant) -> Any:

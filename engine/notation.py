@@ -177,13 +177,18 @@ def _matching(board: np.ndarray, typed: TypedMove, plays: list[Play]) -> list[Pl
     Among several (hits on points the text does not name), those hitting only named
     points are preferred.
     """
-    net = typed.net()
+    mover = np.maximum(board[1:], 0).astype(np.int64)  # the mover's checkers, points 1..24 and the bar (25)
+    for point, change in typed.net().items():
+        if point != OFF:
+            mover[point - 1] += change
+    afters = np.stack([play.afterstate for play in plays])
+    same = (np.maximum(afters[:, 1:], 0) == mover).all(axis=1)  # same checkers moved, so the same borne off
     required = {p for p in typed.landings() if board[p] == -1}
     found = []
-    for play in plays:
-        hits = {s.dst for s in play.steps if s.hit}
-        if net_change(play) == net and required <= hits:
-            found.append((play, hits))
+    for k in np.flatnonzero(same):
+        hits = {s.dst for s in plays[k].steps if s.hit}
+        if required <= hits:
+            found.append((plays[k], hits))
     exact = [play for play, hits in found if hits == required]
     return exact or [play for play, _ in found]
 

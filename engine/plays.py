@@ -164,10 +164,11 @@ def legal_plays(board: np.ndarray, dice) -> list[Play]:
     return list(_legal_plays(validate_board(board).tobytes(), d1, d2))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _legal_plays(board: bytes, d1: int, d2: int) -> tuple[Play, ...]:
     """``legal_plays`` of a board given as its int8 bytes: kept a while, since a position's plays are soon asked
-    for again (a move read from a record, then played by the game). Plays are frozen, their boards read-only."""
+    for again (a move read from a record, played by the game, then its best play named by the analysis of the
+    whole match). Plays are frozen, their boards read-only."""
     return tuple(lawful_plays(_search(np.frombuffer(board, dtype=np.int8).tolist(), d1, d2), d1, d2))
 
 

@@ -451,20 +451,22 @@ def _replay(
 # ---------------------------------------------------------------- evaluating
 
 
-def _values(bot: Bot, children: np.ndarray, five: np.ndarray, states: list[CubeState]) -> np.ndarray:
+def _values(bot: Bot, children: np.ndarray, five: np.ndarray, states: list[CubeState], owner: np.ndarray) -> np.ndarray:
     """(N,) each mover's EMG value after a play (``bot.search.cube_decision.values_after_plays``, priced as ``bot``
     prices its game), one batch per cube state.
 
-    ``children`` (N, 26) and ``five`` (N, 5) in the mover's view; ``states[i]`` the mover's cube state.
+    ``children`` (N, 26) and ``five`` (N, 5) in the mover's view; ``states[owner[i]]`` the cube state of row
+    ``i``'s mover.
     """
-    rows: dict[CubeState, list[int]] = {}
-    for i, state in enumerate(states):
-        rows.setdefault(state, []).append(i)
+    kinds: dict[CubeState, int] = {}
+    kind = np.array([kinds.setdefault(state, len(kinds)) for state in states], dtype=np.int64)[owner]
     values = np.empty(len(children))
-    for state, indices in rows.items():
-        values[indices] = values_after_plays(
-            children[indices], five[indices], state, bot.match_table(state), bot.variant, bot.cube_efficiencies
-        )
+    for state, k in kinds.items():
+        indices = np.flatnonzero(kind == k)
+        if len(indices):
+            values[indices] = values_after_plays(
+                children[indices], five[indices], state, bot.match_table(state), bot.variant, bot.cube_efficiencies
+            )
     return values
 
 
@@ -495,7 +497,7 @@ def _analyse_moves(bot: Bot, points: list[_MovePoint], plies: int, prune: bool) 
     # Values (EMG) of the deepest-evaluated plays of each decision.
     top = np.flatnonzero(depth == deepest[parent])
     values = np.full(len(children), -np.inf)
-    values[top] = _values(bot, children[top], five[top], [points[i].state for i in parent[top]])
+    values[top] = _values(bot, children[top], five[top], [p.state for p in points], parent[top])
     best = best_children(values, parent, len(points))
     luck = _luck(bot, points, prune)
     for k, p in enumerate(points):
@@ -521,8 +523,8 @@ def _luck(bot: Bot, points: list[_MovePoint], prune: bool) -> np.ndarray:
     boards = np.repeat(np.stack([p.board for p in points]), rolls, axis=0)
     children, parent = bot.variant.afterstates(boards, np.tile(ROLLS, (count, 1)))
     best, five = best_plays(bot.evaluator, boards, children, parent, prune)
-    states = [points[i // rolls].state for i in range(count * rolls)]
-    values = _values(bot, children[best], five, states).reshape(count, rolls)
+    owner = np.arange(count * rolls) // rolls
+    values = _values(bot, children[best], five, [p.state for p in points], owner).reshape(count, rolls)
     weights = np.stack([OPENING_WEIGHTS if p.opening else ROLL_WEIGHTS for p in points])
     rolled = np.array([np.flatnonzero((ROLLS == sorted(p.dice)).all(axis=1))[0] for p in points])
     return values[np.arange(count), rolled] - (values * weights).sum(axis=1)
