@@ -15,8 +15,11 @@ difference between the two analyses.
 data's .mat files) at 0, 1 and 2 plies, measured in the same run: CPU seconds (user + system) of ``nardy
 analyze`` given all the files in one process, and of one gnubg process importing and analysing each in turn
 (``analyse match``); then each file in a process of its own, both programs. Prints the ratios nardy / gnubg.
+``--speed-archive N`` times an analyst's archive instead: N matches (``--length`` points) that gnubg plays
+against itself at 0-ply, each player with its own noise, all in one process each (the start-up paid once).
 
     python -m benchmarks.analysis --speed [--speed-plies 0,1]
+    python -m benchmarks.analysis --speed --speed-archive 40 --length 5 [--speed-plies 0,1]
 """
 
 from __future__ import annotations
@@ -110,14 +113,37 @@ def gnubg_cpu(files: list[Path], plies: int) -> float:
     return _child_cpu([GNUBG, "-t", "-q"], gnubg_analysis_script(files, plies))
 
 
-def speed(files: list[Path], depths: list[int]) -> None:
-    """Both programs' CPU for the same matches at each depth, all files in one process and one file a process."""
-    print(f"{len(files)} matches: {', '.join(p.name for p in files)}")
+def archive(folder: Path, count: int, length: int, seed: int) -> list[Path]:
+    """``count`` .mat files in ``folder``: ``length``-point matches gnubg plays against itself at 0-ply, each
+    player with its own noise (``NOISES``), as an analyst's archive of played matches."""
+    rng = np.random.default_rng(seed)
+    lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+    files = []
+    for k in range(count):
+        noise = rng.choice(NOISES, size=2, replace=False)
+        for player in (0, 1):
+            lines += [
+                f"set player {player} gnubg",
+                f"set player {player} chequerplay evaluation plies 0",
+                f"set player {player} cubedecision evaluation plies 0",
+                f"set player {player} chequerplay evaluation noise {noise[player]}",
+            ]
+        files.append(folder / f"match{k:03d}.mat")
+        lines += [f"new match {length}", f"export match mat {files[-1]}"]
+    subprocess.run([GNUBG, "-t", "-q"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
+    return files
+
+
+def speed(files: list[Path], depths: list[int], each_alone: bool = True) -> None:
+    """Both programs' CPU for the same matches at each depth, all files in one process and (``each_alone``) one
+    file a process."""
+    print(f"{len(files)} matches: {', '.join(p.name for p in files[:8])}{' ...' if len(files) > 8 else ''}")
     print(f"{'plies':>5} {'how':<22} {'nardy s':>8} {'gnubg s':>8} {'ratio':>6}")
     for plies in depths:
         rows = [("all in one process", nardy_cpu(files, plies), gnubg_cpu(files, plies))]
-        each = [(nardy_cpu([p], plies), gnubg_cpu([p], plies)) for p in files]
-        rows.append(("one file a process", sum(n for n, _ in each), sum(g for _, g in each)))
+        if each_alone:
+            each = [(nardy_cpu([p], plies), gnubg_cpu([p], plies)) for p in files]
+            rows.append(("one file a process", sum(n for n, _ in each), sum(g for _, g in each)))
         for how, ours, theirs in rows:
             print(f"{plies:>5} {how:<22} {ours:8.2f} {theirs:8.2f} {ours / theirs:6.2f}", flush=True)
 
@@ -150,9 +176,17 @@ def main() -> int:
     parser.add_argument("--speed", action="store_true", help="time both analyses of the same files instead")
     parser.add_argument("--speed-plies", default="0,1,2", help="depths for --speed (default 0,1,2)")
     parser.add_argument("--speed-files", nargs="+", type=Path, default=list(SPEED_FILES), help="matches for --speed")
+    parser.add_argument(
+        "--speed-archive", type=int, metavar="N", help="--speed on N matches gnubg plays (--length points) instead"
+    )
     args = parser.parse_args()
     if args.speed:
-        speed(args.speed_files, [int(p) for p in args.speed_plies.split(",")])
+        depths = [int(p) for p in args.speed_plies.split(",")]
+        if not args.speed_archive:
+            speed(args.speed_files, depths)
+            return 0
+        with tempfile.TemporaryDirectory() as tmp:
+            speed(archive(Path(tmp), args.speed_archive, args.length, args.seed), depths, each_alone=False)
         return 0
     bot = Bot.load()
     rng = np.random.default_rng(args.seed)
