@@ -90,13 +90,41 @@ def _shallow_decision(
     exact: MoneyCubeEquities | MatchCubeMWCs | None,
 ) -> CubeDecision:
     """``lookahead_cube_decision`` at 0-ply, or anywhere with the ``exact`` cube values of ``board`` at ``state``."""
-    if five is None:
-        five = evaluator.probabilities(board[None])[0]
-    five = np.clip(np.asarray(five, dtype=np.float64), 0.0, 1.0)
+    fives = None if five is None else np.asarray(five)[None]
+    return _shallow_decisions(evaluator, board[None], [state], [met], fives, efficiencies, [exact])[0]
+
+
+def _shallow_decisions(
+    evaluator: ProbabilityEvaluator,
+    boards: np.ndarray,
+    states: Sequence[CubeState],
+    mets: Sequence[Optional[MatchEquityTable]],
+    fives: Optional[np.ndarray],
+    efficiencies: Efficiencies,
+    exacts: Sequence[MoneyCubeEquities | MatchCubeMWCs | None],
+) -> list[CubeDecision]:
+    """``_shallow_decision`` of each of ``boards`` (N, 26): their probabilities in one batch, the learned
+    correction's decisions in one batch per cube state and table."""
+    if fives is None:
+        fives = evaluator.probabilities(boards)
+    fives = np.clip(np.asarray(fives, dtype=np.float64).reshape(-1, 5), 0.0, 1.0)
     correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
-    if exact is None and correction is not None:
-        return correction.decisions(board[None], five[None], state, met)[0]
-    return cube_decision(board, five, state, met, efficiency=float(efficiencies(board[None])[0]), exact=exact)
+    decisions: list[Optional[CubeDecision]] = [None] * len(boards)
+    if correction is not None:
+        corrected: dict[tuple[CubeState, int], list[int]] = {}  # rows by cube state and table
+        for i, exact in enumerate(exacts):
+            if exact is None:
+                corrected.setdefault((states[i], id(mets[i])), []).append(i)
+        for (state, _), rows in corrected.items():
+            for i, decision in zip(rows, correction.decisions(boards[rows], fives[rows], state, mets[rows[0]])):
+                decisions[i] = decision
+    plain = [i for i, decision in enumerate(decisions) if decision is None]
+    if plain:
+        for i, efficiency in zip(plain, efficiencies(boards[plain]).tolist()):
+            decisions[i] = cube_decision(
+                boards[i], fives[i], states[i], mets[i], efficiency=float(efficiency), exact=exacts[i]
+            )
+    return [decision for decision in decisions if decision is not None]
 
 
 def lookahead_cube_decisions(
@@ -125,14 +153,20 @@ def lookahead_cube_decisions(
             expanded = replies[rolls], reply_fives[rolls]
             searched = _search(evaluator, boards[i], {states[i]}, plies, mets[i], efficiencies, True, expanded, prune)
             decisions[i] = _decision(searched.raw[states[i]], states[i], searched, mets[i])
-    return [
-        decision
-        if decision is not None
-        else _shallow_decision(
-            evaluator, boards[i], states[i], mets[i], None if fives is None else fives[i], efficiencies, exacts[i]
+    shallow = [i for i, decision in enumerate(decisions) if decision is None]
+    if shallow:
+        found = _shallow_decisions(
+            evaluator,
+            boards[shallow],
+            [states[i] for i in shallow],
+            [mets[i] for i in shallow],
+            None if fives is None else np.asarray(fives)[shallow],
+            efficiencies,
+            [exacts[i] for i in shallow],
         )
-        for i, decision in enumerate(decisions)
-    ]
+        for i, decision in zip(shallow, found):
+            decisions[i] = decision
+    return [decision for decision in decisions if decision is not None]
 
 
 def value_after_play(
