@@ -19,6 +19,12 @@ Positions with a single legal play are left out: they have no choice to get wron
 BOT`` rolls out, on the same dice, the 0-ply and 1-ply choices of another bot that are not yet
 candidates, and rewrites the set with them (atomically): a new bot is then judged on its own plays.
 
+``--rejudge SEED`` rolls out every candidate of a set (``--fixture``) again, with the set's settings but dice
+seeded by ``SEED``, by ``--checkpoint`` (give the judge that built the set), and writes a set of the same
+candidates with those values (``--out``; resumable as a build). ``--measure --second-judge OTHER`` then says
+what the set can tell: how often the two judges name the same best play, and the error that each judge's
+best play reads under the other, the floor a bot as good as a rollout of the set's length would show.
+
 ``--measure`` prints, for a bot at each depth, the mean error per position (rollout equity of the
 best candidate minus that of its choice, x1000) with a 95% interval, the shares of positions where
 it errs and where it errs beyond the rollouts' noise, and the paired difference of the two depths;
@@ -35,6 +41,10 @@ has the sets' settings and the shipped bot's figures.
         --out benchmarks/data/long_nardy_set.jsonl
     python -m benchmarks.class_errors --variant long --add-choices NEW.npz
         --fixture benchmarks/data/long_nardy_set.jsonl
+    python -m benchmarks.class_errors --variant long --rejudge 7 --checkpoint JUDGE.npz
+        --fixture benchmarks/data/long_nardy_set.jsonl --out rejudged.jsonl
+    python -m benchmarks.class_errors --variant long --measure --fixture benchmarks/data/long_nardy_set.jsonl
+        --second-judge rejudged.jsonl
 """
 
 from __future__ import annotations
@@ -269,6 +279,59 @@ def add_choices(args: argparse.Namespace, game: Variant) -> None:
     print(f"{added} choices of {Path(args.add_choices).name} added to {path}")
 
 
+def rejudge(args: argparse.Namespace, game: Variant) -> None:
+    """Roll out every candidate of the set again with dice seeded by ``args.rejudge``, appending one line per
+    position to ``args.out`` (a rerun skips the positions already there)."""
+    records = load_records(Path(args.fixture))
+    evaluator = load_bot(args.checkpoint, game)
+    out = Path(args.out)
+    judge = {"checkpoint": Path(args.checkpoint).name, "seed": args.rejudge}
+    done = done_indices(out, {**records[0]["settings"], **judge})
+    start, rolled = time.perf_counter(), 0
+    with open(out, "a") as f:
+        for record in records:
+            if record["index"] in done:
+                continue
+            plays = np.array([game.flip(board_of(game, c["afterstate"])) for c in record["candidates"]], dtype=np.int8)
+            settings = rollout_settings(record["settings"])
+            results = rollout_afterstates(
+                evaluator, plays, np.random.default_rng([args.rejudge, record["index"]]), settings
+            )
+            candidates = [
+                {**c, "equity": round(r.equity, 5), "std_error": round(r.equity_std_error, 5)}
+                for c, r in zip(record["candidates"], results)
+            ]
+            f.write(
+                json.dumps({**record, "candidates": candidates, "settings": {**record["settings"], **judge}}) + "\n"
+            )
+            f.flush()
+            rolled += 1
+            if rolled % 10 == 0:
+                print(f"{rolled} positions rolled out, {(time.perf_counter() - start) / rolled:.1f} s each", flush=True)
+    print(f"{rolled} positions rolled out again in {time.perf_counter() - start:.0f} s ({out})")
+
+
+def judges_compared(first: Sequence[dict], second: Sequence[dict]) -> str:
+    """How far two rollouts of the same candidates agree, over the positions both hold: the share where they
+    name the same best play, and the mean error (x1000, 95% interval) of each one's best play judged by the
+    other."""
+    by_index = {r["index"]: r for r in second}
+    pairs = [(r, by_index[r["index"]]) for r in first if r["index"] in by_index]
+    same, floors = 0, []
+    for a, b in pairs:
+        equities = [{c["afterstate"]: c["equity"] for c in r["candidates"]} for r in (a, b)]
+        bests = [max(e, key=e.__getitem__) for e in equities]
+        same += bests[0] == bests[1]
+        floors.append([1000 * (max(equities[1 - k].values()) - equities[1 - k][bests[k]]) for k in (0, 1)])
+    errors = np.array(floors)
+    half = 1.96 * errors.std(axis=0, ddof=1) / np.sqrt(len(errors))
+    return (
+        f"two judges over {len(pairs)} positions: the same best play in {100 * same / len(pairs):.1f}%; "
+        f"the first's best judged by the second errs {errors[:, 0].mean():.2f} +- {half[0]:.2f} x1000, "
+        f"the second's by the first {errors[:, 1].mean():.2f} +- {half[1]:.2f}"
+    )
+
+
 def write_records(path: Path, records: Sequence[dict]) -> None:
     """Replace the set at ``path`` with ``records``, one JSON line each, atomically."""
     partial = path.with_suffix(path.suffix + ".tmp")
@@ -371,6 +434,8 @@ def measure(args: argparse.Namespace, game: Variant) -> None:
                     errors[args.against, plies],
                 )
             )
+    if args.second_judge:
+        print("  " + judges_compared(records, load_records(Path(args.second_judge))))
     if len(args.plies) == 2:  # the same candidates judge both depths
         print(
             paired(
@@ -387,6 +452,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     mode.add_argument("--build", action="store_true", help="roll out a position set")
     mode.add_argument("--measure", action="store_true", help="measure a bot on a position set")
     mode.add_argument("--add-choices", metavar="BOT", help="roll out this bot's choices a set lacks (--fixture)")
+    mode.add_argument("--rejudge", type=int, metavar="SEED", help="roll out a set's candidates again (--fixture)")
     parser.add_argument("--variant", default="backgammon", help="backgammon (default) or long (long nardy)")
     parser.add_argument("--checkpoint", help="the bot built from, or measured (default: the game's shipped bot)")
     parser.add_argument(
@@ -405,6 +471,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--fixture", help="the position set to read (--measure, --add-choices)")
     parser.add_argument("--plies", type=int, nargs="+", choices=(0, 1), default=[0, 1], help="depths to measure")
     parser.add_argument("--against", help="a second bot (--measure): both measured, paired position by position")
+    parser.add_argument("--second-judge", help="the set rolled out again (--rejudge): what the two judges agree on")
     args = parser.parse_args(argv)
     try:
         game = find_variant(args.variant)
@@ -414,15 +481,17 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if args.position_class not in classes:
         parser.error(f"--position-class {args.position_class!r}: {game.title} has {', '.join(classes)}")
     args.checkpoint = args.checkpoint or str(DEFAULT_CHECKPOINTS[game.name])
-    if args.build and not args.out:
-        parser.error("--build needs --out")
-    if (args.measure or args.add_choices) and not args.fixture:
-        parser.error("--measure and --add-choices need --fixture")
+    if (args.build or args.rejudge is not None) and not args.out:
+        parser.error("--build and --rejudge need --out")
+    if (args.measure or args.add_choices or args.rejudge is not None) and not args.fixture:
+        parser.error("--measure, --add-choices and --rejudge need --fixture")
     with threadpool_limits(limits=1, user_api="blas"):
         if args.build:
             build(args, game)
         elif args.add_choices:
             add_choices(args, game)
+        elif args.rejudge is not None:
+            rejudge(args, game)
         else:
             measure(args, game)
 

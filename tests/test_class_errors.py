@@ -63,3 +63,36 @@ def test_a_bot_measured_against_itself_pairs_to_nothing(crashed_set: Path, capsy
     lines = capsys.readouterr().out.splitlines()
     assert [("0-ply:" in line) for line in lines[1:3]] == [True, True]
     assert "paired: 0.00 +- 0.00 (95%) over 3 positions; 0 better, 0 worse (sign test p = 1.00)" in lines[3]
+
+
+@pytest.mark.slow
+def test_a_set_rolled_out_again_by_its_judge_on_its_dice_reads_the_same(
+    crashed_set: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    again = tmp_path / "again.jsonl"
+    main(["--rejudge", "42", "--fixture", str(crashed_set), "--out", str(again)])
+    records, rolled = load_records(crashed_set), load_records(again)
+    assert [r["candidates"] for r in rolled] == [r["candidates"] for r in records]
+    assert rolled[0]["settings"] == {**records[0]["settings"], "seed": 42}  # the judge that built it, its seed
+    main(["--rejudge", "42", "--fixture", str(crashed_set), "--out", str(again)])  # resumes: nothing left to do
+    assert load_records(again) == rolled
+    main(["--measure", "--fixture", str(crashed_set), "--plies", "0", "--second-judge", str(again)])
+    assert (
+        "two judges over 3 positions: the same best play in 100.0%; the first's best judged by the second errs "
+        "0.00 +- 0.00 x1000, the second's by the first 0.00 +- 0.00" in capsys.readouterr().out
+    )
+
+
+@pytest.mark.slow
+def test_other_dice_judge_the_same_candidates_differently(tmp_path: Path) -> None:
+    built, again = tmp_path / "set.jsonl", tmp_path / "again.jsonl"
+    longer = ["--positions", "2", "--games", "20", "--trials", "36", "--truncate", "6"]  # past the rotated rolls
+    main(["--build", "--position-class", "crashed", *longer, "--out", str(built)])
+    main(["--rejudge", "7", "--fixture", str(built), "--out", str(again)])
+    records, rolled = load_records(built), load_records(again)
+    assert [[c["afterstate"] for c in r["candidates"]] for r in rolled] == [
+        [c["afterstate"] for c in r["candidates"]] for r in records
+    ]
+    assert [c["equity"] for r in rolled for c in r["candidates"]] != [
+        c["equity"] for r in records for c in r["candidates"]
+    ]
