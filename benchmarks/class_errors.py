@@ -24,6 +24,8 @@ seeded by ``SEED``, by ``--checkpoint`` (give the judge that built the set), and
 candidates with those values (``--out``; resumable as a build). ``--measure --second-judge OTHER`` then says
 what the set can tell: how often the two judges name the same best play, and the error that each judge's
 best play reads under the other, the floor a bot as good as a rollout of the set's length would show.
+``--merge A B ...`` pools the rollouts of one set's candidates by several judges (``--rejudge`` on other
+seeds) into one set of their trials together (``--out``): each candidate's equity is the trial-weighted mean.
 
 ``--measure`` prints, for a bot at each depth, the mean error per position (rollout equity of the
 best candidate minus that of its choice, x1000) with a 95% interval, the shares of positions where
@@ -45,6 +47,7 @@ has the sets' settings and the shipped bot's figures.
         --fixture benchmarks/data/long_nardy_set.jsonl --out rejudged.jsonl
     python -m benchmarks.class_errors --variant long --measure --fixture benchmarks/data/long_nardy_set.jsonl
         --second-judge rejudged.jsonl
+    python -m benchmarks.class_errors --merge benchmarks/data/long_nardy_set.jsonl rejudged.jsonl --out pooled.jsonl
 """
 
 from __future__ import annotations
@@ -311,6 +314,30 @@ def rejudge(args: argparse.Namespace, game: Variant) -> None:
     print(f"{rolled} positions rolled out again in {time.perf_counter() - start:.0f} s ({out})")
 
 
+def pooled(sets: Sequence[Sequence[dict]]) -> list[dict]:
+    """One set of the positions every set holds, each candidate's rollouts pooled: the equity the mean weighted
+    by each set's trials, the standard error of that mean; ``settings`` the first set's, with the trials
+    summed and every set's seed. The sets must roll out the same candidates."""
+    by_index = [{r["index"]: r for r in records} for records in sets]
+    merged = []
+    for record in sets[0]:
+        if any(record["index"] not in records for records in by_index):
+            continue
+        group = [records[record["index"]] for records in by_index]
+        trials = np.array([r["settings"]["trials"] for r in group], dtype=np.float64)
+        candidates = []
+        for k, candidate in enumerate(record["candidates"]):
+            rolled = [r["candidates"][k] for r in group]
+            if any(c["afterstate"] != candidate["afterstate"] for c in rolled):
+                raise SystemExit(f"position {record['index']}: the sets roll out other candidates")
+            equity = float(np.dot(trials, [c["equity"] for c in rolled]) / trials.sum())
+            spread = float(np.sqrt(np.sum((trials * [c["std_error"] for c in rolled]) ** 2)) / trials.sum())
+            candidates.append({**candidate, "equity": round(equity, 5), "std_error": round(spread, 5)})
+        settings = {**record["settings"], "trials": int(trials.sum()), "seed": [r["settings"]["seed"] for r in group]}
+        merged.append({**record, "candidates": candidates, "settings": settings})
+    return merged
+
+
 def judges_compared(first: Sequence[dict], second: Sequence[dict]) -> str:
     """How far two rollouts of the same candidates agree, over the positions both hold: the share where they
     name the same best play, and the mean error (x1000, 95% interval) of each one's best play judged by the
@@ -453,6 +480,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     mode.add_argument("--measure", action="store_true", help="measure a bot on a position set")
     mode.add_argument("--add-choices", metavar="BOT", help="roll out this bot's choices a set lacks (--fixture)")
     mode.add_argument("--rejudge", type=int, metavar="SEED", help="roll out a set's candidates again (--fixture)")
+    mode.add_argument("--merge", nargs="+", metavar="SET", help="pool sets of the same candidates (--out)")
     parser.add_argument("--variant", default="backgammon", help="backgammon (default) or long (long nardy)")
     parser.add_argument("--checkpoint", help="the bot built from, or measured (default: the game's shipped bot)")
     parser.add_argument(
@@ -481,8 +509,8 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     if args.position_class not in classes:
         parser.error(f"--position-class {args.position_class!r}: {game.title} has {', '.join(classes)}")
     args.checkpoint = args.checkpoint or str(DEFAULT_CHECKPOINTS[game.name])
-    if (args.build or args.rejudge is not None) and not args.out:
-        parser.error("--build and --rejudge need --out")
+    if (args.build or args.rejudge is not None or args.merge) and not args.out:
+        parser.error("--build, --rejudge and --merge need --out")
     if (args.measure or args.add_choices or args.rejudge is not None) and not args.fixture:
         parser.error("--measure, --add-choices and --rejudge need --fixture")
     with threadpool_limits(limits=1, user_api="blas"):
@@ -492,6 +520,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             add_choices(args, game)
         elif args.rejudge is not None:
             rejudge(args, game)
+        elif args.merge:
+            merged = pooled([load_records(Path(path)) for path in args.merge])
+            write_records(Path(args.out), merged)
+            print(f"{len(merged)} positions pooled from {len(args.merge)} sets into {args.out}")
         else:
             measure(args, game)
 

@@ -96,3 +96,18 @@ def test_other_dice_judge_the_same_candidates_differently(tmp_path: Path) -> Non
     assert [c["equity"] for r in rolled for c in r["candidates"]] != [
         c["equity"] for r in records for c in r["candidates"]
     ]
+
+
+def test_pooling_a_set_with_itself_keeps_its_equities_and_halves_their_variance(
+    crashed_set: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "pooled.jsonl"
+    main(["--merge", str(crashed_set), str(crashed_set), "--out", str(out)])
+    records, merged = load_records(crashed_set), load_records(out)
+    assert [r["settings"]["trials"] for r in merged] == [72, 72, 72]
+    assert [r["settings"]["seed"] for r in merged] == [[42, 42]] * 3
+    for record, pooled in zip(records, merged):
+        assert [c["equity"] for c in pooled["candidates"]] == pytest.approx([c["equity"] for c in record["candidates"]])
+        assert [c["std_error"] for c in pooled["candidates"]] == pytest.approx(
+            [c["std_error"] / np.sqrt(2) for c in record["candidates"]], abs=1e-5
+        )
