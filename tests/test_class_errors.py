@@ -86,7 +86,7 @@ def test_a_set_rolled_out_again_by_its_judge_on_its_dice_reads_the_same(
 @pytest.mark.slow
 def test_other_dice_judge_the_same_candidates_differently(tmp_path: Path) -> None:
     built, again = tmp_path / "set.jsonl", tmp_path / "again.jsonl"
-    longer = ["--positions", "2", "--games", "20", "--trials", "36", "--truncate", "6"]  # past the rotated rolls
+    longer = ["--positions", "1", "--games", "20", "--trials", "36", "--truncate", "3"]  # past the rotated rolls
     main(["--build", "--position-class", "crashed", *longer, "--out", str(built)])
     main(["--rejudge", "7", "--fixture", str(built), "--out", str(again)])
     records, rolled = load_records(built), load_records(again)
