@@ -333,7 +333,8 @@ def pooled(sets: Sequence[Sequence[dict]]) -> list[dict]:
             equity = float(np.dot(trials, [c["equity"] for c in rolled]) / trials.sum())
             spread = float(np.sqrt(np.sum((trials * [c["std_error"] for c in rolled]) ** 2)) / trials.sum())
             candidates.append({**candidate, "equity": round(equity, 5), "std_error": round(spread, 5)})
-        settings = {**record["settings"], "trials": int(trials.sum()), "seed": [r["settings"]["seed"] for r in group]}
+        seeds = [seed for r in group for seed in np.atleast_1d(r["settings"]["seed"]).tolist()]  # a pooled set's too
+        settings = {**record["settings"], "trials": int(trials.sum()), "seed": seeds}
         merged.append({**record, "candidates": candidates, "settings": settings})
     return merged
 
