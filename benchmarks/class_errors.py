@@ -17,7 +17,8 @@ the mover's rollout equity and its standard error, ``zero_ply`` the builder's 0-
 ``--margin`` of its 0-ply best, and its 1-ply choice (``benchmarks.strength.served_search``).
 Positions with a single legal play are left out: they have no choice to get wrong. ``--add-choices
 BOT`` rolls out, on the same dice, the 0-ply and 1-ply choices of another bot that are not yet
-candidates, and rewrites the set with them (atomically): a new bot is then judged on its own plays.
+candidates, and rewrites the set with them (atomically): a new bot is then judged on its own plays. In a
+pooled set (``--merge``) they are rolled out once, with all the pooled trials, on dice of every seed together.
 
 ``--rejudge SEED`` rolls out every candidate of a set (``--fixture``) again, with the set's settings but dice
 seeded by ``SEED``, by ``--checkpoint`` (give the judge that built the set), and writes a set of the same
@@ -270,7 +271,8 @@ def add_choices(args: argparse.Namespace, game: Variant) -> None:
         if not len(plays):
             continue
         recorded = record["settings"]
-        rng = np.random.default_rng([recorded["seed"], record["index"]])
+        seeds = np.atleast_1d(recorded["seed"]).tolist()  # a pooled set has several
+        rng = np.random.default_rng([*seeds, record["index"]])
         results = rollout_afterstates(evaluator, plays, rng, rollout_settings(recorded))
         zero_ply = evaluator.afterstate_scores(boards[row : row + 1], plays, np.zeros(len(plays), dtype=np.int64))
         new = candidate_records(game, boards[row], dice[row], plays, zero_ply, results)
