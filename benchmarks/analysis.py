@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -46,8 +47,9 @@ SPEED_FILES = (DATA / "gnubg_match3.mat", DATA / "gnubg_money.mat", *sorted((DAT
 NOISES = (0.0, 0.01, 0.02, 0.04, 0.06, 0.08)
 
 
-def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float], plies: int = 0) -> str:
-    lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+def gnubg_players(noise: Sequence[float]) -> list[str]:
+    """gnubg commands that make both players gnubg at 0-ply, player ``k`` with chequer-play noise ``noise[k]``."""
+    lines = []
     for player in (0, 1):
         lines += [
             f"set player {player} gnubg",
@@ -55,6 +57,12 @@ def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float], 
             f"set player {player} cubedecision evaluation plies 0",
             f"set player {player} chequerplay evaluation noise {noise[player]}",
         ]
+    return lines
+
+
+def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float], plies: int = 0) -> str:
+    lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+    lines += gnubg_players(noise)
     lines += [
         f"set analysis chequerplay evaluation plies {plies}",
         f"set analysis cubedecision evaluation plies {plies}",
@@ -120,14 +128,7 @@ def archive(folder: Path, count: int, length: int, seed: int) -> list[Path]:
     lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
     files = []
     for k in range(count):
-        noise = rng.choice(NOISES, size=2, replace=False)
-        for player in (0, 1):
-            lines += [
-                f"set player {player} gnubg",
-                f"set player {player} chequerplay evaluation plies 0",
-                f"set player {player} cubedecision evaluation plies 0",
-                f"set player {player} chequerplay evaluation noise {noise[player]}",
-            ]
+        lines += gnubg_players(rng.choice(NOISES, size=2, replace=False).tolist())
         files.append(folder / f"match{k:03d}.mat")
         lines += [f"new match {length}", f"export match mat {files[-1]}"]
     subprocess.run([GNUBG, "-t", "-q"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
