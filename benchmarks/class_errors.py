@@ -20,11 +20,12 @@ BOT`` rolls out, on the same dice, the 0-ply and 1-ply choices of another bot th
 candidates, and rewrites the set with them (atomically): a new bot is then judged on its own plays. In a
 pooled set (``--merge``) they are rolled out once, with all the pooled trials, on dice of every seed together.
 
-``--rejudge SEED`` rolls out every candidate of a set (``--fixture``) again, with the set's settings but dice
-seeded by ``SEED``, by ``--checkpoint`` (give the judge that built the set), and writes a set of the same
-candidates with those values (``--out``; resumable as a build). ``--measure --second-judge OTHER`` then says
-what the set can tell: how often the two judges name the same best play, and the error that each judge's
-best play reads under the other, the floor a bot as good as a rollout of the set's length would show.
+``--rejudge SEED`` rolls out every candidate of a set (``--fixture``) again, with the set's settings (its
+trials unless ``--trials``) but dice seeded by ``SEED``, by ``--checkpoint`` (give the judge that built the
+set), and writes a set of the same candidates with those values (``--out``; resumable as a build).
+``--measure --second-judge OTHER`` then says what the set can tell: how often the two judges name the same
+best play, and the error that each judge's best play reads under the other, the floor a bot as good as a
+rollout of the set's length would show.
 ``--merge A B ...`` pools the rollouts of one set's candidates by several judges (``--rejudge`` on other
 seeds) into one set of their trials together (``--out``): each candidate's equity is the trial-weighted mean.
 
@@ -82,6 +83,7 @@ DEFAULT_CHECKPOINTS = {
 }
 BACKGAMMON_CLASSES = ("race", "crashed")
 LONG_NARDY_CLASSES = (*(phase.name.lower() for phase in Phase), "all")
+BUILD_TRIALS = 324  # rollout games per candidate of a new set
 # Picks the afterstates (B, 26; mover's view) a bot plays from boards (B, 26; side on roll) and dice (B, 2).
 Chooser = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -204,7 +206,7 @@ def rollout_settings(recorded: dict) -> RolloutSettings:
 def build(args: argparse.Namespace, game: Variant) -> None:
     """Roll out the candidates of ``args.positions`` positions of the class, appending one line each."""
     evaluator = load_bot(args.checkpoint, game)
-    settings = RolloutSettings(trials=args.trials, truncate=args.truncate)
+    settings = RolloutSettings(trials=args.trials or BUILD_TRIALS, truncate=args.truncate)
     recorded = {
         "checkpoint": Path(args.checkpoint).name,
         "seed": args.seed,
@@ -290,7 +292,11 @@ def rejudge(args: argparse.Namespace, game: Variant) -> None:
     records = load_records(Path(args.fixture))
     evaluator = load_bot(args.checkpoint, game)
     out = Path(args.out)
-    judge = {"checkpoint": Path(args.checkpoint).name, "seed": args.rejudge}
+    judge = {
+        "checkpoint": Path(args.checkpoint).name,
+        "seed": args.rejudge,
+        "trials": args.trials or records[0]["settings"]["trials"],
+    }
     done = done_indices(out, {**records[0]["settings"], **judge})
     start, rolled = time.perf_counter(), 0
     with open(out, "a") as f:
@@ -298,7 +304,7 @@ def rejudge(args: argparse.Namespace, game: Variant) -> None:
             if record["index"] in done:
                 continue
             plays = np.array([game.flip(board_of(game, c["afterstate"])) for c in record["candidates"]], dtype=np.int8)
-            settings = rollout_settings(record["settings"])
+            settings = rollout_settings({**record["settings"], **judge})
             results = rollout_afterstates(
                 evaluator, plays, np.random.default_rng([args.rejudge, record["index"]]), settings
             )
@@ -496,7 +502,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--top", type=int, default=3, help="candidates: the best this many at 0-ply...")
     parser.add_argument("--margin", type=float, default=0.03, help="...and every play within this of the best")
-    parser.add_argument("--trials", type=int, default=324, help="rollout games per candidate")
+    parser.add_argument(
+        "--trials",
+        type=int,
+        help=f"rollout games per candidate (--build: default {BUILD_TRIALS}; --rejudge: default the set's)",
+    )
     parser.add_argument("--truncate", type=int, help="rollout plies before the evaluator's value; default: to the end")
     parser.add_argument("--out", help="the position set to write (--build)")
     parser.add_argument("--fixture", help="the position set to read (--measure, --add-choices)")

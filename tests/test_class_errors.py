@@ -111,3 +111,12 @@ def test_pooling_a_set_with_itself_keeps_its_equities_and_halves_their_variance(
         assert [c["std_error"] for c in pooled["candidates"]] == pytest.approx(
             [c["std_error"] / np.sqrt(2) for c in record["candidates"]], abs=1e-5
         )
+
+
+def test_a_pooled_set_is_rolled_out_again_with_the_trials_asked_for(crashed_set: Path, tmp_path: Path) -> None:
+    pooled, again = tmp_path / "pooled.jsonl", tmp_path / "again.jsonl"
+    main(["--merge", str(crashed_set), str(crashed_set), "--out", str(pooled)])
+    main(["--rejudge", "42", "--trials", "36", "--fixture", str(pooled), "--out", str(again)])
+    records, rolled = load_records(crashed_set), load_records(again)
+    assert [r["settings"]["trials"] for r in rolled] == [36, 36, 36]
+    assert [r["candidates"] for r in rolled] == [r["candidates"] for r in records]  # 36 trials on the same dice
