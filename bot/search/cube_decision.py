@@ -109,22 +109,21 @@ def _shallow_decisions(
         fives = evaluator.probabilities(boards)
     fives = np.clip(np.asarray(fives, dtype=np.float64).reshape(-1, 5), 0.0, 1.0)
     correction = evaluator.cube_correction if isinstance(evaluator, ClassEvaluator) else None
-    decisions: list[Optional[CubeDecision]] = [None] * len(boards)
+    decisions: dict[int, CubeDecision] = {}  # by row
     if correction is not None:
         corrected: dict[tuple[CubeState, int], list[int]] = {}  # rows by cube state and table
         for i, exact in enumerate(exacts):
             if exact is None:
                 corrected.setdefault((states[i], id(mets[i])), []).append(i)
         for (state, _), rows in corrected.items():
-            for i, decision in zip(rows, correction.decisions(boards[rows], fives[rows], state, mets[rows[0]])):
-                decisions[i] = decision
-    plain = [i for i, decision in enumerate(decisions) if decision is None]
+            decisions.update(zip(rows, correction.decisions(boards[rows], fives[rows], state, mets[rows[0]])))
+    plain = [i for i in range(len(boards)) if i not in decisions]
     if plain:
         for i, efficiency in zip(plain, efficiencies(boards[plain]).tolist()):
             decisions[i] = cube_decision(
                 boards[i], fives[i], states[i], mets[i], efficiency=float(efficiency), exact=exacts[i]
             )
-    return [decision for decision in decisions if decision is not None]
+    return [decisions[i] for i in range(len(boards))]
 
 
 def lookahead_cube_decisions(
@@ -143,7 +142,7 @@ def lookahead_cube_decisions(
     if plies < 0:
         raise InvalidSearchError(f"plies {plies!r}: expected 0 or more")
     boards = np.asarray(boards, dtype=np.int8).reshape(-1, 26)
-    decisions: list[Optional[CubeDecision]] = [None] * len(boards)
+    decisions: dict[int, CubeDecision] = {}  # by row
     exacts = [exact_cube(evaluator, board, state) for board, state in zip(boards, states)]
     deep = [i for i, exact in enumerate(exacts) if plies and exact is None]
     if deep:
@@ -153,7 +152,7 @@ def lookahead_cube_decisions(
             expanded = replies[rolls], reply_fives[rolls]
             searched = _search(evaluator, boards[i], {states[i]}, plies, mets[i], efficiencies, True, expanded, prune)
             decisions[i] = _decision(searched.raw[states[i]], states[i], searched, mets[i])
-    shallow = [i for i, decision in enumerate(decisions) if decision is None]
+    shallow = [i for i in range(len(boards)) if i not in decisions]
     if shallow:
         found = _shallow_decisions(
             evaluator,
@@ -164,9 +163,8 @@ def lookahead_cube_decisions(
             efficiencies,
             [exacts[i] for i in shallow],
         )
-        for i, decision in zip(shallow, found):
-            decisions[i] = decision
-    return [decision for decision in decisions if decision is not None]
+        decisions.update(zip(shallow, found))
+    return [decisions[i] for i in range(len(boards))]
 
 
 def value_after_play(
