@@ -198,6 +198,11 @@ def done_indices(path: Path, settings: dict) -> set[int]:
     return {r["index"] for r in records}
 
 
+def recorded_seeds(recorded: dict) -> list[int]:
+    """The dice seeds a set's settings record: one, or a pooled set's (``--merge``) several."""
+    return np.atleast_1d(recorded["seed"]).tolist()
+
+
 def rollout_settings(recorded: dict) -> RolloutSettings:
     """The judge's rollout settings as a set records them."""
     return RolloutSettings(trials=recorded["trials"], truncate=recorded["truncate"])
@@ -273,8 +278,7 @@ def add_choices(args: argparse.Namespace, game: Variant) -> None:
         if not len(plays):
             continue
         recorded = record["settings"]
-        seeds = np.atleast_1d(recorded["seed"]).tolist()  # a pooled set has several
-        rng = np.random.default_rng([*seeds, record["index"]])
+        rng = np.random.default_rng([*recorded_seeds(recorded), record["index"]])
         results = rollout_afterstates(evaluator, plays, rng, rollout_settings(recorded))
         zero_ply = evaluator.afterstate_scores(boards[row : row + 1], plays, np.zeros(len(plays), dtype=np.int64))
         new = candidate_records(game, boards[row], dice[row], plays, zero_ply, results)
@@ -304,17 +308,14 @@ def rejudge(args: argparse.Namespace, game: Variant) -> None:
             if record["index"] in done:
                 continue
             plays = np.array([game.flip(board_of(game, c["afterstate"])) for c in record["candidates"]], dtype=np.int8)
-            settings = rollout_settings({**record["settings"], **judge})
-            results = rollout_afterstates(
-                evaluator, plays, np.random.default_rng([args.rejudge, record["index"]]), settings
-            )
+            settings = {**record["settings"], **judge}
+            rng = np.random.default_rng([args.rejudge, record["index"]])
+            results = rollout_afterstates(evaluator, plays, rng, rollout_settings(settings))
             candidates = [
                 {**c, "equity": round(r.equity, 5), "std_error": round(r.equity_std_error, 5)}
                 for c, r in zip(record["candidates"], results)
             ]
-            f.write(
-                json.dumps({**record, "candidates": candidates, "settings": {**record["settings"], **judge}}) + "\n"
-            )
+            f.write(json.dumps({**record, "candidates": candidates, "settings": settings}) + "\n")
             f.flush()
             rolled += 1
             if rolled % 10 == 0:
@@ -341,7 +342,7 @@ def pooled(sets: Sequence[Sequence[dict]]) -> list[dict]:
             equity = float(np.dot(trials, [c["equity"] for c in rolled]) / trials.sum())
             spread = float(np.sqrt(np.sum((trials * [c["std_error"] for c in rolled]) ** 2)) / trials.sum())
             candidates.append({**candidate, "equity": round(equity, 5), "std_error": round(spread, 5)})
-        seeds = [seed for r in group for seed in np.atleast_1d(r["settings"]["seed"]).tolist()]  # a pooled set's too
+        seeds = [seed for r in group for seed in recorded_seeds(r["settings"])]
         settings = {**record["settings"], "trials": int(trials.sum()), "seed": seeds}
         merged.append({**record, "candidates": candidates, "settings": settings})
     return merged
