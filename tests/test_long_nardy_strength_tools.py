@@ -16,6 +16,7 @@ from bot.evaluation.encoding import get_encoding
 from bot.evaluation.evaluator import choose_afterstates
 from bot.evaluation.long_nardy_encoding import PRIME_NAMES, prime_features, swapped_columns
 from bot.evaluation.network import NetworkConfig
+from bot.search.rollout import RolloutSettings, rollout_boards
 from engine.long_nardy import flip, parse_long_text
 from engine.long_nardy.phases import Phase, phases
 from engine.variant import LONG_NARDY
@@ -110,6 +111,24 @@ def test_distillation_samples_long_nardy_positions_and_fits_the_search(small_lon
     history = report["history"]
     assert history[report["best_epoch"]]["held_out_loss"] <= history[0]["held_out_loss"]
     assert load_player(tmp_path / "distilled.pt").game is LONG_NARDY
+
+
+def test_rollout_targets_of_a_long_nardy_network_are_its_own_games(small_long_nardy_network, tmp_path):
+    config = DistillConfig(
+        str(small_long_nardy_network), games=2, parallel_games=2, max_positions=4, chunk=4, rollout_trials=2
+    )
+    distill(config, tmp_path, stages=("positions", "targets"))
+    with np.load(tmp_path / "targets-00000.npz") as data:
+        boards, targets = data["boards"], data["targets"]
+    assert len(boards) == 4 and not boards[:, [0, 25]].any()
+    games = rollout_boards(
+        load_player(small_long_nardy_network),
+        boards,
+        np.random.default_rng([config.seed, 3, 0]),
+        RolloutSettings(trials=2, variance_reduction=False),
+    )
+    np.testing.assert_allclose(targets, games.mean(axis=1), atol=1e-6)
+    np.testing.assert_allclose(targets * 2, np.round(targets * 2), atol=1e-5)  # two finished games each
 
 
 @pytest.mark.slow

@@ -78,6 +78,7 @@ from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import MoveFilter, probabilities_at, survivors
 from engine.compiled import expect_long_work
+from engine.variant import BACKGAMMON
 from training.config import ConfigError, check_bounds, check_positive
 from training.selfplay import SelfPlay, roll_dice
 
@@ -357,11 +358,13 @@ def class_rows(boards: np.ndarray, label: str) -> np.ndarray:
 
 def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = None) -> list[ProbabilityEvaluator]:
     """The networks whose searched values, averaged, are the targets: the checkpoint's (``own``, if
-    already loaded), then each teacher's. Rollout targets: the checkpoint's bot, bear-offs exact."""
+    already loaded), then each teacher's. Rollout targets: the checkpoint's bot (backgammon's with its
+    bear-offs exact; a long nardy network plays alone, as its bot does)."""
+    own = own if own is not None else load_player(config.checkpoint)
     if config.rollout_trials:
-        return [load_evaluator(config.checkpoint)]
+        return [own if own.game is not BACKGAMMON else load_evaluator(config.checkpoint)]
     teachers = [NetworkEvaluator(load_network(path)) for path in config.teachers]
-    return [own if own is not None else load_player(config.checkpoint), *teachers]
+    return [own, *teachers]
 
 
 def ensemble_targets(evaluators: list[ProbabilityEvaluator], boards: np.ndarray, plies: int) -> np.ndarray:
