@@ -28,6 +28,8 @@ best play, and the error that each judge's best play reads under the other, the 
 rollout of the set's length would show.
 ``--merge A B ...`` pools the rollouts of one set's candidates by several judges (``--rejudge`` on other
 seeds) into one set of their trials together (``--out``): each candidate's equity is the trial-weighted mean.
+``--floor A B C ...`` says, from the spread between such judges, what a player who always chose the best play
+would read on one of them and on all of them pooled (``perfect_reading``): how much of a bot's error is noise.
 
 ``--measure`` prints, for a bot at each depth, the mean error per position (rollout equity of the
 best candidate minus that of its choice, x1000) with a 95% interval, the shares of positions where
@@ -369,6 +371,32 @@ def judges_compared(first: Sequence[dict], second: Sequence[dict]) -> str:
     )
 
 
+def perfect_reading(sets: Sequence[Sequence[dict]], judges: int, draws: int = 4000, seed: int = 0) -> float:
+    """The error (x1000 a move) a player who always chose the best play would read on a set of ``judges`` of
+    ``sets``' rollouts pooled: the floor the rollouts' noise puts under every bot.
+
+    ``sets`` roll out the same candidates with as many trials each (``--rejudge``). Per position, the spread
+    between them of each candidate's equity less the first candidate's (the dice they share cancel) divided by
+    ``judges`` is the noise of such a pooled set; the floor is the mean, over draws of that noise about the
+    pooled equities, of the best drawn value less that of the best pooled candidate. The pooled equities stand
+    in for the truth: an estimate, and one that needs three sets or more to be steady."""
+    rng = np.random.default_rng(seed)
+    by_index = [{r["index"]: r for r in records} for records in sets]
+    readings = []
+    for record in pooled(sets):
+        truth = np.array([c["equity"] for c in record["candidates"]])
+        if len(truth) < 2:
+            readings.append(0.0)
+            continue
+        equities = np.array([[c["equity"] for c in r[record["index"]]["candidates"]] for r in by_index])
+        noise = np.atleast_2d(np.cov(equities[:, 1:] - equities[:, :1], rowvar=False)) / judges
+        drawn = truth + np.concatenate(
+            [np.zeros((draws, 1)), rng.multivariate_normal(np.zeros(len(truth) - 1), noise, draws, "ignore")], axis=1
+        )
+        readings.append(1000 * float((drawn.max(axis=1) - drawn[:, truth.argmax()]).mean()))
+    return float(np.mean(readings))
+
+
 def write_records(path: Path, records: Sequence[dict]) -> None:
     """Replace the set at ``path`` with ``records``, one JSON line each, atomically."""
     partial = path.with_suffix(path.suffix + ".tmp")
@@ -491,6 +519,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     mode.add_argument("--add-choices", metavar="BOT", help="roll out this bot's choices a set lacks (--fixture)")
     mode.add_argument("--rejudge", type=int, metavar="SEED", help="roll out a set's candidates again (--fixture)")
     mode.add_argument("--merge", nargs="+", metavar="SET", help="pool sets of the same candidates (--out)")
+    mode.add_argument(
+        "--floor", nargs="+", metavar="SET", help="what a perfect player would read on these judges' sets pooled"
+    )
     parser.add_argument("--variant", default="backgammon", help="backgammon (default) or long (long nardy)")
     parser.add_argument("--checkpoint", help="the bot built from, or measured (default: the game's shipped bot)")
     parser.add_argument(
@@ -538,6 +569,14 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             merged = pooled([load_records(Path(path)) for path in args.merge])
             write_records(Path(args.out), merged)
             print(f"{len(merged)} positions pooled from {len(args.merge)} sets into {args.out}")
+        elif args.floor:
+            judges = [load_records(Path(path)) for path in args.floor]
+            trials = sum(records[0]["settings"]["trials"] for records in judges)
+            print(
+                f"a player who always chose the best play would read about {perfect_reading(judges, 1):.2f} x1000 a "
+                f"move on one of the {len(judges)} sets, {perfect_reading(judges, len(judges)):.2f} on all of them "
+                f"pooled ({trials} trials)"
+            )
         else:
             measure(args, game)
 

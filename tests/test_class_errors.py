@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks.class_errors import choice_errors, main
+from benchmarks.class_errors import choice_errors, main, perfect_reading
 from benchmarks.common import DEFAULT_CHECKPOINT, load_records
 from engine import decode_position_id, flip
 
@@ -120,3 +122,50 @@ def test_a_pooled_set_is_rolled_out_again_with_the_trials_asked_for(crashed_set:
     records, rolled = load_records(crashed_set), load_records(again)
     assert [r["settings"]["trials"] for r in rolled] == [36, 36, 36]
     assert [r["candidates"] for r in rolled] == [r["candidates"] for r in records]  # 36 trials on the same dice
+
+
+def judged(seed: int, equities: list[list[float]]) -> list[dict]:
+    """A hand-made set: one record a position, its candidates' equities as one judge of 72 trials read them."""
+    return [
+        {
+            "index": index,
+            "position_id": f"position {index}",
+            "dice": [3, 1],
+            "candidates": [
+                {"move": f"play {k}", "afterstate": f"{index}.{k}", "equity": e, "std_error": 0.01}
+                for k, e in enumerate(values)
+            ],
+            "settings": {"trials": 72, "seed": seed},
+        }
+        for index, values in enumerate(equities)
+    ]
+
+
+def test_a_perfect_players_floor_is_the_noise_between_judges() -> None:
+    # Position 0: two plays the judges call level on average, their difference spread 0.02 between judges;
+    # position 1: one play far ahead whatever the noise.
+    sets = [judged(seed, [[0.0, d], [0.5, -0.5 + d]]) for seed, d in zip((1, 2, 3), (-0.02, 0.0, 0.02))]
+    # A level pair read with noise N(0, s^2): the best drawn beats the first by s / sqrt(2 pi) on average.
+    for judges in (1, 3):
+        expected = 1000 * 0.02 / np.sqrt(judges) / np.sqrt(2 * np.pi) / 2  # half: position 1 reads 0
+        assert perfect_reading(sets, judges) == pytest.approx(expected, rel=0.05)
+    agreeing = [judged(seed, [[0.0, 0.01], [0.5, -0.5]]) for seed in (1, 2, 3)]
+    assert perfect_reading(agreeing, 3) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_floor_prints_what_one_set_and_the_pooled_sets_would_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    paths = []
+    for seed, d in zip((1, 2, 3), (-0.02, 0.0, 0.02)):
+        path = tmp_path / f"set{seed}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in judged(seed, [[0.0, d]])))
+        paths.append(str(path))
+    main(["--floor", *paths])
+    found = re.search(
+        r"about ([\d.]+) x1000 a move on one of the 3 sets, ([\d.]+) on all of them pooled \(216 trials\)",
+        capsys.readouterr().out,
+    )
+    assert found is not None
+    level = 1000 * 0.02 / np.sqrt(2 * np.pi)  # one level pair, its difference spread 0.02 between judges
+    assert [float(x) for x in found.groups()] == pytest.approx([level, level / np.sqrt(3)], rel=0.05)
