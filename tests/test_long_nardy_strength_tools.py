@@ -20,6 +20,7 @@ from bot.search.rollout import RolloutSettings, rollout_boards
 from engine.long_nardy import flip, parse_long_text
 from engine.long_nardy.phases import Phase, phases
 from engine.variant import LONG_NARDY
+from training.config import ConfigError
 from training.distill import DistillConfig, distill
 from training.torch_network import ValueNetwork, grown_to
 
@@ -129,6 +130,34 @@ def test_rollout_targets_of_a_long_nardy_network_are_its_own_games(small_long_na
     )
     np.testing.assert_allclose(targets, games.mean(axis=1), atol=1e-6)
     np.testing.assert_allclose(targets * 2, np.round(targets * 2), atol=1e-5)  # two finished games each
+
+
+def test_a_long_nardy_teacher_searches_long_nardy(small_long_nardy_network, tmp_path):
+    alone, taught = tmp_path / "alone", tmp_path / "taught"
+    settings = dict(games=2, parallel_games=2, max_positions=8, chunk=8)
+    distill(DistillConfig(str(small_long_nardy_network), **settings), alone, stages=("positions", "targets"))
+    taught.mkdir()
+    (taught / "positions.npz").write_bytes((alone / "positions.npz").read_bytes())
+    config = DistillConfig(str(small_long_nardy_network), teachers=(str(small_long_nardy_network),), **settings)
+    distill(config, taught, stages=("positions", "targets"))
+    with np.load(alone / "targets-00000.npz") as one, np.load(taught / "targets-00000.npz") as two:
+        np.testing.assert_allclose(two["targets"], one["targets"], atol=1e-6)  # the mean of the same search twice
+
+
+def test_a_teacher_of_the_other_game_is_refused(small_long_nardy_network, tmp_path):
+    backgammon = tmp_path / "backgammon.pt"
+    save_checkpoint(backgammon, ValueNetwork(NetworkConfig(hidden=(8,))), training={"games": 0})
+    config = DistillConfig(
+        str(small_long_nardy_network),
+        games=2,
+        parallel_games=2,
+        max_positions=4,
+        chunk=4,
+        teachers=(str(backgammon),),
+        workers=2,
+    )
+    with pytest.raises(ConfigError, match="plays backgammon, the checkpoint long nardy"):
+        distill(config, tmp_path / "run", stages=("positions", "targets"))
 
 
 @pytest.mark.slow

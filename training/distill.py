@@ -68,12 +68,11 @@ from bot.evaluation.checkpoint import (
     export_numpy,
     load_class_payload,
     load_evaluator,
-    load_network,
     load_player,
     save_checkpoint,
 )
 from bot.evaluation.classes import NETWORK_CLASSES, PositionClass, classify
-from bot.evaluation.evaluator import NetworkEvaluator, ProbabilityEvaluator
+from bot.evaluation.evaluator import ProbabilityEvaluator
 from bot.equity.outcomes import invert, is_finished, to_six
 from bot.search.rollout import RolloutSettings, rollout_boards
 from bot.search.nply import MoveFilter, probabilities_at, survivors
@@ -363,7 +362,10 @@ def target_evaluators(config: DistillConfig, own: ProbabilityEvaluator | None = 
     own = own if own is not None else load_player(config.checkpoint)
     if config.rollout_trials:
         return [own if own.game is not BACKGAMMON else load_evaluator(config.checkpoint)]
-    teachers = [NetworkEvaluator(load_network(path)) for path in config.teachers]
+    teachers = [load_player(path) for path in config.teachers]
+    for path, teacher in zip(config.teachers, teachers):
+        if teacher.game is not own.game:
+            raise ConfigError(f"teacher {path!r} plays {teacher.game.title}, the checkpoint {own.game.title}")
     return [own, *teachers]
 
 
@@ -438,6 +440,7 @@ def make_targets(
             f"about {(to_do - computed) / rate / 60:.1f} min left"
         )
 
+    evaluators = target_evaluators(config, evaluator) if missing else []  # a bad teacher is refused here
     if config.workers > 1 and len(missing) > 1:
         with ProcessPoolExecutor(
             min(config.workers, len(missing)),
@@ -458,7 +461,6 @@ def make_targets(
                 pool.shutdown(cancel_futures=True)
                 raise
     elif missing:
-        evaluators = target_evaluators(config, evaluator)
         with threadpool_limits(1):
             for done, i in enumerate(missing, 1):
                 targets = chunk_targets(config, evaluators, chunks[i], i)
