@@ -61,7 +61,7 @@ def main() -> None:
             "ppg_95": round(result.ppg_interval, 4),
             "win_rate": round(result.win_rate, 4),
             "measured_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "command": " ".join(["python"] + sys.argv),
+            "command": " ".join(["python -m benchmarks.long_nardy_strength", *sys.argv[1:]]),
         }
     if args.record:
         path = args.checkpoint.with_suffix(".json")
