@@ -48,11 +48,11 @@ RACE_EFFICIENCY_MAX = 0.7
 # rising in a straight line to LONG_NARDY_EFFICIENCY at LONG_NARDY_RAMP_PIPS of the side on roll's pips and
 # flat above. Fitted (``python -m benchmarks.long_nardy_cube --fit``) to the fit part of
 # benchmarks/data/long_nardy_cube.jsonl: positions of the self-play of the network distilled in issue 57
-# (256 hidden units, digest 2f68bc37c276), money and match cube states, each decided by the bot's own 2-ply
+# (256 hidden units, digest 92c185f94964), money and match cube states, each decided by the bot's own 2-ply
 # cubeful lookahead; the grid point giving away the least equity there against that lookahead.
-LONG_NARDY_END_EFFICIENCY = 0.45
-LONG_NARDY_EFFICIENCY = 0.775
-LONG_NARDY_RAMP_PIPS = 60
+LONG_NARDY_END_EFFICIENCY = 0.7
+LONG_NARDY_EFFICIENCY = 0.85
+LONG_NARDY_RAMP_PIPS = 360
 
 # Two cube equities closer than this are equal (an optional double).
 OPTIONAL_EPSILON = 1e-5

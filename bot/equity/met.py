@@ -17,7 +17,7 @@ each side still needs.
 >>> round(mwc(2, 1, post_crawford=True), 5)
 0.48803
 >>> round(met_for("long_nardy").mwc(2, 1, post_crawford=True), 4)
-0.4466
+0.4494
 """
 
 from __future__ import annotations
