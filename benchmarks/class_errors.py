@@ -62,7 +62,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -200,6 +200,20 @@ def done_indices(path: Path, settings: dict) -> set[int]:
     return {r["index"] for r in records}
 
 
+def append_records(path: Path, records: Iterable[dict]) -> tuple[int, float]:
+    """Append each record to ``path`` as it comes (one JSON line, flushed, so an interrupted run keeps its
+    work), saying every 10 how long one took; (records written, seconds)."""
+    start, rolled = time.perf_counter(), 0
+    with open(path, "a") as f:
+        for record in records:
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            rolled += 1
+            if rolled % 10 == 0:
+                print(f"{rolled} positions rolled out, {(time.perf_counter() - start) / rolled:.1f} s each", flush=True)
+    return rolled, time.perf_counter() - start
+
+
 def recorded_seeds(recorded: dict) -> list[int]:
     """The dice seeds a set's settings record: one, or a pooled set's (``--merge``) several."""
     return np.atleast_1d(recorded["seed"]).tolist()
@@ -238,15 +252,15 @@ def build(args: argparse.Namespace, game: Variant) -> None:
     boards, dice = boards[: args.positions], dice[: args.positions]
     labels = class_names(game, boards)
     one_ply = choose_afterstates(served_search(evaluator, 1), boards, dice)
-    start, rolled = time.perf_counter(), 0
-    with open(out, "a") as f:
+
+    def rolled_out() -> Iterator[dict]:
         for index in range(len(boards)):
             if index in done:
                 continue
             board, roll = boards[index], dice[index]
             plays, zero_ply = candidates(evaluator, board, roll, args.top, args.margin, one_ply[index])
             results = rollout_afterstates(evaluator, plays, np.random.default_rng([args.seed, index]), settings)
-            record = {
+            yield {
                 "index": index,
                 "class": labels[index] or args.position_class,
                 "position_id": str(game.position(board).id),
@@ -254,13 +268,10 @@ def build(args: argparse.Namespace, game: Variant) -> None:
                 "candidates": candidate_records(game, board, roll, plays, zero_ply, results),
                 "settings": recorded,
             }
-            f.write(json.dumps(record) + "\n")
-            f.flush()
-            rolled += 1
-            if rolled % 10 == 0:
-                print(f"{rolled} positions rolled out, {(time.perf_counter() - start) / rolled:.1f} s each", flush=True)
+
+    rolled, seconds = append_records(out, rolled_out())
     if rolled:
-        print(f"{rolled} positions rolled out in {time.perf_counter() - start:.0f} s ({out})")
+        print(f"{rolled} positions rolled out in {seconds:.0f} s ({out})")
 
 
 def add_choices(args: argparse.Namespace, game: Variant) -> None:
@@ -304,8 +315,8 @@ def rejudge(args: argparse.Namespace, game: Variant) -> None:
         "trials": args.trials or records[0]["settings"]["trials"],
     }
     done = done_indices(out, {**records[0]["settings"], **judge})
-    start, rolled = time.perf_counter(), 0
-    with open(out, "a") as f:
+
+    def rolled_out() -> Iterator[dict]:
         for record in records:
             if record["index"] in done:
                 continue
@@ -317,12 +328,10 @@ def rejudge(args: argparse.Namespace, game: Variant) -> None:
                 {**c, "equity": round(r.equity, 5), "std_error": round(r.equity_std_error, 5)}
                 for c, r in zip(record["candidates"], results)
             ]
-            f.write(json.dumps({**record, "candidates": candidates, "settings": settings}) + "\n")
-            f.flush()
-            rolled += 1
-            if rolled % 10 == 0:
-                print(f"{rolled} positions rolled out, {(time.perf_counter() - start) / rolled:.1f} s each", flush=True)
-    print(f"{rolled} positions rolled out again in {time.perf_counter() - start:.0f} s ({out})")
+            yield {**record, "candidates": candidates, "settings": settings}
+
+    rolled, seconds = append_records(out, rolled_out())
+    print(f"{rolled} positions rolled out again in {seconds:.0f} s ({out})")
 
 
 def pooled(sets: Sequence[Sequence[dict]]) -> list[dict]:
