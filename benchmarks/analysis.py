@@ -47,6 +47,11 @@ SPEED_FILES = (DATA / "gnubg_match3.mat", DATA / "gnubg_money.mat", *sorted((DAT
 NOISES = (0.0, 0.01, 0.02, 0.04, 0.06, 0.08)
 
 
+def gnubg_unattended(seed: int) -> list[str]:
+    """gnubg commands that let it play games through on its own, quietly, on dice seeded by ``seed``."""
+    return ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+
+
 def gnubg_players(noise: Sequence[float]) -> list[str]:
     """gnubg commands that make both players gnubg at 0-ply, player ``k`` with chequer-play noise ``noise[k]``."""
     lines = []
@@ -61,7 +66,7 @@ def gnubg_players(noise: Sequence[float]) -> list[str]:
 
 
 def gnubg_script(mat: Path, length: int, seed: int, noise: tuple[float, float], plies: int = 0) -> str:
-    lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+    lines = gnubg_unattended(seed)
     lines += gnubg_players(noise)
     lines += [
         f"set analysis chequerplay evaluation plies {plies}",
@@ -125,7 +130,7 @@ def archive(folder: Path, count: int, length: int, seed: int) -> list[Path]:
     """``count`` .mat files in ``folder``: ``length``-point matches gnubg plays against itself at 0-ply, each
     player with its own noise (``NOISES``), as an analyst's archive of played matches."""
     rng = np.random.default_rng(seed)
-    lines = ["set automatic game on", "set automatic roll on", "set display off", f"set seed {seed}"]
+    lines = gnubg_unattended(seed)
     files = []
     for k in range(count):
         lines += gnubg_players(rng.choice(NOISES, size=2, replace=False).tolist())
